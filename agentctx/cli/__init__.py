@@ -1,0 +1,75 @@
+"""The command line: `main(argv) -> int` parses, calls the library, prints, and returns a sysexits status."""
+
+from __future__ import annotations
+
+import sys
+
+# Only `sys` at import time: `agentctx hook` must reach its handler with as little as possible loaded.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
+
+    from .parser import Parser
+
+# Each module registers its subcommands; the order here is the order of `agentctx --help`.
+COMMAND_MODULES = ("admin", "records")
+
+
+def build_parser() -> "Parser":
+    import importlib
+
+    from .. import __version__
+    from .parser import Parser
+
+    parser = Parser(prog="agentctx", description="Memory for coding agents: typed, bi-temporal records in one SQLite file.")
+    parser.add_argument("--version", action="version", version=f"agentctx {__version__}")
+    parser.add_argument("-C", "--cwd", metavar="DIR", help="act for the project at DIR instead of the current directory")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    # Hooks run on every prompt: dispatch them before building the parser or importing anything else.
+    if args_list[:1] == ["hook"]:
+        try:
+            from ..hooks import run as run_hook
+        except Exception:  # a hook must never break the agent's session
+            return 0
+        return run_hook(args_list[1:])
+    if args_list[:1] == ["stash"]:
+        from ..stash.cli import main as stash_main
+
+        return stash_main(args_list[1:])
+    import sqlite3
+
+    from ..errors import EX_USAGE, AgentctxError
+    from .context import Context, fail
+
+    parser = build_parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else EX_USAGE
+    if not getattr(args, "handler", None):
+        parser.print_help(sys.stderr)
+        return EX_USAGE
+    ctx = Context(cwd=args.cwd, json=bool(getattr(args, "json", False)))
+    try:
+        return int(args.handler(args, ctx) or 0)
+    except AgentctxError as exc:
+        return fail(ctx, exc)
+    except sqlite3.Error as exc:
+        from ..db import translate
+        from .. import paths
+
+        return fail(ctx, translate(exc, paths.db_path()))
+    except KeyboardInterrupt:
+        sys.stderr.write("agentctx: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    finally:
+        ctx.close()

@@ -1,0 +1,104 @@
+"""Store administration commands: init, status, reset, config, doctor."""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import config, doctor, paths, setup
+from .. import status as status_mod
+from ..errors import UsageError
+from .context import Context
+from .parser import add_json
+
+
+def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
+    done = setup.initialize()
+    if ctx.json:
+        ctx.emit({"home": str(paths.home()), "database": str(paths.db_path()), "done": done})
+    else:
+        for line in done:
+            ctx.out(line)
+        ctx.out(f"agentctx is ready for {ctx.project.name}")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace, ctx: Context) -> int:
+    data = status_mod.report(ctx.conn, ctx.project)
+    if ctx.json:
+        ctx.emit(data)
+    else:
+        ctx.out(status_mod.render(data))
+    return 0
+
+
+def cmd_reset(args: argparse.Namespace, ctx: Context) -> int:
+    ctx.conn  # fail early with "run agentctx init" when there is no store
+    question = f"Delete every agentctx record of {ctx.project.name} ({ctx.project.id[:12]}…)? Global records stay."
+    if not args.force and not ctx.confirm(question):
+        raise UsageError("not_confirmed", action="reset")
+    ctx.close()
+    removed = setup.reset_project(ctx.project)
+    if ctx.json:
+        ctx.emit({"removed": removed, "project_id": ctx.project.id})
+    else:
+        ctx.out(f"removed {removed} records of {ctx.project.name}")
+    return 0
+
+
+def cmd_config(args: argparse.Namespace, ctx: Context) -> int:
+    if args.action == "set":
+        if args.key is None or args.value is None:
+            raise UsageError("invalid_field", field="config set", problem="needs KEY and VALUE")
+        value = config.set_value(args.key, args.value)
+        ctx.emit(value) if ctx.json else ctx.out(f"{args.key} = {value}")
+        return 0
+    if args.value is not None:
+        raise UsageError("invalid_field", field="config get", problem="takes at most one KEY")
+    if args.key:
+        value = config.get(args.key)
+        ctx.emit(value) if ctx.json else ctx.out("" if value is None else str(value).lower() if isinstance(value, bool) else str(value))
+        return 0
+    values = config.load()
+    if ctx.json:
+        ctx.emit(values)
+    else:
+        for key, value in values.items():
+            ctx.out(f"{key} = {value}")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
+    checks = doctor.run(repair=args.repair)
+    if ctx.json:
+        ctx.emit([c.to_dict() for c in checks])
+    else:
+        for c in checks:
+            ctx.out(f"[{c.status:^4}] {c.name}: {c.detail}" + (f"\n       fix: {c.fix}" if c.fix and c.status != "ok" else ""))
+    return 1 if any(c.status == "fail" for c in checks) else 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("init", help="create the data directory, database and config")
+    add_json(p)
+    p.set_defaults(handler=cmd_init)
+
+    p = sub.add_parser("status", help="what is stored for this project and what it has cost")
+    add_json(p)
+    p.set_defaults(handler=cmd_status)
+
+    p = sub.add_parser("reset", help="delete this project's records (asks first)")
+    p.add_argument("--force", action="store_true", help="do not ask")
+    add_json(p)
+    p.set_defaults(handler=cmd_reset)
+
+    p = sub.add_parser("config", help="read or change settings (config.json)")
+    p.add_argument("action", nargs="?", choices=("get", "set"), default="get")
+    p.add_argument("key", nargs="?")
+    p.add_argument("value", nargs="?")
+    add_json(p)
+    p.set_defaults(handler=cmd_config)
+
+    p = sub.add_parser("doctor", help="check the store: integrity, search index, WAL, permissions")
+    p.add_argument("--repair", action="store_true", help="fix what can be fixed (rebuild index, permissions, checkpoint)")
+    add_json(p)
+    p.set_defaults(handler=cmd_doctor)

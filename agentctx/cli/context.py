@@ -1,0 +1,64 @@
+"""What every command handler shares: the project, a lazily opened store, output helpers, confirmation."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from typing import Any
+
+from .. import db, paths
+from ..errors import AgentctxError
+from ..project import Project, detect
+
+
+class Context:
+    """Per-invocation state for command handlers."""
+
+    def __init__(self, cwd: str | None = None, json: bool = False) -> None:
+        self.cwd = cwd
+        self.json = json
+        self._project: Project | None = None
+        self._conn: sqlite3.Connection | None = None
+
+    @property
+    def project(self) -> Project:
+        if self._project is None:
+            self._project = detect(self.cwd)
+        return self._project
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The store; raises NotFoundError (run `agentctx init`) when it does not exist."""
+        if self._conn is None:
+            self._conn = db.connect(paths.db_path())
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def out(self, text: str = "") -> None:
+        sys.stdout.write(text + "\n")
+
+    def emit(self, data: Any) -> None:
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+    def confirm(self, question: str) -> bool:
+        """Ask on the terminal; without one the answer is no."""
+        if not sys.stdin.isatty():
+            return False
+        try:
+            answer = input(f"{question} [y/N] ")
+        except EOFError:
+            return False
+        return answer.strip().lower() in ("y", "yes")
+
+
+def fail(ctx: Context, exc: AgentctxError) -> int:
+    """Report an error as one line on stderr (and as JSON on stdout with --json); return its exit status."""
+    sys.stderr.write(f"agentctx: {exc}\n")
+    if ctx.json:
+        ctx.emit(exc.to_dict())
+    return exc.exit_code

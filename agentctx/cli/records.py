@@ -1,0 +1,209 @@
+"""Record commands: record, supersede, show, search, pin, unpin, delete, export."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import search as search_mod
+from ..errors import ConflictError, NotFoundError, UsageError
+from ..export import to_markdown
+from ..models import RECORD_TYPES, SCOPES, NewRecord, Record
+from ..store import records
+from .context import Context
+from .parser import add_json
+
+
+def _text_arg(value: str, name: str) -> str:
+    """`-` reads the value from stdin, so long bodies need no shell quoting."""
+    if value == "-":
+        return sys.stdin.read()
+    return value
+
+
+def _record_dict(record: Record) -> dict[str, object]:
+    return record.to_dict()
+
+
+def cmd_record(args: argparse.Namespace, ctx: Context) -> int:
+    new = NewRecord(type=args.type, title=_text_arg(args.title, "title"), body=_text_arg(args.body, "body"),
+                    project_id=ctx.project.id, scope=args.scope, confidence="explicit", source="cli",
+                    pinned=args.pin)
+    record, superseded = records.insert(ctx.conn, new, supersedes=args.supersedes)
+    if ctx.json:
+        ctx.emit({"id": record.id, "type": record.type, "title": record.title, "scope": record.scope,
+                  "recorded_at": record.recorded_at, "superseded": [s.id for s in superseded]})
+    else:
+        ctx.out(record.id)
+    return 0
+
+
+def cmd_supersede(args: argparse.Namespace, ctx: Context) -> int:
+    old, new = records.supersede(ctx.conn, args.old_id, ctx.project.id, body=_text_arg(args.body, "body"),
+                                 rationale=args.rationale, title=args.title, source="cli")
+    if ctx.json:
+        ctx.emit({"old_id": old.id, "new_id": new.id, "id": new.id})
+    else:
+        ctx.out(new.id)
+    return 0
+
+
+def _show_text(record: Record) -> str:
+    state = "CURRENT" if record.is_current else f"SUPERSEDED by {record.superseded_by} at {record.superseded_at}"
+    lines = [
+        f"{record.title}",
+        f"  id          {record.id}",
+        f"  type        {record.type} ({record.scope}{', pinned' if record.pinned else ''})",
+        f"  confidence  {record.confidence}" + (f" (seen {record.reinforce_count}x more)" if record.reinforce_count else ""),
+        f"  source      {record.source}" + (f", session {record.session_id}" if record.session_id else ""),
+        f"  valid from  {record.valid_from}",
+        f"  recorded    {record.recorded_at}",
+        f"  state       {state}",
+        "",
+        record.body,
+    ]
+    return "\n".join(lines)
+
+
+def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
+    record = records.require(ctx.conn, args.id, ctx.project.id)
+    if args.history:
+        chain = records.history(ctx.conn, record.id, ctx.project.id)
+        if ctx.json:
+            ctx.emit([_record_dict(r) for r in chain])
+        else:
+            ctx.out("\n\n".join(_show_text(r) for r in chain))
+        return 0
+    if not record.is_current:
+        head = records.head(ctx.conn, record)
+        raise ConflictError("already_superseded", id=record.id, superseded_by=record.superseded_by, head=head.id)
+    if ctx.json:
+        ctx.emit(_record_dict(record))
+    else:
+        ctx.out(_show_text(record))
+    return 0
+
+
+def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
+    query = " ".join(args.query)
+    if not query.strip():
+        raise UsageError("invalid_field", field="query", problem="must not be blank")
+    if not 1 <= args.limit <= 50:
+        raise UsageError("invalid_field", field="--limit", problem="must be between 1 and 50")
+    result = search_mod.search(ctx.conn, query, ctx.project.id, types=args.type or (), limit=args.limit,
+                               history=args.history, scope=args.scope)
+    if ctx.json:
+        rows = []
+        for hit in result.hits:
+            row = hit.to_index()
+            if result.degraded:
+                row["degraded"] = result.degraded
+            rows.append(row)
+        ctx.emit(rows)
+        return 0
+    if result.degraded:
+        sys.stderr.write(f"agentctx: search degraded ({result.degraded}); run `agentctx doctor`\n")
+    if not result.hits:
+        ctx.out("no matching records")
+        return 0
+    for hit in result.hits:
+        r = hit.record
+        flags = ("*" if r.pinned else " ") + ("~" if r.confidence == "inferred" else " ")
+        old = "" if r.is_current else "  [superseded]"
+        ctx.out(f"{r.id}  {hit.score:7.3f} {flags} {r.type:<10}  {r.title}{old}")
+    return 0
+
+
+def cmd_pin(args: argparse.Namespace, ctx: Context) -> int:
+    record = records.set_pinned(ctx.conn, args.id, ctx.project.id, args.pinned)
+    if ctx.json:
+        ctx.emit({"id": record.id, "pinned": record.pinned})
+    else:
+        ctx.out(f"{'pinned' if record.pinned else 'unpinned'} {record.id}")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace, ctx: Context) -> int:
+    record = records.require(ctx.conn, args.id, ctx.project.id)
+    if not args.force and not ctx.confirm(f"Delete {record.id} ({record.type}: {record.title})? This cannot be undone."):
+        raise UsageError("not_confirmed", action="delete")
+    records.delete(ctx.conn, record.id, ctx.project.id)
+    if ctx.json:
+        ctx.emit({"deleted": record.id})
+    else:
+        ctx.out(f"deleted {record.id}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, ctx: Context) -> int:
+    current = records.current(ctx.conn, ctx.project.id)
+    text = to_markdown(ctx.project.name, current)
+    if args.out:
+        path = Path(args.out)
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise NotFoundError("file_unreadable", path=str(path), detail=exc.strerror or str(exc)) from None
+        ctx.out(f"wrote {len(current)} records to {path}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _limit(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer {value!r}") from None
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("record", help="store an explicit record")
+    p.add_argument("--type", required=True, choices=RECORD_TYPES)
+    p.add_argument("--title", required=True, help="one line, at most 120 characters ('-' reads stdin)")
+    p.add_argument("--body", required=True, help="at most 2,000 characters ('-' reads stdin)")
+    p.add_argument("--scope", default="project", choices=SCOPES)
+    p.add_argument("--supersedes", metavar="ID", help="the current record this one replaces")
+    p.add_argument("--pin", action="store_true", help="pin the new record")
+    add_json(p)
+    p.set_defaults(handler=cmd_record)
+
+    p = sub.add_parser("supersede", help="replace a current record with a corrected one")
+    p.add_argument("old_id", metavar="OLD")
+    p.add_argument("--body", required=True, help="the new body ('-' reads stdin)")
+    p.add_argument("--rationale", help="why it changed")
+    p.add_argument("--title", help="a new title (default: keep the old one)")
+    add_json(p)
+    p.set_defaults(handler=cmd_supersede)
+
+    p = sub.add_parser("show", help="show one record")
+    p.add_argument("id")
+    p.add_argument("--history", action="store_true", help="the whole supersession chain")
+    add_json(p)
+    p.set_defaults(handler=cmd_show)
+
+    p = sub.add_parser("search", help="ranked search over this project's records")
+    p.add_argument("query", nargs="+")
+    p.add_argument("--type", action="append", choices=RECORD_TYPES, help="only this type (repeatable)")
+    p.add_argument("--scope", choices=SCOPES, help="project only, or global only (default: both)")
+    p.add_argument("--limit", type=_limit, default=10, help="at most N results (1-50, default 10)")
+    p.add_argument("--history", action="store_true", help="include superseded records")
+    add_json(p)
+    p.set_defaults(handler=cmd_search)
+
+    for name, pinned in (("pin", True), ("unpin", False)):
+        p = sub.add_parser(name, help=f"{name} a record ({'always ranked higher' if pinned else 'ranked normally'})")
+        p.add_argument("id")
+        add_json(p)
+        p.set_defaults(handler=cmd_pin, pinned=pinned)
+
+    p = sub.add_parser("delete", help="delete one record (asks first)")
+    p.add_argument("id")
+    p.add_argument("--force", action="store_true", help="do not ask")
+    add_json(p)
+    p.set_defaults(handler=cmd_delete)
+
+    p = sub.add_parser("export", help="Markdown export of this project's records, grouped by type")
+    p.add_argument("--out", metavar="FILE", help="write to FILE instead of stdout")
+    p.set_defaults(handler=cmd_export)

@@ -1,0 +1,121 @@
+"""Opening the database: private file, WAL, busy timeout, foreign keys, migrations; SQLite errors made readable."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+
+from . import paths
+from .errors import NotFoundError, StoreError
+from .migrations import LATEST, MIGRATIONS
+
+BUSY_TIMEOUT_MS = 15_000
+
+
+def _create_private(path: Path) -> None:
+    paths.ensure_private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    os.close(fd)
+    os.chmod(path, 0o600)
+
+
+def translate(exc: sqlite3.Error, path: Path | str) -> StoreError:
+    """Turn a raw SQLite error into a StoreError whose message names the file and `agentctx doctor`."""
+    detail = str(exc) or type(exc).__name__
+    low = detail.lower()
+    if "locked" in low or "busy" in low:
+        return StoreError("db_locked", path=str(path), detail=detail)
+    return StoreError("db_corrupt", path=str(path), detail=detail)
+
+
+def connect(path: Path | None = None, *, create: bool = False, migrate: bool = True) -> sqlite3.Connection:
+    """Open (and with `create`, make) the store; raises NotFoundError or StoreError, never a raw sqlite3 error."""
+    path = path or paths.db_path()
+    if not path.exists():
+        if not create:
+            raise NotFoundError("db_missing", path=str(path))
+        _create_private(path)
+    conn: sqlite3.Connection | None = None
+    try:
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > LATEST:
+            raise StoreError("db_newer", path=str(path), found=version, known=LATEST)
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        if version < LATEST and migrate:
+            apply_migrations(conn)
+        return conn
+    except sqlite3.Error as exc:
+        if conn is not None:
+            conn.close()
+        raise translate(exc, path) from None
+    except StoreError:
+        if conn is not None:
+            conn.close()
+        raise
+
+
+def apply_migrations(conn: sqlite3.Connection) -> list[int]:
+    """Apply every migration not yet recorded, each in its own IMMEDIATE transaction; returns the versions applied."""
+    applied: list[int] = []
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _agentctx_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    for migration in MIGRATIONS:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-read inside the write lock: another process may have migrated while we waited.
+            done = conn.execute(
+                "SELECT 1 FROM _agentctx_migrations WHERE version = ?", (migration.version,)
+            ).fetchone()
+            if done is None:
+                migration.apply(conn)
+                conn.execute(
+                    "INSERT INTO _agentctx_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    (migration.version, migration.name, datetime.now(timezone.utc).isoformat()),
+                )
+                conn.execute(f"PRAGMA user_version={migration.version}")
+                applied.append(migration.version)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return applied
+
+
+@contextlib.contextmanager
+def atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A write transaction (BEGIN IMMEDIATE, so writers queue on the busy timeout), or a savepoint when nested."""
+    if conn.in_transaction:
+        name = f"sp_{id(object())}"
+        conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute(f"ROLLBACK TO {name}")
+            conn.execute(f"RELEASE {name}")
+            raise
+        conn.execute(f"RELEASE {name}")
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def has_fts(conn: sqlite3.Connection) -> bool:
+    """Whether the FTS index exists in this database."""
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'records_fts'").fetchone()
+    return row is not None

@@ -1,0 +1,167 @@
+"""`agentctx doctor`: health checks over the data directory and database, each saying how to fix what it finds."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable, Literal
+
+from . import config, db, paths
+from .errors import AgentctxError
+from .migrations import FTS_STATEMENTS, LATEST, fts5_available
+
+Status = Literal["ok", "warn", "fail"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One finding: what was checked, how it stands, and what to do about it."""
+
+    name: str
+    status: Status
+    detail: str
+    fix: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return asdict(self)
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def check_permissions(_: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    out: list[Check] = []
+    home = paths.home()
+    wanted = [(home, 0o700)] + [(p, 0o600) for p in (paths.db_path(), paths.config_path()) if p.exists()]
+    wanted += [(Path(str(paths.db_path()) + s), 0o600) for s in ("-wal", "-shm") if Path(str(paths.db_path()) + s).exists()]
+    for path, mode in wanted:
+        if not path.exists():
+            out.append(Check(f"permissions {path.name}", "fail", f"{path} does not exist", "run `agentctx init`"))
+            continue
+        have = _mode(path)
+        if have & ~mode:
+            if repair:
+                os.chmod(path, mode)
+                out.append(Check(f"permissions {path.name}", "ok", f"{path} was {oct(have)}, set to {oct(mode)}"))
+            else:
+                out.append(Check(f"permissions {path.name}", "warn", f"{path} is {oct(have)}, readable by others",
+                                 f"chmod {oct(mode)[2:]} {path} (or `agentctx doctor --repair`)"))
+        else:
+            out.append(Check(f"permissions {path.name}", "ok", oct(have)))
+    return out
+
+
+def check_integrity(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    if conn is None:
+        return []
+    rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+    if rows == ["ok"]:
+        return [Check("integrity", "ok", "PRAGMA integrity_check: ok")]
+    return [Check("integrity", "fail", "; ".join(rows[:5]),
+                  "restore from a backup, or export what is readable with `agentctx export` and re-init")]
+
+
+def check_schema(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    if conn is None:
+        return []
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version == LATEST:
+        return [Check("schema", "ok", f"version {version}")]
+    return [Check("schema", "fail", f"version {version}, expected {LATEST}", "run any agentctx command to migrate")]
+
+
+def check_fts(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    if conn is None:
+        return []
+    if not db.has_fts(conn):
+        if not fts5_available(conn):
+            return [Check("fts", "warn", "this SQLite has no FTS5: search runs degraded (like-search)",
+                          "use a Python whose sqlite3 includes FTS5")]
+        if repair:
+            with db.atomic(conn):
+                for statement in FTS_STATEMENTS:
+                    conn.execute(statement)
+                conn.execute("INSERT INTO records_fts(records_fts) VALUES ('rebuild')")
+            return [Check("fts", "ok", "index was missing; recreated and rebuilt")]
+        return [Check("fts", "fail", "the search index is missing: search runs degraded (like-search)",
+                      "agentctx doctor --repair")]
+    problem = None
+    try:
+        conn.execute("INSERT INTO records_fts(records_fts, rank) VALUES ('integrity-check', 1)")
+    except sqlite3.DatabaseError as exc:
+        problem = str(exc)
+    n_records = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    n_index = conn.execute("SELECT count(*) FROM records_fts_docsize").fetchone()[0]
+    if problem is None and n_records != n_index:
+        problem = f"{n_index} indexed rows for {n_records} records"
+    if problem is None:
+        return [Check("fts", "ok", f"{n_index} rows indexed, consistent with records")]
+    if repair:
+        with db.atomic(conn):
+            conn.execute("INSERT INTO records_fts(records_fts) VALUES ('rebuild')")
+        return [Check("fts", "ok", f"index was inconsistent ({problem}); rebuilt")]
+    return [Check("fts", "fail", f"index inconsistent: {problem}", "agentctx doctor --repair")]
+
+
+def check_wal(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    if conn is None:
+        return []
+    mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    wal = Path(str(paths.db_path()) + "-wal")
+    size = wal.stat().st_size if wal.exists() else 0
+    if mode != "wal":
+        return [Check("wal", "fail", f"journal_mode is {mode}", "agentctx doctor --repair")]
+    if repair:
+        busy, frames, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return [Check("wal", "ok", f"checkpointed {done}/{frames} frames" + (" (busy: readers active)" if busy else ""))]
+    status: Status = "warn" if size > 64 * 1024 * 1024 else "ok"
+    return [Check("wal", status, f"journal_mode=wal, WAL file {size} bytes",
+                  "agentctx doctor --repair (checkpoint)" if status == "warn" else None)]
+
+
+def check_config(_: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    path = paths.config_path()
+    if not path.exists():
+        return [Check("config", "warn", f"{path} missing: defaults apply", "agentctx init")]
+    try:
+        config._read(path)
+    except AgentctxError as exc:
+        return [Check("config", "fail", str(exc), f"fix or delete {path}")]
+    return [Check("config", "ok", str(path))]
+
+
+# Each check gets the open connection (None when the database cannot be opened) and the repair flag.
+CHECKS: list[Callable[[sqlite3.Connection | None, bool], list[Check]]] = [
+    check_permissions, check_integrity, check_schema, check_fts, check_wal, check_config,
+]
+
+
+def run(repair: bool = False) -> list[Check]:
+    """Run every check; never raises for a broken store (that is what it reports)."""
+    results: list[Check] = []
+    conn = None
+    path = paths.db_path()
+    if not path.exists():
+        results.append(Check("database", "fail", f"no database at {path}", "agentctx init"))
+    else:
+        try:
+            conn = db.connect(path)
+            conn.execute("SELECT count(*) FROM records").fetchone()
+            results.append(Check("database", "ok", str(path)))
+        except (AgentctxError, sqlite3.Error) as exc:
+            results.append(Check("database", "fail", str(exc), "restore a backup or move the file aside and run `agentctx init`"))
+            conn = None
+    try:
+        for check in CHECKS:
+            try:
+                results.extend(check(conn, repair))
+            except sqlite3.Error as exc:
+                results.append(Check(check.__name__.replace("check_", ""), "fail", str(exc), "agentctx doctor --repair"))
+    finally:
+        if conn is not None:
+            conn.close()
+    return results

@@ -1,0 +1,101 @@
+"""The error root of agentctx: every failure a caller can act on, with a stable code and an exit status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# sysexits(3): what a CLI exit status means to a script.
+EX_OTHER = 1
+EX_USAGE = 64
+EX_DATAERR = 65
+EX_NOINPUT = 66
+
+# One place for every message: code -> template over the error's details.
+MESSAGES: dict[str, str] = {
+    "invalid_type": "invalid type {value!r}: expected one of {allowed}",
+    "invalid_scope": "invalid scope {value!r}: expected one of {allowed}",
+    "invalid_confidence": "invalid confidence {value!r}: expected one of {allowed}",
+    "invalid_source": "invalid source {value!r}: expected one of {allowed}",
+    "blank_field": "{field} must not be blank",
+    "field_too_long": "{field} is {length} characters; the limit is {limit}",
+    "invalid_field": "{field} {problem}",
+    "record_not_found": "no record {id!r} in this project",
+    "already_superseded": "record {id} was already superseded by {superseded_by}; supersede the current head {head} instead",
+    "cross_namespace": "record {id} belongs to another namespace; records with scope: \"global\" can only be superseded by global records",
+    "db_missing": "no agentctx database at {path}; run `agentctx init`",
+    "db_corrupt": "the database at {path} is damaged ({detail}); run `agentctx doctor`",
+    "db_locked": "the database at {path} is locked by another process ({detail}); retry, or run `agentctx doctor`",
+    "db_newer": "the database at {path} has schema version {found}, newer than this agentctx ({known}); upgrade agentctx",
+    "config_invalid": "config {path} is not valid JSON ({detail})",
+    "config_unknown_key": "unknown config key {key!r}: known keys are {known}",
+    "config_bad_value": "config key {key!r}: {problem}",
+    "missing_extra": "{feature} needs the [{extra}] extra: pip install '{package}[{extra}]'",
+    "not_confirmed": "{action} cancelled: not confirmed (use --force to skip the question)",
+    "file_unreadable": "cannot read {path}: {detail}",
+    "file_invalid": "{path} is not valid {kind} ({detail})",
+}
+
+
+class AgentctxError(Exception):
+    """Root of every agentctx error; `code` is stable, `details` are JSON-safe, the message is built from both."""
+
+    exit_code = EX_OTHER
+
+    def __init__(self, code: str, **details: Any) -> None:
+        self.code = code
+        self.details = details
+        template = MESSAGES.get(code, code)
+        try:
+            message = template.format(**details)
+        except (KeyError, IndexError, ValueError):
+            message = f"{code}: {details}"
+        super().__init__(message)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The error as a JSON object for `--json` output and MCP results."""
+        return {"error": str(self), "code": self.code}
+
+
+class ValidationError(AgentctxError):
+    """Input that breaks the record contract; nothing was written."""
+
+    exit_code = EX_DATAERR
+
+
+class NotFoundError(AgentctxError):
+    """A record, file or database that is not there (or not visible from this project)."""
+
+    exit_code = EX_NOINPUT
+
+
+class ConflictError(AgentctxError):
+    """A write that would break an invariant, such as superseding a record that is not the head."""
+
+    exit_code = EX_DATAERR
+
+
+class StoreError(AgentctxError):
+    """The database cannot be used: damaged, locked, or from a newer version."""
+
+    exit_code = EX_OTHER
+
+
+class ConfigError(AgentctxError):
+    """A bad config file, key or value."""
+
+    exit_code = EX_DATAERR
+
+
+class MissingExtraError(AgentctxError):
+    """An optional dependency is not installed; the message is the pip command that installs it."""
+
+    exit_code = EX_OTHER
+
+    def __init__(self, feature: str, extra: str) -> None:
+        super().__init__("missing_extra", feature=feature, extra=extra, package="agentctx-memory")
+
+
+class UsageError(AgentctxError):
+    """A command line that cannot be carried out as written."""
+
+    exit_code = EX_USAGE

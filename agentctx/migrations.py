@@ -1,0 +1,134 @@
+"""Schema migrations: appended, numbered, never edited; each runs in one transaction with its record row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+import sqlite3
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    apply: Callable[[sqlite3.Connection], None]
+
+
+def _run(conn: sqlite3.Connection, statements: tuple[str, ...]) -> None:
+    for statement in statements:
+        conn.execute(statement)
+
+
+def fts5_available(conn: sqlite3.Connection) -> bool:
+    """Whether this SQLite was compiled with FTS5 (rung 4 of the ladder when not)."""
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp._fts5_probe USING fts5(x)")
+        conn.execute("DROP TABLE temp._fts5_probe")
+        return True
+    except sqlite3.OperationalError:
+        return False
+
+
+def m001_initial(conn: sqlite3.Connection) -> None:
+    _run(conn, (
+        # SPEC §3.1 records, column for column, so other tools can read the file.
+        """CREATE TABLE records (
+            id              TEXT PRIMARY KEY,          -- ULID: sortable by creation time
+            project_id      TEXT NOT NULL,             -- sha256 of the normalised remote, or '_global'
+            type            TEXT NOT NULL,             -- one of the seven record types
+            title           TEXT NOT NULL,
+            body            TEXT NOT NULL,
+            scope           TEXT DEFAULT 'project',    -- project | global
+            pinned          INTEGER DEFAULT 0,
+            confidence      TEXT DEFAULT 'inferred',   -- explicit | inferred | reinforced
+            reinforce_count INTEGER DEFAULT 0,
+            valid_from      TEXT NOT NULL,             -- when the fact became true (ISO 8601)
+            recorded_at     TEXT NOT NULL,             -- when it was stored
+            superseded_at   TEXT,                      -- NULL = current
+            superseded_by   TEXT REFERENCES records(id),
+            access_count    INTEGER DEFAULT 0,         -- derived
+            last_accessed   TEXT,                      -- derived
+            score           REAL DEFAULT 1.0,          -- derived: decay by type
+            claudemd_drift_score REAL DEFAULT 0.0,     -- derived
+            source          TEXT NOT NULL,             -- provenance
+            session_id      TEXT,
+            pending_embedding INTEGER DEFAULT 1
+        )""",
+        "CREATE INDEX records_current ON records(project_id, type, recorded_at) WHERE superseded_at IS NULL",
+        "CREATE INDEX records_session ON records(session_id)",
+        "CREATE INDEX records_pinned ON records(project_id) WHERE pinned = 1 AND superseded_at IS NULL",
+        # Node names are unique per project and kind: branch "main" exists in every repository.
+        """CREATE TABLE nodes (
+            id TEXT PRIMARY KEY,
+            project_id TEXT,
+            kind TEXT,                                 -- file | symbol | package | module | branch
+            name TEXT,
+            UNIQUE (project_id, kind, name)
+        )""",
+        """CREATE TABLE edges (
+            id TEXT PRIMARY KEY,
+            from_id TEXT NOT NULL,
+            to_id TEXT NOT NULL,
+            rel_type TEXT NOT NULL,                    -- supersedes | applies_to | observed_in | derives_from | scoped_to
+            weight REAL DEFAULT 1.0,
+            UNIQUE (from_id, to_id, rel_type)
+        )""",
+        "CREATE INDEX edges_from ON edges(from_id)",
+        "CREATE INDEX edges_to ON edges(to_id)",
+        """CREATE TABLE record_entities (
+            record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,
+            entity_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+            PRIMARY KEY (record_id, entity_id)
+        )""",
+        "CREATE INDEX record_entities_entity ON record_entities(entity_id)",
+        """CREATE TABLE sessions (
+            session_id TEXT PRIMARY KEY,
+            project_id TEXT,
+            started_at TEXT,
+            ended_at TEXT,
+            tokens_injected INTEGER DEFAULT 0,
+            extraction_cost_usd REAL DEFAULT 0
+        )""",
+        # The injection ledger: what was injected, why, and what it cost (`agentctx why`).
+        """CREATE TABLE injections (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT,
+            project_id TEXT,
+            event TEXT NOT NULL,                       -- SessionStart | UserPromptSubmit
+            prompt_hash TEXT,
+            record_ids TEXT NOT NULL,                  -- JSON array
+            scores TEXT NOT NULL,                      -- JSON array, parallel to record_ids
+            tokens INTEGER NOT NULL,
+            created_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX injections_session ON injections(session_id)",
+        "CREATE INDEX injections_project ON injections(project_id, created_at)",
+    ))
+    if fts5_available(conn):
+        _run(conn, FTS_STATEMENTS)
+
+
+# External-content FTS5 over title and body, stemmed; triggers keep it in step with `records`.
+FTS_STATEMENTS: tuple[str, ...] = (
+    """CREATE VIRTUAL TABLE records_fts USING fts5(
+        title, body, content=records, content_rowid=rowid, tokenize='porter unicode61 remove_diacritics 2'
+    )""",
+    """CREATE TRIGGER records_ai AFTER INSERT ON records BEGIN
+        INSERT INTO records_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
+    END""",
+    """CREATE TRIGGER records_ad AFTER DELETE ON records BEGIN
+        INSERT INTO records_fts(records_fts, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
+    END""",
+    """CREATE TRIGGER records_au AFTER UPDATE OF title, body ON records BEGIN
+        INSERT INTO records_fts(records_fts, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
+        INSERT INTO records_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
+    END""",
+    "CREATE VIRTUAL TABLE records_fts_vocab USING fts5vocab(records_fts, 'row')",
+)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "initial", m001_initial),
+)
+
+LATEST = MIGRATIONS[-1].version

@@ -1,0 +1,55 @@
+"""`agentctx status`: what the store holds for this project and what it has cost."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import Any
+
+from . import config, db, paths
+from .models import GLOBAL_PROJECT, RECORD_TYPES
+from .project import Project
+from .store import records, sessions
+
+
+def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
+    """Counts by type, sessions, tokens injected, extraction cost, recent injections and the retrieval rung."""
+    counts = records.counts_by_type(conn, project.id)
+    global_counts = {t: n for t, n in records.counts_by_type(conn, GLOBAL_PROJECT).items()}
+    settings = config.load()
+    recent = sessions.injections(conn, project.id, limit=5)
+    return {
+        "project": {"name": project.name, "id": project.id, "root": str(project.root), "remote": project.remote},
+        "database": str(paths.db_path()),
+        "records": {t: counts.get(t, 0) for t in RECORD_TYPES},
+        "records_total": sum(counts.values()),
+        "global_records": sum(global_counts.values()),
+        **sessions.stats(conn, project.id),
+        "recent_injections": [
+            {"session_id": i.session_id, "event": i.event, "records": list(i.record_ids), "tokens": i.tokens,
+             "at": i.created_at}
+            for i in recent
+        ],
+        "retrieval": "fts5" if db.has_fts(conn) else "like-search (degraded)",
+        "llm": bool(settings["llm"]) and bool(os.environ.get("ANTHROPIC_API_KEY")),
+    }
+
+
+def render(data: dict[str, Any]) -> str:
+    p = data["project"]
+    lines = [f"project   {p['name']}  ({p['remote'] or p['root']})", f"id        {p['id'][:16]}…",
+             f"database  {data['database']}", f"retrieval {data['retrieval']}", "", "records"]
+    for type_, n in data["records"].items():
+        lines.append(f"  {type_:<12} {n}")
+    lines.append(f"  {'total':<12} {data['records_total']}  (+{data['global_records']} global)")
+    lines += [
+        "",
+        f"sessions  {data['sessions']}" + (f", last {data['last_session_at']}" if data["last_session_at"] else ""),
+        f"injected  {data['tokens_injected']} tokens injected in {data['injections']} injections",
+        f"extraction cost  ${data['extraction_cost_usd']:.4f}" + ("" if data["llm"] else "  (LLM extraction off: no API key or llm=false)"),
+    ]
+    if data["recent_injections"]:
+        lines += ["", "recent injections (agentctx why for details)"]
+        for inj in data["recent_injections"]:
+            lines.append(f"  {inj['at']}  {inj['event']:<16} {len(inj['records'])} records, {inj['tokens']} tokens")
+    return "\n".join(lines)

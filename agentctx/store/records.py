@@ -1,0 +1,316 @@
+"""Records: validated inserts, reads with namespace rules, bi-temporal supersession, pins, reinforcement."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from typing import Iterable, Sequence
+
+from ..db import atomic
+from ..errors import ConflictError, NotFoundError, ValidationError
+from ..ids import now_iso, ulid
+from ..models import (
+    BODY_MAX,
+    CONFIDENCES,
+    GLOBAL_PROJECT,
+    RECORD_TYPES,
+    SCOPES,
+    SOURCES,
+    TITLE_MAX,
+    NewRecord,
+    Record,
+)
+
+COLUMNS = (
+    "id, project_id, type, title, body, scope, pinned, confidence, reinforce_count, valid_from, recorded_at, "
+    "superseded_at, superseded_by, access_count, last_accessed, score, claudemd_drift_score, source, session_id, "
+    "pending_embedding"
+)
+# What a project may read: its own namespace plus records that are global in scope (SPEC §3.4).
+VISIBLE = "(project_id = ? OR (project_id = '_global' AND scope = 'global'))"
+CURRENT = "superseded_at IS NULL"
+# Keyed types: a new one replaces the current one with the same key, deterministically (SPEC §3.5).
+KEYED_TYPES = ("handover", "profile")
+
+
+def to_record(row: sqlite3.Row | Sequence[object]) -> Record:
+    (rid, project_id, type_, title, body, scope, pinned, confidence, reinforce_count, valid_from, recorded_at,
+     superseded_at, superseded_by, access_count, last_accessed, score, drift, source, session_id, pending) = tuple(row)[:20]
+    return Record(
+        id=rid, project_id=project_id, type=type_, title=title, body=body, scope=scope or "project",
+        pinned=bool(pinned), confidence=confidence or "inferred", reinforce_count=reinforce_count or 0,
+        valid_from=valid_from, recorded_at=recorded_at, superseded_at=superseded_at, superseded_by=superseded_by,
+        access_count=access_count or 0, last_accessed=last_accessed, score=1.0 if score is None else float(score),
+        claudemd_drift_score=float(drift or 0.0), source=source, session_id=session_id, pending_embedding=bool(pending),
+    )
+
+
+def _check_choice(value: str, allowed: tuple[str, ...], code: str) -> None:
+    if value not in allowed:
+        raise ValidationError(code, value=value, allowed=", ".join(allowed))
+
+
+def validate(new: NewRecord) -> NewRecord:
+    """Check a record against the contract and return it normalised (scope global lives in `_global`)."""
+    _check_choice(new.type, RECORD_TYPES, "invalid_type")
+    _check_choice(new.scope, SCOPES, "invalid_scope")
+    _check_choice(new.confidence, CONFIDENCES, "invalid_confidence")
+    _check_choice(new.source, SOURCES, "invalid_source")
+    for name in ("title", "body"):
+        value = getattr(new, name)
+        if not isinstance(value, str) or not value.strip():
+            raise ValidationError("blank_field", field=name)
+    title = " ".join(new.title.split())
+    if len(title) > TITLE_MAX:
+        raise ValidationError("field_too_long", field="title", length=len(title), limit=TITLE_MAX)
+    body = new.body.strip()
+    if len(body) > BODY_MAX:
+        raise ValidationError("field_too_long", field="body", length=len(body), limit=BODY_MAX)
+    if not new.project_id:
+        raise ValidationError("blank_field", field="project_id")
+    project_id = GLOBAL_PROJECT if new.scope == "global" else new.project_id
+    if new.valid_from is not None:
+        from ..ids import parse_iso
+
+        try:
+            parse_iso(new.valid_from)
+        except ValueError:
+            raise ValidationError("invalid_field", field="valid_from", problem="is not an ISO 8601 timestamp") from None
+    return replace(new, title=title, body=body, project_id=project_id)
+
+
+def _select(where: str) -> str:
+    return f"SELECT {COLUMNS} FROM records WHERE {where}"
+
+
+def get(conn: sqlite3.Connection, record_id: str, project_id: str | None = None) -> Record | None:
+    """A record by id (current or not); with `project_id`, only if that project may see it."""
+    if project_id is None:
+        row = conn.execute(_select("id = ?"), (record_id,)).fetchone()
+    else:
+        row = conn.execute(_select(f"id = ? AND {VISIBLE}"), (record_id, project_id)).fetchone()
+    return to_record(row) if row else None
+
+
+def require(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
+    record = get(conn, record_id, project_id)
+    if record is None:
+        raise NotFoundError("record_not_found", id=record_id)
+    return record
+
+
+def head(conn: sqlite3.Connection, record: Record) -> Record:
+    """The current record at the end of `record`'s supersession chain."""
+    seen = {record.id}
+    while record.superseded_by:
+        nxt = get(conn, record.superseded_by)
+        if nxt is None or nxt.id in seen:
+            break
+        seen.add(nxt.id)
+        record = nxt
+    return record
+
+
+def history(conn: sqlite3.Connection, record_id: str, project_id: str) -> list[Record]:
+    """The whole supersession chain through `record_id`, oldest first."""
+    record = require(conn, record_id, project_id)
+    chain = [record]
+    seen = {record.id}
+    cur = record
+    while True:  # back
+        row = conn.execute(_select("superseded_by = ?"), (cur.id,)).fetchone()
+        if row is None or row[0] in seen:
+            break
+        cur = to_record(row)
+        seen.add(cur.id)
+        chain.insert(0, cur)
+    cur = record
+    while cur.superseded_by and cur.superseded_by not in seen:  # forward
+        nxt = get(conn, cur.superseded_by)
+        if nxt is None:
+            break
+        seen.add(nxt.id)
+        chain.append(nxt)
+        cur = nxt
+    return chain
+
+
+def _write(conn: sqlite3.Connection, new: NewRecord, now: str) -> Record:
+    rid = ulid()
+    conn.execute(
+        f"INSERT INTO records ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, NULL, NULL, 0, NULL, 1.0, 0.0, ?, ?, 1)",
+        (rid, new.project_id, new.type, new.title, new.body, new.scope, int(new.pinned), new.confidence,
+         new.valid_from or now, now, new.source, new.session_id),
+    )
+    record = get(conn, rid)
+    assert record is not None
+    return record
+
+
+def _mark_superseded(conn: sqlite3.Connection, old: Record, new_id: str, now: str) -> None:
+    cur = conn.execute(
+        "UPDATE records SET superseded_at = ?, superseded_by = ? WHERE id = ? AND superseded_at IS NULL",
+        (now, new_id, old.id),
+    )
+    if cur.rowcount != 1:  # lost a race with another writer: the caller's view of the head is stale
+        fresh = get(conn, old.id)
+        raise ConflictError("already_superseded", id=old.id, superseded_by=fresh.superseded_by if fresh else None,
+                            head=head(conn, fresh).id if fresh else None)
+
+
+def _check_head(conn: sqlite3.Connection, old: Record, new: NewRecord) -> None:
+    if old.superseded_at is not None:
+        raise ConflictError("already_superseded", id=old.id, superseded_by=old.superseded_by, head=head(conn, old).id)
+    if old.project_id != new.project_id:
+        raise ConflictError("cross_namespace", id=old.id)
+
+
+def _keyed_predecessors(conn: sqlite3.Connection, new: NewRecord) -> list[Record]:
+    if new.type == "handover":
+        rows = conn.execute(_select(f"project_id = ? AND type = 'handover' AND {CURRENT}"), (new.project_id,))
+    elif new.type == "profile":
+        rows = conn.execute(_select(f"project_id = ? AND type = 'profile' AND title = ? AND {CURRENT}"),
+                            (new.project_id, new.title))
+    else:
+        return []
+    return [to_record(r) for r in rows]
+
+
+def insert(conn: sqlite3.Connection, new: NewRecord, *, supersedes: str | None = None) -> tuple[Record, list[Record]]:
+    """Validate and store `new`, superseding `supersedes` (and any keyed predecessor) in the same transaction.
+
+    Returns the new record and the records it superseded. Nothing is written when anything fails.
+    """
+    new = validate(new)
+    with atomic(conn):
+        now = now_iso()
+        olds: list[Record] = []
+        if supersedes:
+            old = get(conn, supersedes, new.project_id)
+            if old is None:
+                raise NotFoundError("record_not_found", id=supersedes)
+            _check_head(conn, old, new)
+            olds.append(old)
+        for pred in _keyed_predecessors(conn, new):
+            if pred.id not in {o.id for o in olds}:
+                olds.append(pred)
+        record = _write(conn, new, now)
+        for old in olds:
+            _mark_superseded(conn, old, record.id, now)
+            conn.execute("INSERT OR IGNORE INTO edges (id, from_id, to_id, rel_type) VALUES (?, ?, ?, 'supersedes')",
+                         (ulid(), record.id, old.id))
+        superseded = [get(conn, o.id) for o in olds]
+    return record, [s for s in superseded if s is not None]
+
+
+def supersede(conn: sqlite3.Connection, old_id: str, project_id: str, *, body: str, rationale: str | None = None,
+              title: str | None = None, source: str = "cli", session_id: str | None = None) -> tuple[Record, Record]:
+    """Replace the head `old_id` with a new explicit record of the same type and scope; returns (old, new)."""
+    old = require(conn, old_id, project_id)
+    text = body.strip()
+    if rationale and rationale.strip():
+        text = f"{text}\n\nRationale: {rationale.strip()}"
+    new = NewRecord(type=old.type, title=title or old.title, body=text, project_id=project_id, scope=old.scope,
+                    confidence="explicit", source=source, session_id=session_id, pinned=old.pinned)
+    if old.scope == "global" and old.project_id == GLOBAL_PROJECT:
+        new = replace(new, project_id=GLOBAL_PROJECT)
+    elif old.project_id != project_id:
+        raise ConflictError("cross_namespace", id=old.id)
+    record, superseded = insert(conn, new, supersedes=old.id)
+    return superseded[0], record
+
+
+def set_pinned(conn: sqlite3.Connection, record_id: str, project_id: str, pinned: bool) -> Record:
+    record = require(conn, record_id, project_id)
+    with atomic(conn):
+        conn.execute("UPDATE records SET pinned = ? WHERE id = ?", (int(pinned), record.id))
+    return replace(record, pinned=pinned)
+
+
+def reinforce(conn: sqlite3.Connection, record_id: str, *, threshold: int, confirmed: bool = False) -> Record:
+    """Count one more independent sighting; inferred becomes reinforced at `threshold` or on an explicit confirmation."""
+    with atomic(conn):
+        conn.execute("UPDATE records SET reinforce_count = reinforce_count + 1 WHERE id = ?", (record_id,))
+        conn.execute(
+            "UPDATE records SET confidence = 'reinforced' WHERE id = ? AND confidence = 'inferred' "
+            "AND (reinforce_count >= ? OR ?)",
+            (record_id, threshold, int(confirmed)),
+        )
+        record = get(conn, record_id)
+    if record is None:
+        raise NotFoundError("record_not_found", id=record_id)
+    return record
+
+
+def delete(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
+    """Delete one record on the user's explicit request; its predecessor becomes current again if it was the head."""
+    record = require(conn, record_id, project_id)
+    with atomic(conn):
+        conn.execute(
+            "UPDATE records SET superseded_by = ?, superseded_at = CASE WHEN ? IS NULL THEN NULL ELSE superseded_at END "
+            "WHERE superseded_by = ?",
+            (record.superseded_by, record.superseded_by, record.id),
+        )
+        conn.execute("DELETE FROM edges WHERE from_id = ? OR to_id = ?", (record.id, record.id))
+        conn.execute("DELETE FROM records WHERE id = ?", (record.id,))
+    return record
+
+
+def current(conn: sqlite3.Connection, project_id: str, *, types: Iterable[str] | None = None,
+            own_only: bool = False, limit: int | None = None) -> list[Record]:
+    """Current records visible from `project_id`, newest first."""
+    where = "project_id = ?" if own_only else VISIBLE
+    args: list[object] = [project_id]
+    sql = _select(f"{where} AND {CURRENT}")
+    type_list = list(types or ())
+    if type_list:
+        sql += f" AND type IN ({','.join('?' * len(type_list))})"
+        args += type_list
+    sql += " ORDER BY recorded_at DESC, id DESC"
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    return [to_record(r) for r in conn.execute(sql, args)]
+
+
+def counts_by_type(conn: sqlite3.Connection, project_id: str) -> dict[str, int]:
+    rows = conn.execute(
+        f"SELECT type, count(*) FROM records WHERE project_id = ? AND {CURRENT} GROUP BY type", (project_id,)
+    )
+    return {t: n for t, n in rows}
+
+
+def find_same(conn: sqlite3.Connection, new: NewRecord) -> Record | None:
+    """A current record with the same namespace, type, title and body (verbatim duplicate)."""
+    new = validate(new)
+    row = conn.execute(
+        _select(f"project_id = ? AND type = ? AND title = ? AND body = ? AND {CURRENT}"),
+        (new.project_id, new.type, new.title, new.body),
+    ).fetchone()
+    return to_record(row) if row else None
+
+
+def touch(conn: sqlite3.Connection, ids: Iterable[str]) -> None:
+    """Count a read of each record (derived access statistics)."""
+    id_list = list(ids)
+    if not id_list:
+        return
+    with atomic(conn):
+        conn.executemany("UPDATE records SET access_count = access_count + 1, last_accessed = ? WHERE id = ?",
+                         [(now_iso(), i) for i in id_list])
+
+
+def delete_project(conn: sqlite3.Connection, project_id: str) -> int:
+    """Remove every record and derived row of one project (never `_global`); returns the records removed."""
+    with atomic(conn):
+        ids = [r[0] for r in conn.execute("SELECT id FROM records WHERE project_id = ?", (project_id,))]
+        conn.execute("UPDATE records SET superseded_by = NULL WHERE project_id = ?", (project_id,))
+        conn.execute("DELETE FROM edges WHERE from_id IN (SELECT id FROM records WHERE project_id = ?) "
+                     "OR to_id IN (SELECT id FROM records WHERE project_id = ?)", (project_id, project_id))
+        conn.execute("DELETE FROM edges WHERE from_id IN (SELECT id FROM nodes WHERE project_id = ?) "
+                     "OR to_id IN (SELECT id FROM nodes WHERE project_id = ?)", (project_id, project_id))
+        conn.execute("DELETE FROM records WHERE project_id = ?", (project_id,))
+        conn.execute("DELETE FROM nodes WHERE project_id = ?", (project_id,))
+        conn.execute("DELETE FROM sessions WHERE project_id = ?", (project_id,))
+        conn.execute("DELETE FROM injections WHERE project_id = ?", (project_id,))
+    return len(ids)

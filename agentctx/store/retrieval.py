@@ -1,0 +1,90 @@
+"""Retrieval queries: FTS5 BM25 candidates, the LIKE fallback, pinned records, and term statistics."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Iterable, Sequence
+
+from ..models import Record
+from .records import COLUMNS, CURRENT, VISIBLE, to_record
+
+# Title matches count more than body matches: titles are what a record is about.
+TITLE_WEIGHT = 2.0
+BODY_WEIGHT = 1.0
+_R_COLUMNS = ", ".join(f"r.{c.strip()}" for c in COLUMNS.split(","))
+_R_VISIBLE = VISIBLE.replace("project_id", "r.project_id").replace("r.r.", "r.")
+
+
+def _filters(project_id: str | None, types: Sequence[str], history: bool, scope: str | None) -> tuple[str, list[object]]:
+    clauses: list[str] = []
+    args: list[object] = []
+    if scope == "global":
+        clauses.append("r.project_id = '_global' AND r.scope = 'global'")
+    elif scope == "project":
+        clauses.append("r.project_id = ?")
+        args.append(project_id)
+    else:
+        clauses.append(_R_VISIBLE)
+        args.append(project_id)
+    if not history:
+        clauses.append("r.superseded_at IS NULL")
+    if types:
+        clauses.append(f"r.type IN ({','.join('?' * len(types))})")
+        args.extend(types)
+    return " AND ".join(clauses), args
+
+
+def fts(conn: sqlite3.Connection, match: str, project_id: str, *, types: Sequence[str] = (), history: bool = False,
+        scope: str | None = None, limit: int = 50) -> list[tuple[Record, float]]:
+    """Records matching the FTS5 expression, best BM25 first, as (record, bm25) with bm25 > 0 meaning better."""
+    where, args = _filters(project_id, types, history, scope)
+    sql = (
+        f"SELECT {_R_COLUMNS}, -bm25(records_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}) AS rel "
+        f"FROM records_fts JOIN records r ON r.rowid = records_fts.rowid "
+        f"WHERE records_fts MATCH ? AND {where} ORDER BY bm25(records_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}) LIMIT ?"
+    )
+    rows = conn.execute(sql, [match, *args, limit]).fetchall()
+    return [(to_record(row), float(row[20])) for row in rows]
+
+
+def like(conn: sqlite3.Connection, terms: Sequence[str], project_id: str, *, types: Sequence[str] = (),
+         history: bool = False, scope: str | None = None, limit: int = 50) -> list[tuple[Record, int]]:
+    """Rung 4: records containing any term (LIKE), with the number of distinct terms each contains."""
+    if not terms:
+        return []
+    where, args = _filters(project_id, types, history, scope)
+    hits = " + ".join(["((r.title || ' ' || r.body) LIKE ? ESCAPE '\\')"] * len(terms))
+    patterns = ["%" + t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for t in terms]
+    sql = (
+        f"SELECT {_R_COLUMNS}, ({hits}) AS n FROM records r WHERE {where} AND n > 0 "
+        f"ORDER BY n DESC, r.pinned DESC, r.recorded_at DESC LIMIT ?"
+    )
+    rows = conn.execute(sql, [*patterns, *args, limit]).fetchall()
+    return [(to_record(row), int(row[20])) for row in rows]
+
+
+def pinned(conn: sqlite3.Connection, project_id: str, *, limit: int = 50) -> list[Record]:
+    """Rung 5: the pinned current records of the project (and global ones)."""
+    rows = conn.execute(
+        f"SELECT {COLUMNS} FROM records WHERE pinned = 1 AND {CURRENT} AND {VISIBLE} ORDER BY recorded_at DESC LIMIT ?",
+        (project_id, limit),
+    )
+    return [to_record(r) for r in rows]
+
+
+def doc_count(conn: sqlite3.Connection) -> int:
+    """Rows in the FTS index (the N of BM25's idf)."""
+    row = conn.execute("SELECT count(*) FROM records_fts_docsize").fetchone()
+    return int(row[0]) if row else 0
+
+
+def doc_freqs(conn: sqlite3.Connection, stems: Iterable[str]) -> dict[str, int]:
+    """How many records contain each (already stemmed) term, from the fts5vocab table."""
+    stem_list = sorted(set(stems))
+    if not stem_list:
+        return {}
+    rows = conn.execute(
+        f"SELECT term, doc FROM records_fts_vocab WHERE term IN ({','.join('?' * len(stem_list))})", stem_list
+    )
+    found = {term: int(doc) for term, doc in rows}
+    return {s: found.get(s, 0) for s in stem_list}

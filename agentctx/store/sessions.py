@@ -1,0 +1,97 @@
+"""Sessions and the injection ledger: what was injected into which session, why, and at what cost."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..db import atomic
+from ..ids import now_iso
+
+
+@dataclass(frozen=True)
+class Injection:
+    """One ledger row."""
+
+    session_id: str | None
+    event: str
+    prompt_hash: str | None
+    record_ids: tuple[str, ...]
+    scores: tuple[float, ...]
+    tokens: int
+    created_at: str
+
+
+def touch(conn: sqlite3.Connection, session_id: str, project_id: str) -> None:
+    """Make sure the session exists (first sight sets started_at)."""
+    with atomic(conn):
+        conn.execute(
+            "INSERT INTO sessions (session_id, project_id, started_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(session_id) DO NOTHING",
+            (session_id, project_id, now_iso()),
+        )
+
+
+def end(conn: sqlite3.Connection, session_id: str, project_id: str) -> None:
+    with atomic(conn):
+        touch(conn, session_id, project_id)
+        conn.execute("UPDATE sessions SET ended_at = ? WHERE session_id = ?", (now_iso(), session_id))
+
+
+def add_cost(conn: sqlite3.Connection, session_id: str, project_id: str, usd: float) -> None:
+    with atomic(conn):
+        touch(conn, session_id, project_id)
+        conn.execute("UPDATE sessions SET extraction_cost_usd = extraction_cost_usd + ? WHERE session_id = ?",
+                     (usd, session_id))
+
+
+def log_injection(conn: sqlite3.Connection, *, session_id: str | None, project_id: str, event: str,
+                  prompt_hash: str | None, record_ids: Sequence[str], scores: Sequence[float], tokens: int) -> None:
+    """Write a ledger row and add its tokens to the session, in one transaction."""
+    with atomic(conn):
+        conn.execute(
+            "INSERT INTO injections (session_id, project_id, event, prompt_hash, record_ids, scores, tokens, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, project_id, event, prompt_hash, json.dumps(list(record_ids)),
+             json.dumps([round(s, 4) for s in scores]), tokens, now_iso()),
+        )
+        if session_id:
+            touch(conn, session_id, project_id)
+            conn.execute("UPDATE sessions SET tokens_injected = tokens_injected + ? WHERE session_id = ?",
+                         (tokens, session_id))
+
+
+def injections(conn: sqlite3.Connection, project_id: str, *, session_id: str | None = None,
+               limit: int = 50) -> list[Injection]:
+    """Ledger rows of the project (optionally one session), newest first."""
+    sql = "SELECT session_id, event, prompt_hash, record_ids, scores, tokens, created_at FROM injections WHERE project_id = ?"
+    args: list[object] = [project_id]
+    if session_id:
+        sql += " AND session_id = ?"
+        args.append(session_id)
+    sql += " ORDER BY id DESC LIMIT ?"
+    args.append(limit)
+    return [
+        Injection(sid, event, ph, tuple(json.loads(ids)), tuple(json.loads(sc)), tokens, created)
+        for sid, event, ph, ids, sc, tokens, created in conn.execute(sql, args)
+    ]
+
+
+def latest_session(conn: sqlite3.Connection, project_id: str) -> str | None:
+    row = conn.execute("SELECT session_id FROM sessions WHERE project_id = ? ORDER BY started_at DESC LIMIT 1",
+                       (project_id,)).fetchone()
+    return row[0] if row else None
+
+
+def stats(conn: sqlite3.Connection, project_id: str) -> dict[str, object]:
+    """Sessions, tokens injected, extraction cost and last activity for one project."""
+    row = conn.execute(
+        "SELECT count(*), coalesce(sum(tokens_injected), 0), coalesce(sum(extraction_cost_usd), 0), "
+        "max(coalesce(ended_at, started_at)) FROM sessions WHERE project_id = ?",
+        (project_id,),
+    ).fetchone()
+    injected = conn.execute("SELECT count(*) FROM injections WHERE project_id = ?", (project_id,)).fetchone()[0]
+    return {"sessions": row[0], "tokens_injected": row[1], "extraction_cost_usd": round(float(row[2]), 6),
+            "last_session_at": row[3], "injections": injected}
