@@ -27,6 +27,8 @@ RECENCY_FLOOR = 0.5
 K1 = 1.2
 CANDIDATE_FACTOR = 4
 DEFAULT_FLOOR = 0.0
+# UserPromptSubmit injects only what clears this relevance: an unrelated prompt should inject nothing.
+PROMPT_FLOOR = 0.15
 
 
 def recency(record: Record, now: datetime) -> float:
