@@ -18,7 +18,7 @@ def test_fails(stash):
 
 def test_fixture_records_then_replays(pytester: pytest.Pytester):
     pytester.makepyfile(test_example=TEST_FILE)
-    plugin = ["-p", "agentctx.stash.pytest_plugin", "-p", "no:agentctx_stash", "-p", "no:cacheprovider"]
+    plugin = ["-p", "no:cacheprovider"]
     result = pytester.runpytest(*plugin, "--stash-record-mode=once", "--stash-dir=recs")
     result.assert_outcomes(passed=1, failed=1)
     recs = pytester.path / "recs" / "test_example"
