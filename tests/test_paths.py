@@ -1,0 +1,53 @@
+"""Data locations: AGENTCTX_HOME overrides ~/.agentctx; private directories; safe per-session file names."""
+
+from __future__ import annotations
+
+import stat
+import tempfile
+from pathlib import Path
+
+from agentctx import paths
+
+
+def test_agentctx_home_overrides_the_default(monkeypatch, tmp_path):
+    monkeypatch.setenv("AGENTCTX_HOME", str(tmp_path / "elsewhere"))
+    assert paths.home() == tmp_path / "elsewhere"
+    assert paths.db_path() == tmp_path / "elsewhere" / "agentctx.db"
+    assert paths.config_path() == tmp_path / "elsewhere" / "config.json"
+    assert paths.logs_dir().parent == paths.home()
+
+
+def test_default_home_is_dot_agentctx_under_home(monkeypatch, isolated_home):
+    monkeypatch.delenv("AGENTCTX_HOME")
+    assert paths.home() == isolated_home / ".agentctx"
+
+
+def test_empty_override_falls_back_to_default(monkeypatch, isolated_home):
+    monkeypatch.setenv("AGENTCTX_HOME", "")
+    assert paths.home() == isolated_home / ".agentctx"
+
+
+def test_tilde_in_override_is_expanded(monkeypatch, isolated_home):
+    monkeypatch.setenv("AGENTCTX_HOME", "~/custom")
+    assert paths.home() == isolated_home / "custom"
+
+
+def test_ensure_private_dir_is_0700(tmp_path):
+    target = tmp_path / "a" / "b"
+    assert paths.ensure_private_dir(target) == target
+    assert stat.S_IMODE(target.stat().st_mode) == 0o700
+    target.chmod(0o755)
+    paths.ensure_private_dir(target)  # tightens an existing directory too
+    assert stat.S_IMODE(target.stat().st_mode) == 0o700
+
+
+def test_session_files_cannot_escape_their_directory():
+    path = paths.dedup_path("../../etc/passwd")
+    assert path.parent == Path(tempfile.gettempdir())
+    assert "/" not in path.name and path.name.startswith("agentctx-")
+    assert paths.digest_path("a/b").parent == paths.digests_dir()
+    assert paths.dedup_path("").name == "agentctx-_.json"
+
+
+def test_session_file_names_are_bounded():
+    assert len(paths.dedup_path("x" * 1000).name) < 160

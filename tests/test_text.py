@@ -1,0 +1,42 @@
+"""Query text: tokens, stopwords, stems and FTS5-safe quoting."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from agentctx import text
+
+
+def test_tokens_split_like_unicode61():
+    assert text.tokens("Auth-tokens rotate_daily, v2.1 Ünïcode") == ["auth", "tokens", "rotate", "daily", "v2", "1", "ünïcode"]
+
+
+def test_content_terms_drop_stopwords_and_noise_and_duplicates():
+    assert text.content_terms("Please can you help me: how do we rotate the auth tokens, tokens?") == [
+        "rotate", "auth", "tokens"]
+    assert text.content_terms("a b c 7") == ["7"]
+    assert text.content_terms("the and of") == []
+    assert text.content_terms("") == []
+
+
+def test_content_terms_are_capped():
+    assert len(text.content_terms(" ".join(f"w{i}" for i in range(500)))) == 64
+
+
+def test_stems_match_the_index_tokenizer():
+    assert text.stems(["running", "tokens", "services"]) == ["run", "token", "servic"]
+    assert text.stems([]) == []
+
+
+@pytest.mark.parametrize("term", ['"', 'a"b', "AND", "NOT", "(x)", "NEAR", "*", "col:x", "^x"])
+def test_quoted_terms_are_safe_fts5(term):
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+    conn.execute("INSERT INTO t VALUES ('plain words')")
+    conn.execute("SELECT * FROM t WHERE t MATCH ?", (text.or_query([term, "plain"]),)).fetchall()
+
+
+def test_or_query_joins_quoted_terms():
+    assert text.or_query(["a", 'b"c']) == '"a" OR "b""c"'
