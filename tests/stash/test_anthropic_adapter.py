@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 
 import pytest
 
@@ -50,7 +49,6 @@ REQUEST = {"model": "claude-x", "max_tokens": 10, "messages": [{"role": "user", 
 
 
 def test_records_and_replays_with_usage():
-    assert "anthropic" not in sys.modules or True
     stash = create_stash()
     client = wrap_anthropic(stash, FakeClient())
     response = client.messages.create(**REQUEST)
