@@ -106,13 +106,25 @@ def atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             raise
         conn.execute(f"RELEASE {name}")
         return
-    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        # The busy timeout ran out waiting for another writer: say so (and name doctor), not a raw sqlite3 error.
+        raise translate(exc, _file_of(conn)) from None
     try:
         yield conn
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+
+
+def _file_of(conn: sqlite3.Connection) -> str:
+    try:
+        row = conn.execute("PRAGMA database_list").fetchone()
+        return str(row[2]) if row and row[2] else ":memory:"
+    except sqlite3.Error:
+        return "the database"
 
 
 def has_fts(conn: sqlite3.Connection) -> bool:
