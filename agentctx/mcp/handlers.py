@@ -1,0 +1,193 @@
+"""The seven ctx_* tool handlers: each takes validated arguments and returns the structured result."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from .. import db, paths
+from ..ids import parse_iso
+from ..models import NewRecord, Record
+from ..project import Project
+from ..store import graph, records, sessions
+from ..tokens import SEARCH_LIMIT_MAX, SEARCH_RESULT_BUDGET, estimate
+
+DEFAULT_LIMIT = 10
+# ctx_search with `file`: rank this many candidates, then keep those linked to the file.
+FILE_POOL = 60
+RELATED_DEPTH = 3
+PROFILE_TITLES = {"stack": "Stack", "commands": "Commands", "entry_points": "Entry points"}
+
+
+@dataclass
+class ToolContext:
+    """What every handler shares for the life of one server: the project and one lazily opened connection."""
+
+    project: Project
+    session_id: str | None = None
+    db_path: Path | None = None
+    now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
+    _conn: sqlite3.Connection | None = field(default=None, repr=False)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The store, opened on first use (raises NotFoundError "run agentctx init" when it does not exist)."""
+        if self._conn is None:
+            self._conn = db.connect(self.db_path or paths.db_path())
+        return self._conn
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+def age(recorded_at: str, now: datetime) -> str:
+    """"5m", "3h", "2d", "1mo": the coarsest unit that is at least one, floored."""
+    try:
+        minutes = max(0, int((now - parse_iso(recorded_at)).total_seconds() // 60))
+    except ValueError:
+        return "?"
+    if minutes < 60:
+        return f"{minutes}m"
+    if minutes < 24 * 60:
+        return f"{minutes // 60}h"
+    days = minutes // (24 * 60)
+    return f"{days}d" if days < 30 else f"{days // 30}mo"
+
+
+def index_entry(record: Record, score: float, now: datetime) -> dict[str, Any]:
+    """The compact index form (SPEC §5), its title shortened until the entry fits SEARCH_RESULT_BUDGET tokens."""
+    entry = {"id": record.id, "type": record.type, "title": record.title, "age": age(record.recorded_at, now),
+             "confidence": record.confidence, "score": round(score, 3)}
+    overhead = len(json.dumps({**entry, "title": ""}, separators=(",", ":"), ensure_ascii=False))
+    room = SEARCH_RESULT_BUDGET * 4 - overhead
+    if estimate(json.dumps(entry, separators=(",", ":"), ensure_ascii=False)) > SEARCH_RESULT_BUDGET:
+        entry["title"] = record.title[: max(room - 1, 1)].rstrip() + "…"
+    return entry
+
+
+def resolve_file(project: Project, file: str) -> Path:
+    """A file argument as the absolute path file nodes are named by (relative paths are from the project root)."""
+    path = Path(file).expanduser()
+    if not path.is_absolute():
+        path = project.root / path
+    try:
+        return path.resolve()
+    except OSError:
+        return path
+
+
+def _file_node(ctx: ToolContext, file: str) -> tuple[Path, str | None]:
+    resolved = resolve_file(ctx.project, file)
+    node = graph.find_node(ctx.conn, ctx.project.id, "file", str(resolved))
+    if node is None and not Path(file).is_absolute():  # a path recorded without resolving symlinks
+        node = graph.find_node(ctx.conn, ctx.project.id, "file", str(ctx.project.root / file))
+    return resolved, node
+
+
+def _linked_ids(ctx: ToolContext, node: str) -> set[str]:
+    linked = graph.related(ctx.conn, ctx.project.id, node, depth=RELATED_DEPTH, limit=FILE_POOL * 4)
+    return {r.id for r in linked}
+
+
+def ctx_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    from .. import search as search_mod
+
+    limit = min(int(args.get("limit", DEFAULT_LIMIT)), SEARCH_LIMIT_MAX)
+    types = (args["type"],) if args.get("type") else ()
+    # "project" = this project's namespace only; absent = project + global (SPEC §5); "global" = `_global` only.
+    scope = args.get("scope")
+    linked: set[str] | None = None
+    if args.get("file"):
+        _, node = _file_node(ctx, args["file"])
+        linked = _linked_ids(ctx, node) if node else set()
+        if not linked:
+            return {"results": [], "degraded": None}
+    result = search_mod.search(ctx.conn, args["query"], ctx.project.id, types=types,
+                               limit=FILE_POOL if linked is not None else limit, scope=scope)
+    hits = [h for h in result.hits if linked is None or h.record.id in linked][:limit]
+    now = ctx.now()
+    return {"results": [index_entry(h.record, h.relevance, now) for h in hits], "degraded": result.degraded}
+
+
+def ctx_get(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    found: list[Record] = []
+    missing: list[str] = []
+    heads: dict[str, str] = {}
+    for rid in dict.fromkeys(args["ids"]):
+        record = records.get(ctx.conn, rid, ctx.project.id)
+        if record is None:
+            missing.append(rid)
+        elif not record.is_current:  # superseded facts never surface by default (SPEC §1.3); point at the head
+            missing.append(rid)
+            heads[rid] = records.head(ctx.conn, record).id
+        else:
+            found.append(record)
+    try:
+        records.touch(ctx.conn, [r.id for r in found])
+    except Exception as exc:  # derived counters only: a busy store must not fail the read
+        sys.stderr.write(f"agentctx mcp: access counters not updated: {exc}\n")
+    out = []
+    for r in found:
+        item = r.to_dict()
+        item["access_count"] += 1
+        out.append(item)
+    return {"records": out, "missing": missing, "heads": heads}
+
+
+def _scrub(text: str) -> str:
+    from ..stash.redact import scrub_text
+
+    return scrub_text(text)
+
+
+def ctx_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    new = NewRecord(type=args["type"], title=_scrub(args["title"]), body=_scrub(args["body"]),
+                    project_id=ctx.project.id, scope=args.get("scope", "project"), confidence="explicit",
+                    source="mcp_tool", session_id=ctx.session_id)
+    record, superseded = records.insert(ctx.conn, new, supersedes=args.get("supersedes"))
+    return {"id": record.id, "type": record.type, "title": record.title, "scope": record.scope,
+            "recorded_at": record.recorded_at, "superseded": [s.id for s in superseded]}
+
+
+def ctx_supersede(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    old, new = records.supersede(ctx.conn, args["old_id"], ctx.project.id, body=_scrub(args["new_body"]),
+                                 rationale=_scrub(args["rationale"]), source="mcp_tool", session_id=ctx.session_id)
+    return {"old_id": old.id, "new_id": new.id, "type": new.type, "title": new.title}
+
+
+def _bullets(body: str) -> list[str]:
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    return [line[2:].strip() if line.startswith("- ") else line for line in lines]
+
+
+def ctx_project(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    profile = {r.title: r for r in records.current(ctx.conn, ctx.project.id, types=("profile",), own_only=True)}
+    out: dict[str, Any] = {"name": ctx.project.name, "project_id": ctx.project.id, "root": str(ctx.project.root)}
+    for key, title in PROFILE_TITLES.items():
+        out[key] = _bullets(profile[title].body) if title in profile else None
+    out["record_counts_by_type"] = records.counts_by_type(ctx.conn, ctx.project.id)
+    out["last_session_at"] = sessions.stats(ctx.conn, ctx.project.id)["last_session_at"]
+    return out
+
+
+def ctx_related(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    resolved, node = _file_node(ctx, args["file"])
+    if node is None:
+        return {"file": str(resolved), "results": []}
+    linked = graph.related(ctx.conn, ctx.project.id, node, depth=RELATED_DEPTH, limit=SEARCH_LIMIT_MAX)
+    now = ctx.now()
+    return {"file": str(resolved), "results": [index_entry(r, r.score, now) for r in linked]}
+
+
+def ctx_sync_claudemd(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    from .. import drift
+
+    # Read-only: no derived scores written, no file touched (SPEC §5).
+    return drift.scan(ctx.conn, ctx.project, update_scores=False).to_dict()
