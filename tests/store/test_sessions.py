@@ -1,0 +1,76 @@
+"""Sessions and the injection ledger."""
+
+from __future__ import annotations
+
+from agentctx.store import sessions
+
+P = "p" * 64
+Q = "q" * 64
+
+
+def row(conn, sid):
+    return conn.execute("SELECT * FROM sessions WHERE session_id = ?", (sid,)).fetchone()
+
+
+def test_touch_creates_once(conn):
+    sessions.touch(conn, "s1", P)
+    started = row(conn, "s1")["started_at"]
+    sessions.touch(conn, "s1", P)
+    assert row(conn, "s1")["started_at"] == started
+    assert conn.execute("SELECT count(*) FROM sessions").fetchone()[0] == 1
+
+
+def test_end_sets_ended_at_even_for_an_unseen_session(conn):
+    sessions.end(conn, "s2", P)
+    r = row(conn, "s2")
+    assert r["ended_at"] and r["started_at"] and r["project_id"] == P
+
+
+def test_costs_add_up(conn):
+    sessions.add_cost(conn, "s1", P, 0.006)
+    sessions.add_cost(conn, "s1", P, 0.021)
+    assert abs(row(conn, "s1")["extraction_cost_usd"] - 0.027) < 1e-9
+
+
+def test_log_injection_writes_the_ledger_and_counts_tokens(conn):
+    sessions.log_injection(conn, session_id="s1", project_id=P, event="SessionStart", prompt_hash=None,
+                           record_ids=["A", "B"], scores=[0.91234, 0.5], tokens=1200)
+    sessions.log_injection(conn, session_id="s1", project_id=P, event="UserPromptSubmit", prompt_hash="h",
+                           record_ids=["C"], scores=[0.3], tokens=800)
+    assert row(conn, "s1")["tokens_injected"] == 2000
+    ledger = sessions.injections(conn, P)
+    assert [i.event for i in ledger] == ["UserPromptSubmit", "SessionStart"]
+    assert ledger[1].record_ids == ("A", "B") and ledger[1].scores == (0.9123, 0.5)
+    assert ledger[0].prompt_hash == "h" and ledger[0].tokens == 800
+    assert sessions.injections(conn, P, session_id="other") == []
+    assert len(sessions.injections(conn, P, limit=1)) == 1
+
+
+def test_log_injection_without_a_session(conn):
+    sessions.log_injection(conn, session_id=None, project_id=P, event="UserPromptSubmit", prompt_hash=None,
+                           record_ids=[], scores=[], tokens=0)
+    assert conn.execute("SELECT count(*) FROM sessions").fetchone()[0] == 0
+    assert len(sessions.injections(conn, P)) == 1
+
+
+def test_stats_are_per_project(conn):
+    sessions.log_injection(conn, session_id="s1", project_id=P, event="SessionStart", prompt_hash=None,
+                           record_ids=["A"], scores=[1.0], tokens=2000)
+    sessions.add_cost(conn, "s1", P, 0.027)
+    sessions.end(conn, "s1", P)
+    sessions.touch(conn, "s2", Q)
+    stats = sessions.stats(conn, P)
+    assert stats["sessions"] == 1 and stats["tokens_injected"] == 2000 and stats["injections"] == 1
+    assert stats["extraction_cost_usd"] == 0.027
+    assert stats["last_session_at"] == row(conn, "s1")["ended_at"]
+    empty = sessions.stats(conn, "nobody")
+    assert empty == {"sessions": 0, "tokens_injected": 0, "extraction_cost_usd": 0.0, "last_session_at": None,
+                     "injections": 0}
+
+
+def test_latest_session(conn):
+    assert sessions.latest_session(conn, P) is None
+    sessions.touch(conn, "s1", P)
+    conn.execute("UPDATE sessions SET started_at = '2020-01-01T00:00:00.000Z' WHERE session_id = 's1'")
+    sessions.touch(conn, "s2", P)
+    assert sessions.latest_session(conn, P) == "s2"
