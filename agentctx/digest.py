@@ -1,0 +1,255 @@
+"""The SessionStart digest: composed by consolidation, stored as a file, read by the hook in one open()."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from . import paths
+from .tokens import SESSION_START_BUDGET, estimate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from pathlib import Path
+
+    from .models import Record
+    from .project import Project
+
+VERSION = 1
+# SPEC §4 digest composition, in priority order: later sections are truncated or dropped first.
+SECTION_BUDGETS: dict[str, int] = {
+    "profile": 200,
+    "decisions": 500,
+    "handover": 400,
+    "preferences": 200,
+    "mcp_hint": 100,
+    "drift_hint": 60,
+}
+MAX_DECISIONS = 10
+LINE_CHARS = 240
+
+
+def read_text(project_id: str) -> str:
+    """The stored digest text of a project, or "" when it is missing, unreadable or of another version."""
+    try:
+        with open(paths.digest_path(project_id), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(data, dict) or data.get("version") != VERSION:
+        return ""
+    text = data.get("text")
+    return text if isinstance(text, str) else ""
+
+
+def _git_root(cwd: str) -> str | None:
+    """The work-tree root above `cwd` when it is a plain repository (worktrees take the slow path)."""
+    here = os.path.realpath(cwd or ".")
+    while True:
+        dot_git = os.path.join(here, ".git")
+        if os.path.isdir(dot_git):
+            return here
+        if os.path.exists(dot_git):
+            return None
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _stamp(root: str) -> int:
+    # The id derives from the origin remote in .git/config: a changed config invalidates the cached id.
+    try:
+        return os.stat(os.path.join(root, ".git", "config")).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _roots_file() -> str:
+    return os.path.join(paths.digests_dir(), "roots.json")
+
+
+def cached_project_id(cwd: str) -> str | None:
+    """The project id of `cwd` from the root cache that digest writes keep, without importing the project module."""
+    root = _git_root(cwd)
+    if root is None:
+        return None
+    try:
+        with open(_roots_file(), encoding="utf-8") as fh:
+            entry = json.load(fh).get(root)
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(entry, list) and len(entry) == 2 and entry[1] == _stamp(root) and isinstance(entry[0], str):
+        return entry[0]
+    return None
+
+
+def remember_root(project: "Project") -> None:
+    """Record root -> project id for SessionStart's fast path (derived; losing it only costs the slow path)."""
+    root = str(project.root)
+    if _git_root(root) != root:
+        return
+    try:
+        with open(_roots_file(), encoding="utf-8") as fh:
+            data = json.load(fh)
+        if not isinstance(data, dict):
+            data = {}
+    except (OSError, ValueError):
+        data = {}
+    entry = [project.id, _stamp(root)]
+    if data.get(root) == entry:
+        return
+    data[root] = entry
+    _write_json(_roots_file(), data)
+
+
+def _write_json(target: str, data: object) -> None:
+    paths.ensure_private_dir(paths.digests_dir())
+    tmp = f"{target}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, ensure_ascii=False, indent=1)
+        fh.write("\n")
+    os.replace(tmp, target)
+
+
+def _first_line(record: "Record") -> str:
+    """The first body line that does not just repeat the title."""
+    for line in record.body.splitlines():
+        line = line.strip().lstrip("-* ").strip()
+        if line and line.rstrip(".").lower() != record.title.rstrip(".").lower():
+            return line
+    return ""
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1].rstrip() + "…"
+
+
+def _lines_section(header: str, lines: list[str], budget: int) -> str:
+    from . import tokens
+
+    if not lines:
+        return ""
+    kept = tokens.fit([header, *lines], budget, separator="\n")
+    return "\n".join(kept) if len(kept) > 1 else ""
+
+
+def profile_section(conn: "sqlite3.Connection", project_id: str, budget: int = SECTION_BUDGETS["profile"]) -> str:
+    """`Project profile (agentctx):` with the Stack, Commands and Entry points records."""
+    from . import tokens
+    from .store import records
+
+    profile = records.current(conn, project_id, types=["profile"], own_only=True)
+    order = {"Stack": 0, "Commands": 1, "Entry points": 2}
+    profile.sort(key=lambda r: (order.get(r.title, 9), r.title))
+    parts = []
+    for record in profile:
+        items = [line.strip().lstrip("- ").strip() for line in record.body.splitlines() if line.strip()]
+        parts.append(f"{record.title}: " + "; ".join(items))
+    if not parts:
+        return ""
+    return tokens.truncate("Project profile (agentctx):\n" + "\n".join(f"- {p}" for p in parts), budget)
+
+
+def _established(record: "Record") -> bool:
+    return record.confidence != "inferred"
+
+
+def decisions_section(conn: "sqlite3.Connection", project_id: str) -> str:
+    from .store import records
+
+    rows = [r for r in records.current(conn, project_id, types=["decision", "convention"], own_only=True)
+            if _established(r)]
+    rows.sort(key=lambda r: (not r.pinned, -r.score, r.type != "decision"))
+    lines = []
+    for r in rows[:MAX_DECISIONS]:
+        detail = _first_line(r)
+        lines.append(_clip(f"- {r.title}: {detail}" if detail else f"- {r.title}"))
+    return _lines_section("Active decisions and conventions (agentctx):", lines, SECTION_BUDGETS["decisions"])
+
+
+def handover_section(conn: "sqlite3.Connection", project_id: str) -> str:
+    from . import tokens
+    from .store import records
+
+    found = records.current(conn, project_id, types=["handover"], own_only=True, limit=1)
+    if not found:
+        return ""
+    r = found[0]
+    label = " (unconfirmed)" if r.confidence == "inferred" else ""
+    return tokens.truncate(f"Last session handover{label} (agentctx, {r.recorded_at}):\n{r.body}",
+                           SECTION_BUDGETS["handover"])
+
+
+def preferences_section(conn: "sqlite3.Connection") -> str:
+    from .models import GLOBAL_PROJECT
+    from .store import records
+
+    rows = [r for r in records.current(conn, GLOBAL_PROJECT, types=["preference"], own_only=True)
+            if _established(r) and r.scope == "global"]
+    lines = [_clip(f"- {r.title}") for r in rows]
+    return _lines_section("Developer preferences (agentctx, confirmed):", lines, SECTION_BUDGETS["preferences"])
+
+
+def mcp_hint(conn: "sqlite3.Connection", project_id: str) -> str:
+    from .store import records
+
+    total = sum(records.counts_by_type(conn, project_id).values())
+    if not total:
+        return ""
+    return (f"agentctx holds {total} context records for this project. For more: ctx_search(query) returns a "
+            "compact index, ctx_get(ids) full records, ctx_related(file) what is known about a file.")
+
+
+def drift_hint(conn: "sqlite3.Connection", project: "Project | None") -> str:
+    """The CLAUDE.md drift hint from the drift scanner, when it is installed and finds at least 2 candidates."""
+    try:
+        from . import drift  # type: ignore[attr-defined]
+    except ImportError:
+        return ""
+    try:
+        report = drift.scan(conn, project) if project is not None else None
+    except Exception:
+        return ""
+    missing = list(getattr(report, "missing", None) or [])
+    if len(missing) < 2:
+        return ""
+    return (f"{len(missing)} context records (decisions/conventions) are not reflected in CLAUDE.md: "
+            "run `agentctx sync` to review.")
+
+
+def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | None" = None) -> dict[str, object]:
+    """The digest of a project: its sections and their composition under the SessionStart budget."""
+    from . import tokens
+    from .ids import now_iso
+
+    sections = {
+        "profile": profile_section(conn, project_id),
+        "decisions": decisions_section(conn, project_id),
+        "handover": handover_section(conn, project_id),
+        "preferences": preferences_section(conn),
+        "mcp_hint": mcp_hint(conn, project_id),
+        "drift_hint": drift_hint(conn, project),
+    }
+    sections = {name: tokens.truncate(text, SECTION_BUDGETS[name]) for name, text in sections.items()}
+    text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
+    return {"version": VERSION, "projectId": project_id, "generatedAt": now_iso(), "sections": sections,
+            "text": text, "tokens": tokens.estimate(text)}
+
+
+def write(project_id: str, data: dict[str, object]) -> "Path":
+    """Store a digest atomically (tmp + rename) so a concurrent SessionStart reads the old or the new one."""
+    path = paths.digest_path(project_id)
+    _write_json(str(path), data)
+    return path
+
+
+def refresh(conn: "sqlite3.Connection", project_id: str, *, project: "Project | None" = None) -> dict[str, object]:
+    """Compose and store the digest of one project (the drift hint needs `project`, for its CLAUDE.md)."""
+    data = compose(conn, project_id, project=project)
+    write(project_id, data)
+    if project is not None and project.id == project_id:
+        remember_root(project)
+    return data

@@ -1,0 +1,62 @@
+"""Ledger rows a hook could not afford to write (SessionStart opens no database): appended to a file, drained later."""
+
+from __future__ import annotations
+
+import json
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from pathlib import Path
+
+
+def _path() -> "Path":
+    from .. import paths
+
+    return paths.home() / "state" / "pending-ledger.jsonl"
+
+
+def append(entry: dict[str, object]) -> None:
+    """Add one row; O_APPEND writes of one short line do not interleave between processes."""
+    path = _path()
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, (json.dumps(entry, separators=(",", ":")) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def drain(conn: "sqlite3.Connection") -> int:
+    """Move pending rows into the ledger; the file is renamed first so rows appended meanwhile are kept."""
+    path = _path()
+    if not path.exists():
+        return 0
+    claimed = path.with_name(f"{path.name}.{os.getpid()}")
+    try:
+        os.replace(path, claimed)
+        lines = claimed.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return 0
+    from ..store import sessions
+
+    done = 0
+    for line in lines:
+        try:
+            row = json.loads(line)
+            sid = row.get("session_id") or None
+            if row.get("tokens"):
+                sessions.log_injection(conn, session_id=sid, project_id=row["project_id"], event=row["event"],
+                                       prompt_hash=None, record_ids=row.get("record_ids") or (), scores=(),
+                                       tokens=int(row["tokens"]))
+            elif sid:
+                sessions.touch(conn, sid, row["project_id"])
+            done += 1
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+    claimed.unlink(missing_ok=True)
+    return done

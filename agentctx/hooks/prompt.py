@@ -1,0 +1,105 @@
+"""UserPromptSubmit: search on the literal prompt, inject the top new records under budget, record it in the ledger."""
+
+from __future__ import annotations
+
+import json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from pathlib import Path
+
+    from ..models import SearchHit
+    from .payload import Payload
+
+HEADER = "Relevant project context (agentctx):"
+SEARCH_LIMIT = 12
+UNCONFIRMED = " (unconfirmed pattern)"
+
+
+def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dict[str, object] | None:
+    if not payload.prompt.strip():
+        return None
+    from .. import paths
+
+    db_file = paths.db_path()
+    if not db_file.exists():
+        return None
+    from .. import db, search, tokens
+    from ..project import detect
+
+    project = detect(payload.cwd)
+    conn = db.connect(db_file)
+    try:
+        result = search.search(conn, payload.prompt, project.id, limit=SEARCH_LIMIT,
+                               floor=search.PROMPT_FLOOR if floor is None else floor)
+        seen = _read_dedup(paths.dedup_path(payload.session_id)) if payload.session_id else set()
+        fresh = [h for h in result.hits if h.record.id not in seen][: tokens.PROMPT_TOP_K]
+        chosen, text = render(fresh)
+        if not chosen:
+            return None
+        if payload.session_id:
+            _append_dedup(paths.dedup_path(payload.session_id), seen, [h.record.id for h in chosen])
+        _account(conn, payload, project.id, chosen, tokens.estimate(text))
+    finally:
+        conn.close()
+    return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
+
+
+def block(hit: "SearchHit") -> str:
+    r = hit.record
+    label = UNCONFIRMED if r.confidence == "inferred" else ""
+    return f"[{r.type}] {r.title}{label}\n{r.body}"
+
+
+def render(hits: "list[SearchHit]") -> "tuple[list[SearchHit], str]":
+    """The hits that fit the prompt budget (a block that does not fit is skipped, the next may) and the text."""
+    from .. import tokens
+
+    blocks = [HEADER] + [block(h) for h in hits]
+    kept = tokens.fit(blocks, tokens.PROMPT_BUDGET, char_cap=tokens.PROMPT_CHAR_CAP)
+    if len(kept) < 2 or kept[0] != HEADER:
+        return [], ""
+    kept_set = set(kept[1:])
+    chosen = [h for h, b in zip(hits, blocks[1:]) if b in kept_set]
+    return chosen, "\n\n".join(kept)
+
+
+def _read_dedup(path: "Path") -> set[str]:
+    """Ids already injected this session; a missing or damaged file only means re-injection."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return set()
+    return {i for i in data if isinstance(i, str)} if isinstance(data, list) else set()
+
+
+def _append_dedup(path: "Path", seen: set[str], ids: list[str]) -> None:
+    import os
+
+    merged = sorted(_read_dedup(path) | seen | set(ids))  # re-read: a parallel prompt may have written meanwhile
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(merged, fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _account(conn: "sqlite3.Connection", payload: "Payload", project_id: str, hits: "list[SearchHit]",
+             n_tokens: int) -> None:
+    import hashlib
+
+    from ..db import atomic
+    from ..store import records, sessions
+
+    ids = [h.record.id for h in hits]
+    digest = hashlib.sha256(payload.prompt.encode("utf-8", "replace")).hexdigest()[:16]
+    with atomic(conn):
+        sessions.log_injection(conn, session_id=payload.session_id or None, project_id=project_id,
+                               event="UserPromptSubmit", prompt_hash=digest, record_ids=ids,
+                               scores=[h.score for h in hits], tokens=n_tokens)
+        records.touch(conn, ids)

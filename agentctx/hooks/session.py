@@ -1,0 +1,47 @@
+"""SessionStart: emit the pre-computed digest (never computed here), else the project profile, under 1,500 tokens."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .payload import Payload
+
+PROFILE_FALLBACK_BUDGET = 200
+
+
+def session_start(payload: "Payload") -> dict[str, object] | None:
+    """The hot path opens no database: the digest file, the root cache and a pending ledger line are enough."""
+    from .. import digest
+
+    project_id = digest.cached_project_id(payload.cwd)
+    if project_id is None:
+        from ..project import detect
+
+        project_id = detect(payload.cwd).id
+    text = digest.read_text(project_id)
+    if not text:
+        text = _profile_fallback(project_id)
+    if text and digest.estimate(text) > digest.SESSION_START_BUDGET:  # a hand-edited or foreign digest file
+        from .. import tokens
+
+        text = tokens.truncate(text, tokens.SESSION_START_BUDGET)
+    from . import pending
+
+    pending.append({"event": "SessionStart", "session_id": payload.session_id, "project_id": project_id,
+                    "tokens": digest.estimate(text) if text else 0})
+    if not text:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+
+
+def _profile_fallback(project_id: str) -> str:
+    """No digest yet: the profile records, if there is a store (hooks never create one)."""
+    from .. import db, digest, paths
+
+    if not paths.db_path().exists():
+        return ""
+    conn = db.connect(paths.db_path())
+    try:
+        return digest.profile_section(conn, project_id, PROFILE_FALLBACK_BUDGET)
+    finally:
+        conn.close()
