@@ -155,8 +155,6 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, tools: ToolContext) -> int:
                 stdout.flush()
     except (BrokenPipeError, KeyboardInterrupt):
         return 0
-    finally:
-        tools.close()
 
 
 def project_root(environ: Mapping[str, str], explicit: str | None = None) -> Path:
@@ -177,4 +175,8 @@ def main(cwd: str | None = None) -> int:
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     # Stray prints (ours or a library's) would corrupt the protocol stream; send them to stderr instead.
     sys.stdout = sys.stderr
-    return serve(stdin, stdout, make_context(cwd=cwd))
+    tools = make_context(cwd=cwd)
+    try:
+        return serve(stdin, stdout, tools)
+    finally:
+        tools.close()
