@@ -54,7 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else EX_USAGE
     if not getattr(args, "handler", None):
-        parser.print_help(sys.stderr)
+        # One line like every other usage error; `--help` has the long form.
+        sys.stderr.write("agentctx: error: no command given (see `agentctx --help`)\n")
         return EX_USAGE
     ctx = Context(cwd=args.cwd, json=bool(getattr(args, "json", False)))
     try:
@@ -71,5 +72,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # an unwritable data dir, a file where a directory should be: one line, not a traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        sys.stderr.write(f"agentctx: {exc.strerror or exc}{where}\n")
+        return 1
+    except Exception as exc:  # never a traceback on the command line
+        sys.stderr.write(f"agentctx: unexpected {type(exc).__name__}: {exc}\n")
+        return 1
     finally:
         ctx.close()
