@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+from pathlib import Path
 from typing import Any
 
 from .. import db, paths
-from ..errors import AgentctxError
+from ..errors import AgentctxError, NotFoundError
 from ..project import Project, detect
 
 
@@ -24,6 +25,9 @@ class Context:
     @property
     def project(self) -> Project:
         if self._project is None:
+            # `-C` naming a missing directory would silently become a namespace of its own.
+            if self.cwd is not None and not Path(self.cwd).is_dir():
+                raise NotFoundError("file_unreadable", path=self.cwd, detail="not a directory")
             self._project = detect(self.cwd)
         return self._project
 
