@@ -15,7 +15,8 @@ from .store import records, sessions
 def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
     """Counts by type, sessions, tokens injected, extraction cost, recent injections and the retrieval rung."""
     counts = records.counts_by_type(conn, project.id)
-    global_counts = {t: n for t, n in records.counts_by_type(conn, GLOBAL_PROJECT).items()}
+    # Only what the project can see: a `_global` row scoped "project" is invisible (SPEC §3.4).
+    global_counts = records.counts_by_type(conn, GLOBAL_PROJECT, scope="global")
     settings = config.load()
     recent = sessions.injections(conn, project.id, limit=5)
     return {

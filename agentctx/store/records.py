@@ -273,11 +273,14 @@ def current(conn: sqlite3.Connection, project_id: str, *, types: Iterable[str] |
     return [to_record(r) for r in conn.execute(sql, args)]
 
 
-def counts_by_type(conn: sqlite3.Connection, project_id: str) -> dict[str, int]:
-    rows = conn.execute(
-        f"SELECT type, count(*) FROM records WHERE project_id = ? AND {CURRENT} GROUP BY type", (project_id,)
-    )
-    return {t: n for t, n in rows}
+def counts_by_type(conn: sqlite3.Connection, project_id: str, *, scope: str | None = None) -> dict[str, int]:
+    """Current records of one namespace by type (optionally of one scope only)."""
+    sql = f"SELECT type, count(*) FROM records WHERE project_id = ? AND {CURRENT}"
+    args: list[object] = [project_id]
+    if scope is not None:
+        sql += " AND scope = ?"
+        args.append(scope)
+    return {t: n for t, n in conn.execute(sql + " GROUP BY type", args)}
 
 
 def find_same(conn: sqlite3.Connection, new: NewRecord) -> Record | None:
