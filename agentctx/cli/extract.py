@@ -1,0 +1,86 @@
+"""`agentctx extract` (one session, what is new) and `agentctx backfill` (past transcripts of this project)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import asdict
+from typing import Any
+
+from .context import Context
+from .parser import add_json
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("extract", help="extract records from what is new in a session transcript (LLM)")
+    p.add_argument("--session-id", required=True, metavar="S")
+    p.add_argument("--transcript", required=True, metavar="P", help="the session's JSONL transcript")
+    p.add_argument("--dry-run", action="store_true", help="print what would be sent and its estimated cost")
+    p.add_argument("--no-llm", action="store_true", help="send nothing (deterministic capture only)")
+    p.add_argument("--final", action="store_true", help="the SessionEnd pass: wait for a running extraction")
+    add_json(p)
+    p.set_defaults(handler=extract_cmd)
+
+    b = sub.add_parser("backfill", help="extract records from this project's past Claude Code transcripts")
+    b.add_argument("--since", metavar="DATE", help="only transcripts modified on or after DATE (YYYY-MM-DD)")
+    b.add_argument("--project", metavar="PATH", help="the project root (default: this project)")
+    b.add_argument("--dry-run", action="store_true", help="list transcripts and the estimated cost, send nothing")
+    b.add_argument("--yes", action="store_true", help="do not ask before spending")
+    add_json(b)
+    b.set_defaults(handler=backfill_cmd)
+
+
+def extract_cmd(args: argparse.Namespace, ctx: Context) -> int:
+    from ..extract import execute
+
+    result = execute(args.session_id, args.transcript, cwd=ctx.cwd, final=args.final, dry_run=args.dry_run,
+                     no_llm=args.no_llm, out=(lambda s: None) if ctx.json else ctx.out)
+    if ctx.json:
+        ctx.emit(asdict(result))
+    elif not args.dry_run:
+        ctx.out(_summary(result))
+    return 0  # scripts and hooks rely on it: extraction never fails the caller
+
+
+def _summary(r: Any) -> str:
+    if r.skipped:
+        return f"nothing extracted ({r.skipped})"
+    return (f"{r.written} records written, {r.reinforced} reinforced, {r.dropped} dropped; "
+            f"{r.calls} call(s), {r.tokens_sent} tokens, ${r.cost_usd:.4f}")
+
+
+def backfill_cmd(args: argparse.Namespace, ctx: Context) -> int:
+    from .. import config
+    from ..errors import UsageError
+    from ..extract import backfill
+
+    try:
+        since = backfill.parse_since(args.since)
+    except ValueError:
+        raise UsageError("invalid_field", field="--since", problem="is not a date (YYYY-MM-DD)") from None
+    root = args.project or ctx.cwd
+    found = backfill.discover(root, since=since)
+    estimate = backfill.estimate(found, cwd=root)
+    if ctx.json and (args.dry_run or not found):
+        ctx.emit(asdict(estimate))
+        return 0
+    ctx.out(backfill.describe(estimate))
+    if args.dry_run or not estimate.pending:
+        return 0
+    from ..extract.client import api_key
+
+    if api_key() is None or not config.load()["llm"]:
+        ctx.out("nothing sent: LLM extraction needs ANTHROPIC_API_KEY and config llm=true")
+        return 0
+    if not args.yes and not ctx.confirm(f"Extract {estimate.pending} transcript(s) for about ${estimate.usd:.2f}?"):
+        ctx.out("nothing sent")
+        return 1
+    results = backfill.run(found, cwd=root, progress=None if ctx.json else sys.stderr)
+    written = sum(r.written for r in results)
+    spent = sum(r.cost_usd for r in results)
+    if ctx.json:
+        ctx.emit({"sessions": len(results), "written": written, "cost_usd": round(spent, 6),
+                  "skipped": {r.session_id: r.skipped for r in results if r.skipped}})
+    else:
+        ctx.out(f"{len(results)} session(s): {written} records written, ${spent:.4f}")
+    return 0

@@ -1,0 +1,93 @@
+"""Ingest (SPEC §6): dedup verbatim and near-verbatim, reinforcement, supersession, handover, _global, flush."""
+
+from __future__ import annotations
+
+from agentctx.extract import validate
+from agentctx.extract.ingest import ingest
+from agentctx.models import NewRecord
+from agentctx.store import records
+from conftest import answer
+
+SAID = ("We store everything in SQLite, no server. Always use pytest for tests. "
+        "Actually switch to Postgres for the server build. I prefer short commit messages everywhere.")
+
+
+def _dec(what, evidence="We store everything in SQLite", confidence="explicit", supersedes=None):
+    return {"what": what, "rationale": "", "supersedes": supersedes, "confidence": confidence, "evidence": evidence}
+
+
+def _run(conn, pid, data, sid="s1", seen=None):
+    return ingest(conn, validate.check(data, SAID), project_id=pid, session_id=sid, threshold=3,
+                  reinforced=set() if seen is None else seen)
+
+
+def test_writes_llm_records_with_session(conn, pid):
+    out = _run(conn, pid, answer(decisions=[_dec("Use SQLite for storage")],
+                                 active_work={"current_task": "Export", "blockers": [], "next_steps": ["tests"],
+                                              "open_questions": []}))
+    assert {r.type for r in out.written} == {"decision", "handover"}
+    assert all(r.source == "llm_extraction" and r.session_id == "s1" for r in out.written)
+
+
+def test_flush_writes_nothing(conn, pid):
+    out = _run(conn, pid, {"flush_ok": True, "decisions": [_dec("Use SQLite for storage")]})
+    assert out.written == [] and records.current(conn, pid) == []
+
+
+def test_duplicates_dropped_in_session_reinforced_across_sessions(conn, pid):
+    _run(conn, pid, answer(decisions=[_dec("Use SQLite for storage", confidence="inferred")]))
+    same = _run(conn, pid, answer(decisions=[_dec("Use SQLite for storage.", confidence="inferred")]))
+    assert same.written == [] and same.dropped == [("decision", "duplicate")]
+    seen: set[str] = set()
+    other = _run(conn, pid, answer(decisions=[_dec("use sqlite for  storage", confidence="inferred")]), "s2", seen)
+    again = _run(conn, pid, answer(decisions=[_dec("Use SQLite for storage", confidence="inferred")]), "s2", seen)
+    (rec,) = records.current(conn, pid, types=["decision"])
+    assert other.reinforced == [rec.id] and again.reinforced == [] and rec.reinforce_count == 1
+
+
+def test_explicit_confirmation_reinforces_an_inferred_record(conn, pid):
+    _run(conn, pid, answer(decisions=[_dec("Use SQLite for storage", confidence="inferred")]))
+    _run(conn, pid, answer(decisions=[_dec("Use SQLite for storage")]))
+    (rec,) = records.current(conn, pid, types=["decision"])
+    assert rec.confidence == "reinforced"
+
+
+def test_near_verbatim_against_existing_cli_record(conn, pid):
+    records.insert(conn, NewRecord("decision", "Use SQLite for storage", "Use SQLite for storage", pid,
+                                   confidence="explicit"))
+    out = _run(conn, pid, answer(decisions=[_dec("Use SQLite for the storage")]))
+    assert out.written == [] and len(records.current(conn, pid)) == 1
+
+
+def test_supersedes_a_real_id_and_ignores_a_bogus_one(conn, pid):
+    old, _ = records.insert(conn, NewRecord("decision", "Use SQLite everywhere", "Use SQLite everywhere", pid))
+    out = _run(conn, pid, answer(decisions=[
+        _dec("Use Postgres for the server build", "switch to Postgres for the server build", supersedes=old.id),
+        _dec("Keep everything in one SQLite file", supersedes="01NOTAREALID0000000000000")]))
+    assert len(out.written) == 2
+    assert records.get(conn, old.id).superseded_by == out.written[0].id
+    assert out.written[1].is_current
+
+
+def test_supersedes_of_another_type_is_not_honoured(conn, pid):
+    conv, _ = records.insert(conn, NewRecord("convention", "Use SQLite", "Use SQLite", pid))
+    _run(conn, pid, answer(decisions=[_dec("Use Postgres for the server", "switch to Postgres for the server build",
+                                           supersedes=conv.id)]))
+    assert records.get(conn, conv.id).is_current
+
+
+def test_global_preference_goes_to_global_and_is_visible(conn, pid):
+    _run(conn, pid, answer(preferences=[{"category": "process", "rule": "Short commit messages", "scope": "global",
+                                         "confidence": "explicit", "supersedes": None,
+                                         "evidence": "I prefer short commit messages everywhere"}]))
+    (rec,) = records.current(conn, pid, types=["preference"])
+    assert rec.project_id == "_global" and rec.scope == "global"
+
+
+def test_handover_replaced_by_the_next_session(conn, pid):
+    work = {"current_task": "A", "blockers": [], "next_steps": ["x"], "open_questions": []}
+    first = _run(conn, pid, answer(active_work=work)).written[0]
+    second = _run(conn, pid, answer(active_work={**work, "current_task": "B"}), "s2").written[0]
+    assert records.get(conn, first.id).superseded_by == second.id
+    assert [r.title for r in records.current(conn, pid, types=["handover"])] == ["Handover: B"]
+    assert _run(conn, pid, answer(active_work={**work, "current_task": "B"}), "s2").written == []
