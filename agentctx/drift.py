@@ -207,14 +207,19 @@ def scan(conn: sqlite3.Connection, project: Project, *, update_scores: bool = Tr
             _write_scores(conn, project.id, {})
         return DriftReport()
     matcher = Matcher(claudemd.lines(files))
+    stale = list(_stale(conn, project, matcher))
+    # A line that still states a superseded fact does not reflect its successor, even when the title was kept.
+    stale_lines = {(id(m.line), head) for _, m, head in stale}
     missing: list[tuple[Record, Match]] = []
     scores: dict[str, float] = {}
     for record in store.candidates(conn, project.id):
         m = matcher.match(record)
+        if (id(m.line), record.id) in stale_lines and record.id not in matcher.full_text:
+            m = Match(0.0, m.line)
         scores[record.id] = round(1.0 - m.score, 4)
         if m.score < COVERED and matcher.informative(record):
             missing.append((record, m))
-    contradicted = [_entry(old, m, superseded_by=old.superseded_by) for old, m in _stale(conn, project, matcher)]
+    contradicted = [_entry(old, m, superseded_by=old.superseded_by) for old, m, _ in stale]
     if update_scores:
         _write_scores(conn, project.id, scores)
     shown = missing[:MAX_MISSING]
@@ -224,8 +229,9 @@ def scan(conn: sqlite3.Connection, project: Project, *, update_scores: bool = Tr
                        str(target), base, new)
 
 
-def _stale(conn: sqlite3.Connection, project: Project, matcher: Matcher) -> Iterable[tuple[Record, Match]]:
-    """Superseded records CLAUDE.md still states: a line covers them better than it covers their head."""
+def _stale(conn: sqlite3.Connection, project: Project,
+           matcher: Matcher) -> Iterable[tuple[Record, Match, str | None]]:
+    """Superseded records CLAUDE.md still states (a line says the old fact, nothing of the new), with their head."""
     from .store import records
 
     for old in store.superseded(conn, project.id):
@@ -234,14 +240,22 @@ def _stale(conn: sqlite3.Connection, project: Project, matcher: Matcher) -> Iter
         m = matcher.match(old)
         if m.score < COVERED or m.line is None:
             continue
-        new = records.get(conn, old.superseded_by) if old.superseded_by else None
-        if new is not None and old.id not in matcher.full_text:
-            new_terms = matcher.weights(records.head(conn, new))
+        nxt = records.get(conn, old.superseded_by) if old.superseded_by else None
+        head = records.head(conn, nxt) if nxt is not None else None
+        if head is not None and old.id not in matcher.full_text:
+            # Compare on what differs: a supersession often keeps the title, so shared terms decide nothing.
+            old_w, new_w = matcher.weights(old), matcher.weights(head)
             unit = set(matcher._terms(f"{m.line.text} {m.line.heading}"))
-            total = sum(new_terms.values()) or 1.0
-            if sum(w for t, w in new_terms.items() if t in unit) / total >= m.score:
+            says_new = _share({t: w for t, w in new_w.items() if t not in old_w}, unit)
+            says_old = _share({t: w for t, w in old_w.items() if t not in new_w}, unit)
+            if says_new > 0 and says_new >= says_old:
                 continue  # the line states the new fact at least as well as the old one
-        yield old, m
+        yield old, m, head.id if head is not None else None
+
+
+def _share(weights: dict[str, float], unit: set[str]) -> float:
+    total = sum(weights.values())
+    return sum(w for t, w in weights.items() if t in unit) / total if total else 0.0
 
 
 def _write_scores(conn: sqlite3.Connection, project_id: str, scores: dict[str, float]) -> None:
