@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from . import config, db, paths
 from .project import Project
 from .store import records
@@ -32,3 +34,56 @@ def reset_project(project: Project) -> int:
         return records.delete_project(conn, project.id)
     finally:
         conn.close()
+
+
+def wire_claude(*, project_root: Path | None = None, mcp: bool = True) -> list[str]:
+    """Register the hooks (user settings, or the project's with `project_root`) and the MCP server; what was done."""
+    from . import claude_settings as cs
+
+    launch = cs.launcher()
+    done = [f"hooks {launch.describe()}"]
+    settings = cs.settings_path(project_root)
+    done.append(("registered hooks in " if cs.install_hooks(settings, launch) else "hooks already registered in ")
+                + str(settings))
+    if mcp:
+        state = paths.claude_json()
+        done.append(("registered MCP server `agentctx` in " if cs.install_mcp(state, launch)
+                     else "MCP server `agentctx` already registered in ") + str(state))
+    return done
+
+
+def unwire_claude(*, project_root: Path | None = None) -> list[str]:
+    """Remove our hooks (user and, with `project_root`, project settings) and MCP entry, restoring the user's files."""
+    from . import claude_settings as cs
+
+    done = []
+    targets = [cs.settings_path(None)] + ([cs.settings_path(project_root)] if project_root is not None else [])
+    for settings in targets:
+        if cs.remove_hooks(settings):
+            done.append(f"removed agentctx hooks from {settings}")
+    if cs.remove_mcp(paths.claude_json()):
+        done.append(f"removed MCP server `agentctx` from {paths.claude_json()}")
+    return done or ["nothing of agentctx was registered with Claude Code"]
+
+
+def profile_and_digest(project: Project) -> list[str]:
+    """Detect the project profile, then compose the first SessionStart digest."""
+    from . import digest, profile
+
+    conn = db.connect(paths.db_path())
+    try:
+        status = profile.refresh(conn, project)
+        digest.refresh(conn, project.id, project=project)
+    finally:
+        conn.close()
+    changed = [f"{title} {state}" for title, state in status.items() if state != "unchanged"]
+    return [f"profile: {', '.join(changed) if changed else 'nothing new detected'}", "digest ready"]
+
+
+def remove_data() -> str:
+    """Delete the data directory (store, config, digests, logs)."""
+    import shutil
+
+    home = paths.home()
+    shutil.rmtree(home, ignore_errors=True)
+    return f"deleted {home}"

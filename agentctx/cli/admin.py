@@ -13,6 +13,8 @@ from .parser import add_json
 
 def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
     done = setup.initialize()
+    done += setup.wire_claude(project_root=ctx.project.root if args.project else None, mcp=not args.no_mcp)
+    done += [] if args.no_profile else setup.profile_and_digest(ctx.project)
     if ctx.json:
         ctx.emit({"home": str(paths.home()), "database": str(paths.db_path()), "done": done})
     else:
@@ -78,7 +80,10 @@ def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("init", help="create the data directory, database and config")
+    p = sub.add_parser("init", help="create the store and config, wire agentctx into Claude Code, detect the profile")
+    p.add_argument("--project", action="store_true", help="register the hooks in this project's .claude/settings.json")
+    p.add_argument("--no-mcp", action="store_true", help="do not register the MCP server in ~/.claude.json")
+    p.add_argument("--no-profile", action="store_true", help="skip project profile detection")
     add_json(p)
     p.set_defaults(handler=cmd_init)
 

@@ -1,0 +1,276 @@
+"""Surgical edits of Claude Code's settings: our six hooks and our MCP entry, nothing else; backups; exact undo."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import paths
+from .errors import ConfigError
+
+BACKUP_SUFFIX = ".agentctx-backup"
+ABSENT_SUFFIX = ".agentctx-absent"  # marks "the file did not exist before agentctx touched it"
+MCP_NAME = "agentctx"
+
+# Claude Code event -> (our kebab event, matcher, extra handler fields); vendor-notes/claude-code-hooks.md.
+HOOKS: dict[str, tuple[str, str | None, dict[str, Any]]] = {
+    # SessionStart re-runs after compaction (source "compact"): the digest comes back (fact 12).
+    "SessionStart": ("session-start", "startup|resume|clear|compact", {"timeout": 10}),
+    "UserPromptSubmit": ("user-prompt-submit", None, {"timeout": 10}),
+    # Only tools whose effects we capture, in the background: capture needs no reply (fact 16).
+    "PostToolUse": ("post-tool-use", "Write|Edit|MultiEdit|NotebookEdit|Bash", {"async": True, "timeout": 30}),
+    "PreCompact": ("pre-compact", None, {"timeout": 10}),
+    "Stop": ("stop", None, {"timeout": 10}),
+    # No timeout: a larger one would make every exit wait for it (fact 15); the hook returns at once anyway.
+    "SessionEnd": ("session-end", None, {}),
+}
+_OURS = re.compile(r"(?:^|[\s/\\\"'])agentctx['\"]?\s+hook\s+[a-z-]+\s*$|\s-m\s+agentctx\s+hook\s+[a-z-]+\s*$")
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """How Claude Code should start agentctx: the PATH command when it is this installation, else absolute."""
+
+    argv: tuple[str, ...]
+    on_path: bool
+
+    def command(self, *args: str) -> str:
+        return " ".join(shlex.quote(a) for a in (*self.argv, *args))
+
+    def describe(self) -> str:
+        if self.on_path:
+            return "using `agentctx` from PATH (this installation)"
+        return f"using `{self.command()}` (the `agentctx` on PATH is missing or another installation)"
+
+
+def launcher() -> Launcher:
+    found = shutil.which("agentctx")
+    here = os.path.realpath(os.path.dirname(sys.executable))
+    if found and os.path.realpath(os.path.dirname(found)) == here:
+        return Launcher(("agentctx",), True)
+    if found and _shebang_python(found) in (os.path.realpath(sys.executable), sys.executable):
+        return Launcher(("agentctx",), True)
+    return Launcher((sys.executable, "-m", "agentctx"), False)
+
+
+def _shebang_python(script: str) -> str | None:
+    try:
+        with open(script, "rb") as fh:
+            first = fh.readline(512).decode("utf-8", "replace")
+    except OSError:
+        return None
+    if not first.startswith("#!"):
+        return None
+    parts = first[2:].split()
+    return os.path.realpath(parts[0]) if parts else None
+
+
+def is_ours(handler: Any) -> bool:
+    return isinstance(handler, dict) and isinstance(handler.get("command"), str) and bool(_OURS.search(handler["command"]))
+
+
+# --- files --------------------------------------------------------------------------------------------------
+
+def _load(path: Path) -> tuple[dict[str, Any], str | None]:
+    """The JSON object in `path` ({} when missing or empty) and its raw text; malformed files are refused."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        raise ConfigError("file_unreadable", path=str(path), detail=exc.strerror or str(exc)) from None
+    if not raw.strip():
+        return {}, raw
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ConfigError("file_invalid", path=str(path), kind="JSON", detail=f"{exc.msg}, line {exc.lineno}") from None
+    if not isinstance(data, dict):
+        raise ConfigError("file_invalid", path=str(path), kind="JSON", detail="not an object")
+    return data, raw
+
+
+def _indent(raw: str | None) -> int | str:
+    """Keep the file's own indentation so our edit does not reformat the user's file."""
+    if raw:
+        m = re.search(r"\n([ \t]+)\S", raw)
+        if m:
+            return "\t" if m.group(1).startswith("\t") else len(m.group(1))
+    return 2
+
+
+def _dump(data: dict[str, Any], raw: str | None) -> str:
+    return json.dumps(data, indent=_indent(raw), ensure_ascii=False) + "\n"
+
+
+def _backup(path: Path, raw: str | None) -> None:
+    """Before the first change only: the original bytes, or a marker that there was no file."""
+    backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
+    if backup.exists() or absent.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if raw is None:
+        absent.touch(mode=0o600)
+    else:
+        shutil.copy2(path, backup)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.agentctx.{os.getpid()}.tmp")
+    mode = (path.stat().st_mode & 0o777) if path.exists() else 0o600
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def _apply(path: Path, change: "Any") -> bool:
+    """Load, change, and write only when the JSON changed (so a rerun changes no byte); True when written."""
+    data, raw = _load(path)
+    before = json.dumps(data, sort_keys=False)
+    change(data)
+    if json.dumps(data, sort_keys=False) == before and raw is not None:
+        return False
+    _backup(path, raw)
+    _write(path, _dump(data, raw))
+    return True
+
+
+def _restore(path: Path, change: "Any") -> bool:
+    """Undo our change; when what remains is what the user had, put back their exact bytes (or no file)."""
+    backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
+    if not path.exists():
+        backup.unlink(missing_ok=True)
+        absent.unlink(missing_ok=True)
+        return False
+    data, raw = _load(path)
+    before = json.dumps(data)
+    change(data)
+    changed = json.dumps(data) != before
+    if absent.exists() and not data:
+        path.unlink()
+        absent.unlink()
+        return True
+    if backup.exists():
+        try:
+            original = json.loads(backup.read_text(encoding="utf-8") or "{}")
+        except (OSError, ValueError):
+            original = None
+        if original == data:
+            os.replace(backup, path)  # byte for byte what the user had
+            return True
+    if changed:
+        _write(path, _dump(data, raw))
+    backup.unlink(missing_ok=True)
+    absent.unlink(missing_ok=True)
+    return changed
+
+
+# --- hooks ----------------------------------------------------------------------------------------------------
+
+def settings_path(project_root: Path | None = None) -> Path:
+    """User settings, or the project's committed settings with `--project`."""
+    if project_root is not None:
+        return project_root / ".claude" / "settings.json"
+    return paths.claude_home() / "settings.json"
+
+
+def _desired_group(event: str, launch: Launcher) -> dict[str, Any]:
+    kebab, matcher, extra = HOOKS[event]
+    group: dict[str, Any] = {}
+    if matcher:
+        group["matcher"] = matcher
+    group["hooks"] = [{"type": "command", "command": launch.command("hook", kebab), **extra}]
+    return group
+
+
+def _strip_ours(groups: list[Any]) -> list[Any]:
+    """The event's groups without our handlers; the user's handlers and matchers stay where they were."""
+    kept = []
+    for group in groups:
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list) and any(is_ours(h) for h in group["hooks"]):
+            rest = [h for h in group["hooks"] if not is_ours(h)]
+            if rest:
+                kept.append({**group, "hooks": rest})
+        else:
+            kept.append(group)
+    return kept
+
+
+def _hooks_table(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ConfigError("file_invalid", path=str(path), kind="Claude Code settings", detail='"hooks" is not an object')
+    for event in HOOKS:
+        if event in hooks and not isinstance(hooks[event], list):
+            raise ConfigError("file_invalid", path=str(path), kind="Claude Code settings",
+                              detail=f'"hooks.{event}" is not an array')
+    return hooks
+
+
+def install_hooks(path: Path, launch: Launcher) -> bool:
+    """Register the six hooks in `path`; True when the file changed."""
+    def change(data: dict[str, Any]) -> None:
+        hooks = _hooks_table(data, path)
+        for event in HOOKS:
+            groups = hooks.get(event, [])
+            desired = _desired_group(event, launch)
+            ours = [g for g in groups if isinstance(g, dict) and any(is_ours(h) for h in g.get("hooks") or [])]
+            if len(ours) == 1 and ours[0] == desired:
+                continue  # already exactly right: leave its position alone
+            hooks[event] = _strip_ours(groups) + [desired]
+    _load(path)  # refuse a malformed file before anything else
+    return _apply(path, change)
+
+
+def remove_hooks(path: Path) -> bool:
+    """Remove our hooks from `path` (pruning what becomes empty); True when the file changed."""
+    def change(data: dict[str, Any]) -> None:
+        hooks = data.get("hooks")
+        if not isinstance(hooks, dict):
+            return
+        for event in list(hooks):
+            if isinstance(hooks[event], list):
+                before = hooks[event]
+                hooks[event] = _strip_ours(before)
+                if not hooks[event] and before:
+                    del hooks[event]
+        if not hooks:
+            del data["hooks"]
+    return _restore(path, change)
+
+
+# --- MCP ------------------------------------------------------------------------------------------------------
+
+def mcp_entry(launch: Launcher) -> dict[str, Any]:
+    return {"type": "stdio", "command": launch.argv[0], "args": [*launch.argv[1:], "mcp"]}
+
+
+def install_mcp(path: Path, launch: Launcher) -> bool:
+    """Register (or repair) `mcpServers.agentctx` at user scope in ~/.claude.json."""
+    def change(data: dict[str, Any]) -> None:
+        servers = data.setdefault("mcpServers", {})
+        if not isinstance(servers, dict):
+            raise ConfigError("file_invalid", path=str(path), kind="Claude Code state", detail='"mcpServers" is not an object')
+        if servers.get(MCP_NAME) != mcp_entry(launch):
+            servers[MCP_NAME] = mcp_entry(launch)
+    _load(path)
+    return _apply(path, change)
+
+
+def remove_mcp(path: Path) -> bool:
+    def change(data: dict[str, Any]) -> None:
+        servers = data.get("mcpServers")
+        if isinstance(servers, dict) and MCP_NAME in servers:
+            del servers[MCP_NAME]
+            if not servers:
+                del data["mcpServers"]
+    return _restore(path, change)

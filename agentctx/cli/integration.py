@@ -1,0 +1,116 @@
+"""Claude Code integration commands: uninstall, consolidate, profile, why."""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import paths, setup
+from ..errors import UsageError
+from .context import Context
+from .parser import add_json
+
+
+def cmd_uninstall(args: argparse.Namespace, ctx: Context) -> int:
+    if args.data and not args.force and not ctx.confirm(f"Delete every agentctx record and {paths.home()}?"):
+        raise UsageError("not_confirmed", action="uninstall --data")
+    done = setup.unwire_claude(project_root=ctx.project.root if args.project else None)
+    if args.data:
+        ctx.close()
+        done.append(setup.remove_data())
+    ctx.emit({"done": done}) if ctx.json else [ctx.out(line) for line in done]
+    return 0
+
+
+def cmd_consolidate(args: argparse.Namespace, ctx: Context) -> int:
+    from .. import consolidate
+
+    if args.transcript and not args.session_id:
+        raise UsageError("invalid_field", field="--transcript", problem="needs --session-id")
+    report = consolidate.run(ctx.project, session_id=args.session_id, transcript=args.transcript, rebuild=args.rebuild)
+    if ctx.json:
+        ctx.emit(report)
+    else:
+        for key, value in report.items():
+            ctx.out(f"{key}: {value}")
+    return 0
+
+
+def cmd_profile(args: argparse.Namespace, ctx: Context) -> int:
+    from .. import digest, profile
+    from ..store import records
+
+    if args.action == "refresh":
+        status = profile.refresh(ctx.conn, ctx.project)
+        digest.refresh(ctx.conn, ctx.project.id, project=ctx.project)
+        if ctx.json:
+            ctx.emit(status)
+        else:
+            for title, state in status.items():
+                ctx.out(f"{title}: {state}")
+            if not status:
+                ctx.out("no manifests recognised")
+        return 0
+    current = records.current(ctx.conn, ctx.project.id, types=["profile"], own_only=True)
+    if ctx.json:
+        ctx.emit([r.to_dict() for r in current])
+    else:
+        for r in current:
+            ctx.out(f"{r.title}  ({r.id})\n{r.body}\n")
+        if not current:
+            ctx.out("no profile yet: run `agentctx profile refresh`")
+    return 0
+
+
+def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
+    from ..store import records, sessions
+
+    rows = sessions.injections(ctx.conn, ctx.project.id, session_id=args.session, limit=args.limit)
+    out = []
+    for inj in rows:
+        items = []
+        for i, rid in enumerate(inj.record_ids):
+            rec = records.get(ctx.conn, rid)
+            items.append({"id": rid, "score": inj.scores[i] if i < len(inj.scores) else None,
+                          "type": rec.type if rec else None, "title": rec.title if rec else "(deleted)",
+                          "current": bool(rec and rec.is_current)})
+        out.append({"at": inj.created_at, "session_id": inj.session_id, "event": inj.event,
+                    "prompt_hash": inj.prompt_hash, "tokens": inj.tokens, "records": items})
+    if ctx.json:
+        ctx.emit(out)
+        return 0
+    if not out:
+        ctx.out("nothing injected yet" + (f" in session {args.session}" if args.session else ""))
+    for row in out:
+        ctx.out(f"{row['at']}  {row['event']}  session {row['session_id'] or '-'}  {row['tokens']} tokens"
+                + (f"  prompt {row['prompt_hash']}" if row["prompt_hash"] else ""))
+        for item in row["records"]:
+            score = "" if item["score"] is None else f"{item['score']:.3f}"
+            ctx.out(f"    {score:>8}  [{item['type']}] {item['title']}  {item['id']}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("uninstall", help="remove agentctx from Claude Code (restoring your settings files)")
+    p.add_argument("--project", action="store_true", help="also clean this project's .claude/settings.json")
+    p.add_argument("--data", action="store_true", help="also delete the store and every record (asks first)")
+    p.add_argument("--force", action="store_true", help="do not ask")
+    add_json(p)
+    p.set_defaults(handler=cmd_uninstall)
+
+    p = sub.add_parser("consolidate", help="lifecycle, decay, duplicates and the next SessionStart digest")
+    p.add_argument("--rebuild", action="store_true", help="recompute all derived data (scores, index, every digest)")
+    p.add_argument("--session-id", help="wrap up this session first (final extraction, file links, handover)")
+    p.add_argument("--transcript", help="the session's transcript (JSONL)")
+    add_json(p)
+    p.set_defaults(handler=cmd_consolidate)
+
+    p = sub.add_parser("profile", help="the detected project profile")
+    p.add_argument("action", nargs="?", choices=("show", "refresh"), default="show")
+    add_json(p)
+    p.set_defaults(handler=cmd_profile)
+
+    p = sub.add_parser("why", help="what was injected into the agent's context, and why")
+    p.add_argument("--session", help="only this session")
+    p.add_argument("--limit", type=int, default=20)
+    add_json(p)
+    p.set_defaults(handler=cmd_why)

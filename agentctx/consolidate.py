@@ -1,0 +1,139 @@
+"""`agentctx consolidate`: final extraction, session wrap-up, confidence lifecycle, decay, duplicates, the digest."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+
+from . import config, db, digest, paths
+from .errors import NotFoundError
+from .ids import now_iso, parse_iso
+from .models import NewRecord
+from .project import Project
+from .store import capture as capture_sql
+from .store import records
+
+# Half-life in days of the derived `score` by type; None = does not decay (SPEC §3.2 lifecycle column).
+HALF_LIFE_DAYS: dict[str, float | None] = {"decision": None, "convention": None, "profile": None, "preference": 180.0,
+                                           "discovery": 30.0, "bugfix": 30.0, "handover": 7.0}
+SCORE_FLOOR = 0.05
+
+
+def _final_extraction(session_id: str, transcript: str | None, cwd: str) -> str:
+    """Run the last extraction pass first, so the digest sees the newest handover (the original raced here)."""
+    if not transcript or not config.load()["llm"] or not os.environ.get("ANTHROPIC_API_KEY"):
+        return "skipped (llm off or no API key)"
+    try:
+        from .extract import run as extract_run  # type: ignore[attr-defined]
+    except ImportError:
+        return "skipped (extraction not installed)"
+    extract_run(session_id, transcript, cwd=cwd, final=True)
+    return "done"
+
+
+def wrap_session(conn: sqlite3.Connection, project: Project, session_id: str, transcript: str | None) -> list[str]:
+    """Link the session's files to its records; write a rule-based handover when no richer one came from it."""
+    from . import snapshot
+    from .capture import log_path, read_log
+
+    done = []
+    log = read_log(session_id)
+    linked = _link_files(conn, project.id, session_id, log)
+    if linked:
+        done.append(f"linked {linked} files to the session's records")
+    current = records.current(conn, project.id, types=["handover"], own_only=True, limit=1)
+    richer = current and current[0].source != "hook_observation" and current[0].session_id == session_id
+    if not richer:
+        body = snapshot.compose(snapshot.recent_prompts(transcript) if transcript else [], log,
+                                when=f"at session end, {now_iso()}")
+        if body:
+            records.insert(conn, NewRecord(type="handover", title="Handover: end-of-session snapshot", body=body,
+                                           project_id=project.id, source="hook_observation", session_id=session_id))
+            done.append("rule-based handover written")
+    try:
+        Path(log_path(session_id)).unlink(missing_ok=True)
+    except OSError:
+        pass
+    return done
+
+
+def _link_files(conn: sqlite3.Connection, project_id: str, session_id: str, log: list[dict[str, object]]) -> int:
+    """Files the session wrote, linked to every record it produced (extraction runs after the edits)."""
+    from .store import graph
+
+    files = list(dict.fromkeys(str(e["path"]) for e in log if e.get("kind") == "file" and e.get("path")))
+    ids = capture_sql.session_record_ids(conn, project_id, session_id)
+    if not files or not ids:
+        return 0
+    nodes = [graph.upsert_node(conn, project_id, "file", f) for f in files]
+    capture_sql.link_all(conn, ids, nodes)
+    return len(nodes)
+
+
+def decay(conn: sqlite3.Connection, project_id: str | None, now: datetime | None = None) -> int:
+    """Recompute the derived score: max(floor, 2^(-age/half-life)); pinned and non-decaying types stay at 1."""
+    now = now or datetime.now(timezone.utc)
+    updates = []
+    for rid, type_, recorded_at, pinned, old in capture_sql.decay_inputs(conn, project_id):
+        half = HALF_LIFE_DAYS.get(type_)
+        score = 1.0
+        if half and not pinned:
+            try:
+                age = max(0.0, (now - parse_iso(recorded_at)).total_seconds() / 86400)
+            except ValueError:
+                age = 0.0
+            score = max(SCORE_FLOOR, 0.5 ** (age / half))
+        if old is None or abs(float(old) - score) > 1e-9:
+            updates.append((score, rid))
+    capture_sql.set_scores(conn, updates)
+    return len(updates)
+
+
+def dedup(conn: sqlite3.Connection, project_id: str) -> int:
+    """Fold verbatim duplicates (case and spacing aside) into the oldest copy, counting each as a sighting."""
+    folded = 0
+    now = now_iso()
+    for group in capture_sql.duplicate_groups(conn, project_id):
+        keep = group[0]
+        for dup in group[1:]:
+            capture_sql.fold_duplicate(conn, keep, dup, now)
+            folded += 1
+    return folded
+
+
+def run(project: Project, *, session_id: str | None = None, transcript: str | None = None,
+        rebuild: bool = False) -> dict[str, object]:
+    """One consolidation pass for `project` (with `rebuild`: every project, from scratch). Never needs the network."""
+    report: dict[str, object] = {"project_id": project.id}
+    if session_id:
+        report["extraction"] = _final_extraction(session_id, transcript, str(project.root))
+    try:
+        conn = db.connect(paths.db_path())
+    except NotFoundError:
+        report["skipped"] = "no store: run `agentctx init`"
+        return report
+    try:
+        from .hooks import pending
+
+        report["ledger_rows_drained"] = pending.drain(conn)
+        if session_id:
+            report["session"] = wrap_session(conn, project, session_id, transcript)
+        report["reinforced"] = capture_sql.promote_reinforced(conn, int(config.load()["reinforceThreshold"]))
+        report["scores_updated"] = decay(conn, None if rebuild else project.id)
+        report["duplicates_folded"] = dedup(conn, project.id)
+        if rebuild:
+            shutil.rmtree(paths.digests_dir(), ignore_errors=True)
+            if db.has_fts(conn):
+                capture_sql.rebuild_fts(conn)
+            others = [pid for pid in capture_sql.project_ids(conn) if pid != project.id]
+            for pid in others:
+                digest.refresh(conn, pid)
+            report["digests_rebuilt"] = len(others) + 1
+        data = digest.refresh(conn, project.id, project=project)
+        report["digest_tokens"] = data["tokens"]
+    finally:
+        conn.close()
+    return report

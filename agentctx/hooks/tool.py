@@ -1,0 +1,28 @@
+"""PostToolUse (registered async): deterministic capture only; no model, no network."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .payload import Payload
+
+
+def post_tool_use(payload: "Payload") -> None:
+    from .. import paths
+
+    if not payload.tool_name or not paths.db_path().exists():
+        return None
+    from .. import capture, db
+    from ..project import detect
+
+    observations = capture.observe(payload.tool_name, payload.tool_input, payload.tool_response, payload.cwd)
+    if not observations:
+        return None
+    project = detect(payload.cwd)
+    conn = db.connect(paths.db_path())
+    try:
+        capture.store(conn, project.id, payload.session_id, observations)
+    finally:
+        conn.close()
+    capture.append_log(payload.session_id, observations)
+    return None

@@ -1,0 +1,91 @@
+"""The working state of a session without an LLM: recent prompts from the transcript tail plus the capture log."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .stash.redact import scrub_text
+
+TAIL_BYTES = 256 * 1024
+PROMPT_CHARS = 600
+BODY_MAX = 2000
+
+
+def _user_text(entry: dict[str, Any]) -> str:
+    """A developer's own words: user lines that are not meta, tool results, compact summaries or command wrappers."""
+    if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary") or entry.get("isSidechain"):
+        return ""
+    content = (entry.get("message") or {}).get("content") if isinstance(entry.get("message"), dict) else None
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    else:
+        return ""
+    text = text.strip()
+    if not text or text.startswith(("<command-", "<local-command", "<system-reminder>")):
+        return ""
+    return text
+
+
+def recent_prompts(transcript: str, limit: int = 3) -> list[str]:
+    """The last `limit` developer prompts within the final 256 KB of the transcript (partial first line skipped)."""
+    try:
+        with open(transcript, "rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - TAIL_BYTES))
+            raw = fh.read()
+    except OSError:
+        return []
+    lines = raw.decode("utf-8", "replace").splitlines()
+    if size > TAIL_BYTES:
+        lines = lines[1:]
+    prompts: list[str] = []
+    for line in reversed(lines):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        text = _user_text(entry) if isinstance(entry, dict) else ""
+        if text:
+            prompts.append(text)
+            if len(prompts) >= limit:
+                break
+    return list(reversed(prompts))
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def compose(prompts: list[str], log: list[dict[str, Any]], *, when: str) -> str:
+    """A handover body: what was being asked, files touched, branch, commits, the last test verdict."""
+    parts = [f"Snapshot taken {when} (no model involved)."]
+    if prompts:
+        parts.append("Recent requests:\n" + "\n".join(f"- {_clip(scrub_text(p), PROMPT_CHARS)}" for p in prompts))
+    files = list(dict.fromkeys(e.get("path") for e in log if e.get("kind") == "file" and e.get("path")))
+    if files:
+        parts.append("Files changed:\n" + "\n".join(f"- {f}" for f in files[-12:]))
+    branches = [e.get("detail") for e in log if e.get("kind") == "branch" and e.get("detail")]
+    if branches:
+        parts.append(f"Branch: {branches[-1]}")
+    commits = [f"- {e.get('detail')}" for e in log if e.get("kind") == "commit"]
+    if commits:
+        parts.append("Commits:\n" + "\n".join(commits[-5:]))
+    tests = [e for e in log if e.get("kind") == "test"]
+    if tests:
+        last = tests[-1]
+        verdict = f"Last test run: `{last.get('command')}` {last.get('outcome')}"
+        if last.get("outcome") == "failed" and last.get("detail"):
+            verdict += f" ({_clip(str(last.get('detail')), 200)})"
+        parts.append(verdict)
+    errors = [e for e in log if e.get("kind") == "error"]
+    if errors:
+        parts.append(f"Last error: {_clip(str(errors[-1].get('detail')), 200)}")
+    if len(parts) == 1:
+        return ""
+    body = "\n\n".join(parts)
+    return body if len(body) <= BODY_MAX else body[: BODY_MAX - 1] + "…"

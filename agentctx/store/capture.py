@@ -1,0 +1,91 @@
+"""SQL for deterministic capture and consolidation: session records, open stubs, score decay, duplicate scan."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Iterable
+
+from ..db import atomic
+from .records import COLUMNS, CURRENT, to_record
+from ..models import Record
+
+
+def session_record_ids(conn: sqlite3.Connection, project_id: str, session_id: str) -> list[str]:
+    """Current records a session produced in this project (the ones its files are linked to)."""
+    rows = conn.execute(f"SELECT id FROM records WHERE session_id = ? AND project_id = ? AND {CURRENT}",
+                        (session_id, project_id))
+    return [r[0] for r in rows]
+
+
+def current_by_title(conn: sqlite3.Connection, project_id: str, type_: str, title: str) -> Record | None:
+    row = conn.execute(f"SELECT {COLUMNS} FROM records WHERE project_id = ? AND type = ? AND title = ? AND {CURRENT} "
+                       "ORDER BY recorded_at DESC LIMIT 1", (project_id, type_, title)).fetchone()
+    return to_record(row) if row else None
+
+
+def link_all(conn: sqlite3.Connection, record_ids: Iterable[str], node_ids: Iterable[str]) -> None:
+    pairs = [(r, n) for r in record_ids for n in node_ids]
+    if pairs:
+        with atomic(conn):
+            conn.executemany("INSERT OR IGNORE INTO record_entities (record_id, entity_id) VALUES (?, ?)", pairs)
+
+
+def session_handover(conn: sqlite3.Connection, project_id: str, session_id: str) -> Record | None:
+    """The handover this session wrote, if it is still the current one."""
+    row = conn.execute(f"SELECT {COLUMNS} FROM records WHERE project_id = ? AND type = 'handover' AND session_id = ? "
+                       f"AND {CURRENT} LIMIT 1", (project_id, session_id)).fetchone()
+    return to_record(row) if row else None
+
+
+def promote_reinforced(conn: sqlite3.Connection, threshold: int) -> int:
+    """inferred -> reinforced once a record recurred in `threshold` sessions (SPEC §3.3); one-way."""
+    with atomic(conn):
+        cur = conn.execute("UPDATE records SET confidence = 'reinforced' WHERE confidence = 'inferred' "
+                           f"AND reinforce_count >= ? AND {CURRENT}", (threshold,))
+    return cur.rowcount
+
+
+def decay_inputs(conn: sqlite3.Connection, project_id: str | None) -> list[tuple[str, str, str, int, float]]:
+    """(id, type, recorded_at, pinned, score) of current records, of one project or all."""
+    sql = f"SELECT id, type, recorded_at, pinned, score FROM records WHERE {CURRENT}"
+    args: tuple[object, ...] = ()
+    if project_id is not None:
+        sql += " AND project_id IN (?, '_global')"
+        args = (project_id,)
+    return [tuple(r) for r in conn.execute(sql, args)]  # type: ignore[misc]
+
+
+def set_scores(conn: sqlite3.Connection, scores: list[tuple[float, str]]) -> None:
+    if scores:
+        with atomic(conn):
+            conn.executemany("UPDATE records SET score = ? WHERE id = ?", scores)
+
+
+def duplicate_groups(conn: sqlite3.Connection, project_id: str) -> list[list[Record]]:
+    """Current records of a namespace that say the same thing (type, title, body equal ignoring case and spacing)."""
+    rows = [to_record(r) for r in conn.execute(
+        f"SELECT {COLUMNS} FROM records WHERE project_id IN (?, '_global') AND {CURRENT} ORDER BY recorded_at, id",
+        (project_id,))]
+    groups: dict[tuple[str, str, str, str], list[Record]] = {}
+    for r in rows:
+        key = (r.project_id, r.type, " ".join(r.title.lower().split()), " ".join(r.body.lower().split()))
+        groups.setdefault(key, []).append(r)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def fold_duplicate(conn: sqlite3.Connection, keep: Record, dup: Record, now: str) -> None:
+    """Mark `dup` superseded by the older `keep` (nothing is deleted) and count it as a sighting of `keep`."""
+    with atomic(conn):
+        conn.execute("UPDATE records SET superseded_at = ?, superseded_by = ? WHERE id = ? AND superseded_at IS NULL",
+                     (now, keep.id, dup.id))
+        if dup.session_id != keep.session_id:
+            conn.execute("UPDATE records SET reinforce_count = reinforce_count + 1 WHERE id = ?", (keep.id,))
+
+
+def project_ids(conn: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT DISTINCT project_id FROM records WHERE project_id != '_global'")]
+
+
+def rebuild_fts(conn: sqlite3.Connection) -> None:
+    with atomic(conn):
+        conn.execute("INSERT INTO records_fts(records_fts) VALUES ('rebuild')")
