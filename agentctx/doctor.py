@@ -83,6 +83,10 @@ def check_fts(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
                           "use a Python whose sqlite3 includes FTS5")]
         if repair:
             with db.atomic(conn):
+                # Leftover triggers (or vocab table) of a dropped index would make the CREATE statements fail.
+                for trigger in ("records_ai", "records_ad", "records_au"):
+                    conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+                conn.execute("DROP TABLE IF EXISTS records_fts_vocab")
                 for statement in FTS_STATEMENTS:
                     conn.execute(statement)
                 conn.execute("INSERT INTO records_fts(records_fts) VALUES ('rebuild')")
