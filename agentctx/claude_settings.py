@@ -237,13 +237,15 @@ def remove_hooks(path: Path) -> bool:
         hooks = data.get("hooks")
         if not isinstance(hooks, dict):
             return
+        emptied = False
         for event in list(hooks):
             if isinstance(hooks[event], list):
                 before = hooks[event]
                 hooks[event] = _strip_ours(before)
                 if not hooks[event] and before:
                     del hooks[event]
-        if not hooks:
+                    emptied = True
+        if not hooks and emptied:  # prune only what our removal emptied, not the user's own `{}`
             del data["hooks"]
     return _restore(path, change)
 

@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import json
+
+from agentctx import digest, paths, tokens
+from agentctx.project import detect
+from agentctx.store import sessions
+
+
+def test_session_start_emits_digest_on_every_source(hook, conn, add, repo):
+    add("Use SQLite for storage", "One file, WAL, no daemon.")
+    project = detect(repo)
+    digest.refresh(conn, project.id, project=project)
+    for source in ("startup", "resume", "compact", "clear"):
+        out = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": source})
+        text = out["hookSpecificOutput"]["additionalContext"]
+        assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+        assert "Use SQLite for storage" in text
+    from agentctx.hooks import pending
+
+    assert pending.drain(conn) == 4
+    assert sessions.stats(conn, project.id)["tokens_injected"] == 4 * tokens.estimate(text)
+
+
+def test_session_start_without_digest_falls_back_to_profile(hook, add, repo):
+    add("Stack", "- Language: Python", type_="profile")
+    out = hook("session-start", {"session_id": "s1", "cwd": str(repo)})
+    assert "Stack: Language: Python" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_session_start_nothing_without_store(hook, repo):
+    assert hook("session-start", {"session_id": "s1", "cwd": str(repo)}) is None
+
+
+def test_digest_never_overflows(conn, add, repo):
+    add("Stack", "- " + "x " * 990, type_="profile")
+    for i in range(60):
+        add(f"Decision number {i} about caching", "because " * 100)
+    add("Handover: now", "next " * 390, type_="handover")
+    data = digest.compose(conn, detect(repo).id)
+    assert data["tokens"] <= tokens.SESSION_START_BUDGET
+    assert "Active decisions" in data["text"]
+
+
+def test_prompt_injects_top3_then_dedups(hook, add, repo):
+    for i in range(4):
+        add(f"Storage decision {i}", f"We keep records in sqlite, variant {i}.")
+    payload = {"session_id": "s1", "cwd": str(repo), "prompt": "how do we use sqlite storage?"}
+    first = hook("user-prompt-submit", payload)["hookSpecificOutput"]["additionalContext"]
+    assert first.startswith("Relevant project context (agentctx):") and first.count("[decision]") == 3
+    second = hook("user-prompt-submit", payload)["hookSpecificOutput"]["additionalContext"]
+    assert second.count("[decision]") == 1
+    assert hook("user-prompt-submit", payload) is None
+    assert len(json.loads(paths.dedup_path("s1").read_text())) == 4
+
+
+def test_prompt_corrupt_dedup_file_reinjects(hook, add, repo):
+    add("Storage decision", "We keep records in sqlite.")
+    paths.dedup_path("s2").write_text("{broken", encoding="utf-8")
+    out = hook("user-prompt-submit", {"session_id": "s2", "cwd": str(repo), "prompt": "sqlite storage"})
+    assert "[decision] Storage decision" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_prompt_budget_and_unconfirmed_label(hook, add, repo, conn):
+    for i in range(3):
+        add(f"Caching rule {i}", ("cache invalidation " * 110)[:2000], confidence="inferred")
+    out = hook("user-prompt-submit", {"session_id": "s3", "cwd": str(repo), "prompt": "cache invalidation"})
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert len(text) <= tokens.PROMPT_CHAR_CAP and tokens.estimate(text) <= tokens.PROMPT_BUDGET
+    assert "(unconfirmed pattern)" in text
+    ledger = sessions.injections(conn, detect(repo).id, session_id="s3")
+    assert ledger and ledger[0].tokens == tokens.estimate(text) and ledger[0].prompt_hash
+
+
+def test_prompt_nothing_for_unrelated_or_empty(hook, add, repo):
+    add("Use SQLite for storage", "One file, WAL, no daemon.")
+    assert hook("user-prompt-submit", {"session_id": "s", "cwd": str(repo), "prompt": ""}) is None
+    assert hook("user-prompt-submit", {"session_id": "s", "cwd": str(repo), "prompt": "rename the button label"}) is None
+
+
+def test_prompt_nothing_without_store(hook, repo):
+    assert hook("user-prompt-submit", {"session_id": "s", "cwd": str(repo), "prompt": "sqlite"}) is None
+    assert not paths.db_path().exists()

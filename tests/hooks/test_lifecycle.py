@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import json
+
+from agentctx import config, paths
+from agentctx.hooks import lifecycle
+from agentctx.project import detect
+from agentctx.store import records
+
+
+def _spawned(monkeypatch):
+    calls = []
+    monkeypatch.setattr("agentctx.spawn.detached", lambda argv, cwd=None: calls.append(argv) or 1)
+    return calls
+
+
+def test_stop_spawns_extract_debounced(hook, monkeypatch, tmp_path, repo):
+    calls = _spawned(monkeypatch)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("x" * 100, encoding="utf-8")
+    payload = {"session_id": "s1", "transcript_path": str(transcript), "cwd": str(repo)}
+    assert hook("stop", payload) is None
+    assert hook("stop", payload) is None  # same size: debounced
+    transcript.write_text("x" * (lifecycle.DEBOUNCE_BYTES + 200), encoding="utf-8")
+    assert hook("stop", payload) is None
+    assert len(calls) == 2 and calls[0][-4:] == ["--session-id", "s1", "--transcript", str(transcript)]
+    assert "extract" in calls[0]
+
+
+def test_stop_without_llm_or_key_spawns_nothing(hook, monkeypatch, tmp_path, repo):
+    calls = _spawned(monkeypatch)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("x", encoding="utf-8")
+    hook("stop", {"session_id": "s1", "transcript_path": str(transcript), "cwd": str(repo)})
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    config.set_value("llm", "false")
+    hook("stop", {"session_id": "s1", "transcript_path": str(transcript), "cwd": str(repo)})
+    assert calls == []
+
+
+def test_session_end_closes_session_deletes_dedup_spawns_consolidate(hook, monkeypatch, conn, repo):
+    calls = _spawned(monkeypatch)
+    paths.dedup_path("s1").write_text("[]", encoding="utf-8")
+    hook("session-end", {"session_id": "s1", "transcript_path": "/t.jsonl", "cwd": str(repo), "reason": "other"})
+    assert not paths.dedup_path("s1").exists()
+    assert calls[0][-5:] == ["consolidate", "--session-id", "s1", "--transcript", "/t.jsonl"]
+    assert conn.execute("SELECT ended_at FROM sessions WHERE session_id = 's1'").fetchone()[0]
+
+
+def _transcript(tmp_path, prompts):
+    lines = [{"type": "user", "message": {"role": "user", "content": p}} for p in prompts]
+    lines.append({"type": "user", "isMeta": True, "message": {"content": "meta line"}})
+    lines.append({"type": "user", "message": {"content": [{"type": "tool_result", "content": "3 passed"}]}})
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n{partial", encoding="utf-8")
+    return path
+
+
+def test_pre_compact_snapshots_but_keeps_richer_handover(hook, conn, add, repo, tmp_path):
+    path = _transcript(tmp_path, ["fix the login bug", "now add tests " + "y" * 10_000])
+    pid = detect(repo).id
+    hook("pre-compact", {"session_id": "s1", "transcript_path": str(path), "cwd": str(repo), "trigger": "auto"})
+    (snap,) = records.current(conn, pid, types=["handover"])
+    assert "fix the login bug" in snap.body and "meta line" not in snap.body and len(snap.body) <= 2000
+    assert snap.confidence == "inferred" and snap.source == "hook_observation"
+    rich = add("Handover: auth work", "Current task: auth\nNext steps:\n- tests", type_="handover",
+               source="llm_extraction")
+    hook("pre-compact", {"session_id": "s1", "transcript_path": str(path), "cwd": str(repo)})
+    assert [r.id for r in records.current(conn, pid, types=["handover"])] == [rich.id]
+
+
+def test_pre_compact_missing_transcript_writes_nothing(hook, conn, repo):
+    hook("pre-compact", {"session_id": "s1", "transcript_path": "/nope.jsonl", "cwd": str(repo)})
+    assert records.current(conn, detect(repo).id, types=["handover"]) == []
