@@ -144,6 +144,22 @@ def _apply(path: Path, change: "Any") -> bool:
     return True
 
 
+def _pruned(data: Any) -> Any:
+    """`data` without empty containers under `hooks`/`mcpServers`: `{"hooks": {}}` and `{}` say the same."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for key in ("hooks", "mcpServers"):
+        value = out.get(key)
+        if isinstance(value, dict):
+            value = {k: v for k, v in value.items() if v != []}
+            if value:
+                out[key] = value
+            else:
+                del out[key]
+    return out
+
+
 def _restore(path: Path, change: "Any") -> bool:
     """Undo our change; when what remains is what the user had, put back their exact bytes (or no file)."""
     backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
@@ -164,7 +180,7 @@ def _restore(path: Path, change: "Any") -> bool:
             original = json.loads(backup.read_text(encoding="utf-8") or "{}")
         except (OSError, ValueError):
             original = None
-        if original == data:
+        if _pruned(original) == _pruned(data):
             os.replace(backup, path)  # byte for byte what the user had
             return True
     if changed:
