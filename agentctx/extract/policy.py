@@ -16,7 +16,8 @@ HEAD_TAIL_MAX = 50_000  # tokens: above this, map-reduce
 HEAD_TOKENS = 3_000
 TAIL_TOKENS = 17_000
 CHUNK_TOKENS = 10_000
-CARRY_TOKENS = 800  # earlier context repeated so the new part is understood (never more than this)
+CARRY_TOKENS = 500  # earlier context repeated so the new part is understood (never more than this)
+CARRY_TURN_CHARS = 600  # each carried turn is cut to its head: a reminder, not a second copy
 # Per-turn caps: an assistant turn is context, so its head is enough; a developer paste keeps head and tail.
 ASSISTANT_CHARS = 1_500
 DEVELOPER_CHARS = 6_000
@@ -57,6 +58,8 @@ def _carry(turns: list[Turn]) -> str:
     kept: list[Turn] = []
     used = 0
     for turn in reversed(turns):
+        if len(turn.text) > CARRY_TURN_CHARS:
+            turn = Turn(turn.role, turn.text[:CARRY_TURN_CHARS].rstrip() + " […]", turn.offset, turn.end)
         cost = estimate(turn.text) + 4
         if used + cost > CARRY_TOKENS:
             break

@@ -8,14 +8,9 @@ from typing import Any
 TOOL_NAME = "record_extraction"
 
 _CONFIDENCE = {"type": "string", "enum": ["explicit", "inferred"]}
-_EVIDENCE = {
-    "type": "string",
-    "description": "The developer's own words from the NEW transcript part, copied exactly (one sentence or phrase).",
-}
-_SUPERSEDES = {
-    "type": ["string", "null"],
-    "description": "Id of an existing record (from the list given) that this entry replaces, else null.",
-}
+# No descriptions in the schema: the system prompt explains every field once (the schema is sent on every call).
+_EVIDENCE = {"type": "string"}
+_SUPERSEDES = {"type": ["string", "null"]}
 
 
 def _entry(properties: dict[str, Any]) -> dict[str, Any]:
