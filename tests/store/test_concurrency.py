@@ -9,6 +9,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import agentctx
 from agentctx import db
 
 PROCESSES = 8
@@ -36,7 +37,8 @@ WORKER = textwrap.dedent("""
 
 def run_workers(path: Path, tmp_path: Path, writes: int) -> float:
     go = tmp_path / "go"
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    # The workers import the same agentctx as this process (a checkout or an installed copy).
+    env = dict(os.environ, PYTHONPATH=str(Path(agentctx.__file__).resolve().parents[1]))
     procs = [
         subprocess.Popen([sys.executable, "-c", WORKER, str(path), str(w), str(writes), str(go)], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
