@@ -1,0 +1,136 @@
+"""Hook latency: each hook as a whole process on a seeded store, next to the interpreter floor measured in the same run.
+
+python bench/hooks.py [--records N ...] [--runs K]
+Ends with one line of name=value pairs (ups_ratio, session_start_ratio: hook median / floor median).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WORDS = ("cache storage sqlite index token budget session prompt hook digest record schema migration parser "
+         "router handler queue worker retry timeout config logging metric trace deploy build test lint format "
+         "auth login user account payment invoice order cart search ranking vector embed model api client server "
+         "socket stream buffer file path module package import export version release branch commit merge").split()
+TYPES = ("decision", "convention", "discovery", "bugfix", "preference")
+# A realistic vocabulary is large and Zipf-distributed: the common words above plus 4,000 rarer made-up terms.
+RARE = [f"{a}{b}{c}" for a in ("ka", "lo", "mi", "ne", "pu", "ro", "sa", "ti", "vu", "ze") for b in
+        ("bar", "cel", "dor", "fin", "gal", "hom", "jut", "kel", "lum", "mor", "nix", "pav", "quo", "ris", "sol",
+         "tem", "urb", "vex", "wol", "yar") for c in ("an", "er", "is", "on", "ux", "al", "ed", "ia", "or", "um",
+                                                       "at", "en", "ic", "ot", "us", "ar", "el", "io", "ol", "yr")]
+
+
+def seed(n: int, env: dict[str, str], repo: Path) -> None:
+    code = f"""
+import random, sys
+from agentctx import db, paths, consolidate
+from agentctx.ids import ulid, now_iso
+from agentctx.project import detect
+words = {WORDS!r} + {RARE!r}; types = {TYPES!r}
+weights = [1.0 / (rank + 1) for rank in range(len(words))]
+rng = random.Random(7); p = detect({str(repo)!r}); conn = db.connect(paths.db_path(), create=True)
+now = now_iso(); rows = []
+for i in range({n}):
+    title = " ".join(rng.choices(words, weights, k=6)).capitalize()
+    body = " ".join(rng.choices(words, weights, k=60))
+    rows.append((ulid(), p.id, types[i % len(types)], title, body, "explicit", now, now, "cli"))
+conn.execute("BEGIN")
+conn.executemany("INSERT INTO records (id, project_id, type, title, body, confidence, valid_from, recorded_at, source) "
+                 "VALUES (?,?,?,?,?,?,?,?,?)", rows)
+conn.execute("COMMIT")
+consolidate.run(p)
+"""
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+
+
+def median_ms(argv: list[str], env: dict[str, str], payloads: list[bytes], runs: int) -> float:
+    times = []
+    for i in range(runs + 2):
+        start = time.perf_counter()
+        subprocess.run(argv, input=payloads[i % len(payloads)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=env, check=False)
+        if i >= 2:  # two warm-up runs: page cache and bytecode
+            times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def bench(n: int, runs: int) -> dict[str, float]:
+    tmp = Path(tempfile.mkdtemp(prefix="agentctx-bench-"))
+    try:
+        home, repo = tmp / "home", tmp / "home" / "repo"
+        (repo / ".git").mkdir(parents=True)
+        (repo / ".git" / "config").write_text('[remote "origin"]\n\turl = https://example.com/bench/repo.git\n')
+        transcript = tmp / "t.jsonl"
+        transcript.write_text(json.dumps({"type": "user", "message": {"content": "refactor the cache"}}) + "\n")
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "ANTHROPIC_API_KEY")}
+        # Real installs have cached bytecode; a private prefix gives it to floor and hooks alike.
+        env.update(HOME=str(home), AGENTCTX_HOME=str(home / ".agentctx"), PYTHONPYCACHEPREFIX=str(tmp / "pyc"),
+                   TMPDIR=str(tmp))
+        seed(n, env, repo)
+        rng = random.Random(1)
+        base = {"cwd": str(repo), "transcript_path": str(transcript)}
+        prompts = [json.dumps({**base, "session_id": f"b{i}", "prompt": "please fix the " + " ".join(rng.choices(WORDS + RARE, k=6))}).encode()
+                   for i in range(runs + 2)]
+        events = {
+            "session-start": [json.dumps({**base, "session_id": "b", "source": "startup"}).encode()],
+            "user-prompt-submit": prompts,
+            "post-tool-use": [json.dumps({**base, "session_id": "b", "tool_name": "Bash", "tool_input": {"command": "pytest"},
+                                          "tool_response": {"stdout": "3 passed"}}).encode()],
+            "stop": [json.dumps({**base, "session_id": "b"}).encode()],
+            "pre-compact": [json.dumps({**base, "session_id": "b", "trigger": "auto"}).encode()],
+        }
+        py = sys.executable
+        floor = median_ms([py, "-I", "-c", "import sqlite3, json"], env, [b""], runs)
+        out = {"floor_ms": floor}
+        script = Path(py).parent / "agentctx"
+        for event, payloads in events.items():
+            out[f"{event}_ms"] = median_ms([py, "-m", "agentctx", "hook", event], env, payloads, runs)
+            if script.exists():
+                out[f"{event}_script_ms"] = median_ms([str(script), "hook", event], env, payloads, runs)
+        floor2 = median_ms([py, "-I", "-c", "import sqlite3, json"], env, [b""], runs)  # drift check
+        out["floor_ms"] = statistics.mean([floor, floor2])
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--records", type=int, nargs="*", default=[10_000, 100_000])
+    parser.add_argument("--runs", type=int, default=21)
+    args = parser.parse_args()
+    summary: dict[str, str] = {}
+    for n in args.records:
+        res = bench(n, args.runs)
+        floor = res["floor_ms"]
+        print(f"\n{n:,} records   floor (python -I -c 'import sqlite3, json'): {floor:.1f} ms")
+        print(f"{'hook':<22}{'python -m':>12}{'ratio':>8}{'agentctx':>12}{'ratio':>8}")
+        for key in [k for k in res if k.endswith("_ms") and k != "floor_ms" and "_script" not in k]:
+            event = key[:-3]
+            script = res.get(f"{event}_script_ms")
+            print(f"{event:<22}{res[key]:>10.1f}ms{res[key] / floor:>7.2f}x"
+                  + (f"{script:>10.1f}ms{script / floor:>7.2f}x" if script else ""))
+        tag = f"_{n // 1000}k" if len(args.records) > 1 else ""
+        summary[f"floor_ms{tag}"] = f"{floor:.1f}"
+        summary[f"ups_ratio{tag}"] = f"{res['user-prompt-submit_ms'] / floor:.2f}"
+        summary[f"session_start_ratio{tag}"] = f"{res['session-start_ms'] / floor:.2f}"
+    if len(args.records) > 1:  # the unsuffixed names refer to the first size
+        first = f"_{args.records[0] // 1000}k"
+        summary["ups_ratio"] = summary[f"ups_ratio{first}"]
+        summary["session_start_ratio"] = summary[f"session_start_ratio{first}"]
+    print(" ".join(f"{k}={v}" for k, v in summary.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
