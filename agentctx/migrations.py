@@ -55,7 +55,7 @@ def m001_initial(conn: sqlite3.Connection) -> None:
             pending_embedding INTEGER DEFAULT 1
         )""",
         "CREATE INDEX records_current ON records(project_id, type, recorded_at) WHERE superseded_at IS NULL",
-        "CREATE INDEX records_session ON records(session_id)",
+        "CREATE INDEX records_session ON records(session_id, id)",
         "CREATE INDEX records_pinned ON records(project_id) WHERE pinned = 1 AND superseded_at IS NULL",
         # Node names are unique per project and kind: branch "main" exists in every repository.
         """CREATE TABLE nodes (

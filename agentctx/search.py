@@ -1,13 +1,13 @@
-"""Ranked retrieval: FTS5 BM25 over stemmed terms, a rerank, a relevance floor, and the degradation ladder."""
+"""Ranked retrieval: FTS5 candidates, BM25F scoring, session neighbours, a prior, a relevance floor, the ladder."""
 
 from __future__ import annotations
 
-import math
 import sqlite3
+from collections import Counter
 from datetime import datetime, timezone
 from typing import Sequence
 
-from . import text
+from . import rank, text
 from .db import has_fts
 from .ids import parse_iso
 from .models import Record, SearchHit, SearchResult
@@ -23,9 +23,12 @@ PIN_WEIGHT = 1.5
 HALF_LIFE_DAYS = {"decision": None, "convention": None, "profile": None, "preference": 180.0,
                   "discovery": 60.0, "bugfix": 60.0, "handover": 14.0}
 RECENCY_FLOOR = 0.5
-# FTS5's BM25 constant: one term can contribute at most idf * (k1 + 1).
-K1 = 1.2
 CANDIDATE_FACTOR = 4
+POOL_MIN = 20
+MAX_TERMS = 64
+# Records written one after another in a session share context (a question and its answer, a decision and
+# its follow-up): each of the best hits lends this share of its score to its session neighbours.
+NEIGHBOUR_WEIGHT = 0.5
 DEFAULT_FLOOR = 0.0
 # UserPromptSubmit injects only what clears this relevance: an unrelated prompt should inject nothing.
 PROMPT_FLOOR = 0.15
@@ -50,20 +53,6 @@ def prior(record: Record, now: datetime) -> float:
     return weight * recency(record, now)
 
 
-def idf(n_docs: int, df: int) -> float:
-    """FTS5's idf, floored the same way so a term in most documents still counts a little."""
-    value = math.log((n_docs - df + 0.5) / (df + 0.5)) if n_docs else 0.0
-    return max(value, 1e-6)
-
-
-def max_bm25(conn: sqlite3.Connection, terms: Sequence[str]) -> float:
-    """An upper bound of the BM25 a document can reach for these terms (title-weighted), to normalise relevance."""
-    stems = text.stems(list(terms))
-    dfs = retrieval.doc_freqs(conn, stems)
-    n = retrieval.doc_count(conn)
-    return sum(idf(n, dfs.get(s, 0)) for s in dict.fromkeys(stems)) * (K1 + 1) * retrieval.TITLE_WEIGHT
-
-
 def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequence[str] = (), limit: int = 10,
            history: bool = False, scope: str | None = None, floor: float = DEFAULT_FLOOR,
            now: datetime | None = None) -> SearchResult:
@@ -74,13 +63,14 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
     Rung 5: pinned records when everything else fails. Never raises on query syntax.
     """
     now = now or datetime.now(timezone.utc)
-    terms = text.content_terms(query)
+    tokens = text.content_tokens(query)
+    terms = list(dict.fromkeys(tokens))[:MAX_TERMS]
     if not terms:
         return SearchResult(terms=())
     try:
         if has_fts(conn):
-            return _fts_search(conn, terms, project_id, types, limit, history, scope, floor, now)
-    except sqlite3.OperationalError:
+            return _fts_search(conn, terms, tokens, project_id, types, limit, history, scope, floor, now)
+    except sqlite3.DatabaseError:
         pass  # a damaged or missing index: fall down the ladder
     try:
         return _like_search(conn, terms, project_id, types, limit, history, scope, now)
@@ -94,21 +84,57 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
     return SearchResult(hits, "pinned-only", tuple(terms))
 
 
-def _fts_search(conn: sqlite3.Connection, terms: list[str], project_id: str, types: Sequence[str], limit: int,
+def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], project_id: str, types: Sequence[str], limit: int,
                 history: bool, scope: str | None, floor: float, now: datetime) -> SearchResult:
+    # Candidates come from FTS5 (fast, index-wide); the final ranking is ours (BM25F, coverage, proximity).
     rows = retrieval.fts(conn, text.or_query(terms), project_id, types=types, history=history, scope=scope,
-                         limit=max(limit * CANDIDATE_FACTOR, 20))
+                         limit=max(limit * CANDIDATE_FACTOR, POOL_MIN))
     if not rows:
         return SearchResult(terms=tuple(terms))
-    bound = max_bm25(conn, terms) or 1.0
+    all_stems = text.stems(tokens)
+    stems = list(dict.fromkeys(all_stems))
+    n_docs, avg_title, avg_body = retrieval.averages(conn)
+    corpus = rank.Corpus.build(n_docs, avg_title, avg_body, retrieval.doc_freqs(conn, stems), Counter(all_stems))
+    found = {record.id: record for record, _ in rows}
+    own = _score_all(list(found.values()), stems, corpus)
+    bonus: dict[str, float] = {}
+    if NEIGHBOUR_WEIGHT and not history:
+        top = sorted(own, key=lambda rid: -own[rid][0])[: limit * 2]
+        extra: list[Record] = []
+        with_session = [found[rid] for rid in top if found[rid].session_id]
+        for rid, (before, after) in retrieval.session_neighbours(conn, with_session, project_id).items():
+            for neighbour in (before, after):
+                if neighbour is None or not _allowed(neighbour, types, scope, project_id):
+                    continue
+                if neighbour.id not in found:
+                    found[neighbour.id] = neighbour
+                    extra.append(neighbour)
+                bonus[neighbour.id] = bonus.get(neighbour.id, 0.0) + NEIGHBOUR_WEIGHT * own[rid][0]
+        own.update(_score_all(extra, stems, corpus))
     hits = []
-    for record, bm25 in rows:
-        relevance = min(1.0, bm25 / bound)
-        if relevance < floor:
+    for rid, (query_score, coverage) in own.items():
+        total = query_score + bonus.get(rid, 0.0)
+        if total <= 0 or coverage < floor:
             continue
-        hits.append(SearchHit(record, bm25 * prior(record, now), relevance))
+        record = found[rid]
+        hits.append(SearchHit(record, total * prior(record, now), coverage))
     hits.sort(key=lambda h: (-h.score, h.record.id))
     return SearchResult(tuple(hits[:limit]), None, tuple(terms))
+
+
+def _score_all(records_: list[Record], stems: list[str], corpus: rank.Corpus) -> dict[str, tuple[float, float]]:
+    analyzed = text.analyze([(r.title, r.body) for r in records_], stems)
+    return {r.id: rank.score(doc, stems, corpus) for r, doc in zip(records_, analyzed)}
+
+
+def _allowed(record: Record, types: Sequence[str], scope: str | None, project_id: str) -> bool:
+    if types and record.type not in types:
+        return False
+    if scope == "global":
+        return record.project_id == "_global"
+    if scope == "project":
+        return record.project_id == project_id
+    return True
 
 
 def _like_search(conn: sqlite3.Connection, terms: list[str], project_id: str, types: Sequence[str], limit: int,

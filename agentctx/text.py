@@ -6,6 +6,8 @@ import re
 import sqlite3
 import threading
 
+from .rank import DocTerms
+
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 # English function words plus the filler of requests to a coding agent ("please can you help me ...").
@@ -29,16 +31,21 @@ def tokens(text: str) -> list[str]:
     return [t.lower() for t in _TOKEN.findall(text)]
 
 
-def content_terms(text: str, *, max_terms: int = 64) -> list[str]:
-    """Query terms: tokens without stopwords or one-character noise, first occurrence order, de-duplicated."""
-    seen: dict[str, None] = {}
+def content_tokens(text: str, *, max_tokens: int = 256) -> list[str]:
+    """Query tokens in order, repeats kept: no stopwords or one-character noise."""
+    out = []
     for tok in tokens(text):
         if tok in STOPWORDS or (len(tok) < 2 and not tok.isdigit()):
             continue
-        seen.setdefault(tok, None)
-        if len(seen) >= max_terms:
+        out.append(tok)
+        if len(out) >= max_tokens:
             break
-    return list(seen)
+    return out
+
+
+def content_terms(text: str, *, max_terms: int = 64) -> list[str]:
+    """Query terms: content tokens de-duplicated, first occurrence order."""
+    return list(dict.fromkeys(content_tokens(text)))[:max_terms]
 
 
 def quote(term: str) -> str:
@@ -58,10 +65,38 @@ class _Stemmer:
         self._conn: sqlite3.Connection | None = None
 
     def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(":memory:", check_same_thread=False)
+        conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         conn.execute("CREATE VIRTUAL TABLE s USING fts5(t, tokenize='porter unicode61 remove_diacritics 2')")
         conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(s, 'instance')")
+        conn.execute(
+            "CREATE VIRTUAL TABLE d USING fts5(title, body, tokenize='porter unicode61 remove_diacritics 2', content='')"
+        )
+        conn.execute("CREATE VIRTUAL TABLE dv USING fts5vocab(d, 'instance')")
         return conn
+
+    def analyze(self, docs: list[tuple[str, str]], stems: list[str]) -> list[DocTerms]:
+        """Positions of `stems` per column and column lengths for each (title, body), tokenized as the index does."""
+        with self._lock:
+            if self._conn is None:
+                self._conn = self._open()
+            conn = self._conn
+            conn.execute("BEGIN")
+            conn.execute("INSERT INTO d(d) VALUES ('delete-all')")
+            conn.executemany("INSERT INTO d(rowid, title, body) VALUES (?, ?, ?)",
+                             [(i + 1, t, b) for i, (t, b) in enumerate(docs)])
+            marks = ",".join("?" * len(stems))
+            rows = conn.execute(f"SELECT term, doc, col, offset FROM dv WHERE term IN ({marks})", stems).fetchall()
+            sizes = conn.execute("SELECT id, sz FROM d_docsize").fetchall()
+            conn.execute("COMMIT")
+        cols: list[tuple[dict[str, list[int]], dict[str, list[int]]]] = [({}, {}) for _ in docs]
+        for term, doc, col, offset in rows:
+            cols[doc - 1][0 if col == "title" else 1].setdefault(term, []).append(offset)
+        lengths = [(0, 0)] * len(docs)
+        for rowid, blob in sizes:
+            values = varints(bytes(blob))
+            if len(values) >= 2:
+                lengths[rowid - 1] = (values[0], values[1])
+        return [DocTerms(t, b, lengths[i][0], lengths[i][1]) for i, (t, b) in enumerate(cols)]
 
     def stems(self, terms: list[str]) -> list[str]:
         if not terms:
@@ -70,9 +105,11 @@ class _Stemmer:
             if self._conn is None:
                 self._conn = self._open()
             conn = self._conn
+            conn.execute("BEGIN")
             conn.execute("DELETE FROM s")
             conn.execute("INSERT INTO s(rowid, t) VALUES (1, ?)", (" ".join(terms),))
             by_offset = {off: term for term, off in conn.execute("SELECT term, offset FROM v")}
+            conn.execute("COMMIT")
         return [by_offset.get(i, t) for i, t in enumerate(terms)]
 
 
@@ -82,3 +119,26 @@ _stemmer = _Stemmer()
 def stems(terms: list[str]) -> list[str]:
     """The porter stem of each term (same order); needs FTS5."""
     return _stemmer.stems(terms)
+
+
+def analyze(docs: list[tuple[str, str]], stems: list[str]) -> list[DocTerms]:
+    """Per-column positions of `stems` and column lengths of (title, body) pairs; needs FTS5."""
+    return _stemmer.analyze(docs, stems) if docs and stems else [DocTerms({}, {}, 0, 0) for _ in docs]
+
+
+def varints(blob: bytes) -> list[int]:
+    """Decode SQLite's big-endian varints (FTS5 stores sizes and averages this way)."""
+    out, i = [], 0
+    while i < len(blob):
+        value = 0
+        for j in range(9):
+            byte = blob[i]
+            i += 1
+            if j == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        out.append(value)
+    return out

@@ -310,8 +310,6 @@ def test_rung5_with_no_pins_is_empty_not_an_error(conn, monkeypatch):
     assert result.degraded == "pinned-only" and result.hits == ()
 
 
-@pytest.mark.xfail(strict=True, reason="search.py catches only OperationalError around FTS; a corrupt index raises "
-                   "DatabaseError ('database disk image is malformed') and escapes instead of degrading (reported)")
 def test_a_corrupt_index_degrades_instead_of_raising(corpus, monkeypatch):
     def corrupt(*args, **kwargs):
         raise sqlite3.DatabaseError("database disk image is malformed")

@@ -6,6 +6,7 @@ import sqlite3
 from typing import Iterable, Sequence
 
 from ..models import Record
+from ..text import varints
 from .records import COLUMNS, CURRENT, VISIBLE, to_record
 
 # Title matches count more than body matches: titles are what a record is about.
@@ -72,6 +73,15 @@ def pinned(conn: sqlite3.Connection, project_id: str, *, limit: int = 50) -> lis
     return [to_record(r) for r in rows]
 
 
+def averages(conn: sqlite3.Connection) -> tuple[int, float, float]:
+    """(rows, mean title tokens, mean body tokens) from FTS5's own averages record (id 1): no scan needed."""
+    row = conn.execute("SELECT block FROM records_fts_data WHERE id = 1").fetchone()
+    values = varints(bytes(row[0])) if row and row[0] else []
+    if len(values) < 3 or values[0] == 0:
+        return 0, 0.0, 0.0
+    return values[0], values[1] / values[0], values[2] / values[0]
+
+
 def doc_count(conn: sqlite3.Connection) -> int:
     """Rows in the FTS index (the N of BM25's idf)."""
     row = conn.execute("SELECT count(*) FROM records_fts_docsize").fetchone()
@@ -88,3 +98,20 @@ def doc_freqs(conn: sqlite3.Connection, stems: Iterable[str]) -> dict[str, int]:
     )
     found = {term: int(doc) for term, doc in rows}
     return {s: found.get(s, 0) for s in stem_list}
+
+
+def session_neighbours(conn: sqlite3.Connection, records_: Sequence[Record],
+                       project_id: str) -> dict[str, tuple[Record | None, Record | None]]:
+    """For each record with a session: the current records just before and just after it in that session."""
+    out: dict[str, tuple[Record | None, Record | None]] = {}
+    prev_sql = (f"SELECT {COLUMNS} FROM records WHERE session_id = ? AND id < ? AND {CURRENT} AND {VISIBLE} "
+                "ORDER BY id DESC LIMIT 1")
+    next_sql = (f"SELECT {COLUMNS} FROM records WHERE session_id = ? AND id > ? AND {CURRENT} AND {VISIBLE} "
+                "ORDER BY id LIMIT 1")
+    for record in records_:
+        if not record.session_id:
+            continue
+        before = conn.execute(prev_sql, (record.session_id, record.id, project_id)).fetchone()
+        after = conn.execute(next_sql, (record.session_id, record.id, project_id)).fetchone()
+        out[record.id] = (to_record(before) if before else None, to_record(after) if after else None)
+    return out
