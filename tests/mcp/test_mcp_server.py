@@ -174,3 +174,15 @@ def test_subprocess_without_store_reports_tool_error(repo_a, helpers):
     out, _ = proc.communicate(init(helpers) + helpers.msg("tools/call", {"name": "ctx_project"}, id=1), timeout=20)
     result = json.loads(out.splitlines()[1])["result"]
     assert result["isError"] is True and "agentctx init" in result["structuredContent"]["error"]
+
+
+def test_sdk_variant_without_the_extra(ctx_a, monkeypatch):
+    import sys
+
+    from agentctx.errors import MissingExtraError
+    from agentctx.mcp import sdk_server
+
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    with pytest.raises(MissingExtraError) as info:
+        sdk_server.build(ctx_a)
+    assert "mcp-sdk" in str(info.value)
