@@ -9,7 +9,7 @@ import pytest
 from agentctx import paths
 from agentctx.cli import main
 from agentctx.extract import backfill
-from builder import TranscriptWriter
+from transcript_builder import TranscriptWriter
 
 
 @pytest.fixture

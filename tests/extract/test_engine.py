@@ -10,7 +10,7 @@ import pytest
 from agentctx import config, paths
 from agentctx.extract import cursor, execute, policy, run
 from agentctx.store import records, sessions
-from conftest import FakeClient, answer, message
+from extract_support import FakeClient, answer, message
 
 D = {"what": "Use SQLite for storage", "rationale": "no server", "supersedes": None, "confidence": "explicit",
      "evidence": "we keep everything in SQLite"}

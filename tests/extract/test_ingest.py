@@ -6,7 +6,7 @@ from agentctx.extract import validate
 from agentctx.extract.ingest import ingest
 from agentctx.models import NewRecord
 from agentctx.store import records
-from conftest import answer
+from extract_support import answer
 
 SAID = ("We store everything in SQLite, no server. Always use pytest for tests. "
         "Actually switch to Postgres for the server build. I prefer short commit messages everywhere.")

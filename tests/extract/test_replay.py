@@ -16,7 +16,7 @@ from agentctx.extract import client as api  # noqa: E402
 from agentctx.extract import run  # noqa: E402
 from agentctx.stash import create_stash, wrap_anthropic  # noqa: E402
 from agentctx.store import records, sessions  # noqa: E402
-from conftest import FIXTURES  # noqa: E402
+from extract_support import FIXTURES  # noqa: E402
 from stub_api import StubAPI, scripted_model  # noqa: E402
 from test_stub_api import _handwritten  # noqa: E402
 

@@ -11,7 +11,7 @@ from agentctx.cli import main  # noqa: E402
 from agentctx.extract import client as api  # noqa: E402
 from agentctx.extract import cost, prompt, run  # noqa: E402
 from agentctx.store import records, sessions  # noqa: E402
-from conftest import FIXTURES  # noqa: E402
+from extract_support import FIXTURES  # noqa: E402
 from stub_api import StubAPI, reply, usage_for  # noqa: E402
 
 SECRETS = ("sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAA", "hunter2hunter2", "1 Main St")

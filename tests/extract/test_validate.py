@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentctx.extract import validate
-from conftest import answer
+from extract_support import answer
 
 SAID = "We store everything in SQLite, no server. Use pytest for tests, never unittest.\n\nOk."
 
