@@ -1,7 +1,8 @@
 """Stop after every turn of a growing transcript, then SessionEnd: each line is sent once, the digest is current.
 
-Real hooks (`agentctx hook stop` / `session-end`), the real `anthropic` client, a 127.0.0.1 stub whose model is
-HAND-WRITTEN rules (stub_api.scripted_model). Detached spawns run as threads so they overlap like real ones.
+Real hooks (`agentctx hook stop` / `session-end`), the real `agentctx consolidate`, the real `anthropic` client,
+and a 127.0.0.1 stub whose model is HAND-WRITTEN rules (stub_api.scripted_model). Detached spawns run as threads,
+so they overlap like real ones.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 
 pytest.importorskip("anthropic")
 
-from agentctx import db, digest, paths  # noqa: E402
+from agentctx import digest  # noqa: E402
 from agentctx.cli import main  # noqa: E402
 from agentctx.extract import client as api  # noqa: E402
 from agentctx.extract import run  # noqa: E402
@@ -28,37 +29,26 @@ MARK = re.compile(r"turn-(\d\d):")
 FINAL: list = []
 
 
-def _consolidate(session_id: str, transcript: str, cwd: str) -> None:
-    """The SessionEnd contract the hooks engineer's `agentctx consolidate` implements: final pass, then digest."""
-    FINAL.append(run(session_id, transcript, cwd=cwd, final=True))
-    conn = db.connect(paths.db_path())
-    try:
-        from agentctx.project import detect
-
-        project = detect(cwd)
-        digest.refresh(conn, project.id, project=project)
-    finally:
-        conn.close()
-
-
 @pytest.fixture
 def spawned(monkeypatch):
     """`spawn.detached` replaced by a thread running the same command line in-process."""
     threads: list[threading.Thread] = []
 
     def detached(argv, *, cwd=None):
-        args = list(argv[3:])  # drop "python -m agentctx"
-        if args[0] == "consolidate":
-            opts = dict(zip(args[1::2], args[2::2]))
-            target, targs = _consolidate, (opts["--session-id"], opts["--transcript"], cwd)
-        else:
-            target, targs = main, (["-C", cwd, *args],)
-        t = threading.Thread(target=target, args=targs)
+        args = ["-C", cwd, *argv[3:]]  # drop "python -m agentctx"
+        t = threading.Thread(target=main, args=(args,))
         t.start()
         threads.append(t)
         return 1
 
     monkeypatch.setattr("agentctx.spawn.detached", detached)
+
+    def final_run(*args, **kwargs):  # what `agentctx consolidate` calls first; keep its result for the test
+        result = run(*args, **kwargs)
+        FINAL.append((kwargs.get("final"), result))
+        return result
+
+    monkeypatch.setattr("agentctx.extract.run", final_run)
     return threads
 
 
@@ -93,7 +83,8 @@ def test_each_line_sent_once_and_digest_has_newest_handover(conn, pid, writer, p
         for t in list(spawned):
             t.join(30)
     turns += 1
-    assert FINAL and FINAL[0].skipped is None and FINAL[0].written >= 2  # waited, then extracted the last turn
+    (final, result), = FINAL  # consolidate's pass: it waited for the Stop run, then extracted the last turn
+    assert final is True and result.skipped is None and result.written >= 2
     bodies = stub.bodies()
     sent: list[int] = []
     for i, body in enumerate(bodies):
