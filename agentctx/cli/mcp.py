@@ -8,6 +8,10 @@ from ..errors import UsageError
 from .context import Context
 from .parser import add_json
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..drift import DriftReport
+
 
 def cmd_mcp(args: argparse.Namespace, ctx: Context) -> int:
     if args.sdk:
@@ -19,7 +23,7 @@ def cmd_mcp(args: argparse.Namespace, ctx: Context) -> int:
     return main(cwd=ctx.cwd)
 
 
-def _render(report) -> list[str]:  # type: ignore[no-untyped-def]
+def _render(report: DriftReport) -> list[str]:
     out: list[str] = []
     if not report.files:
         return ["no CLAUDE.md in this project (looked for CLAUDE.md and .claude/CLAUDE.md)"]
