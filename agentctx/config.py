@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from collections import namedtuple
 from pathlib import Path
-from typing import Any, Callable
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 from . import paths
 from .errors import ConfigError
@@ -56,13 +58,8 @@ def _choice(*allowed: str) -> Callable[[Any], str]:
     return parse
 
 
-@dataclass(frozen=True)
-class Key:
-    """One config key: its default, how a value is parsed, and what it does."""
-
-    default: Any
-    parse: Callable[[Any], Any]
-    help: str
+# One config key: its default, how a value is parsed (Callable[[Any], Any]), and what it does.
+Key = namedtuple("Key", "default parse help")
 
 
 KEYS: dict[str, Key] = {

@@ -6,8 +6,10 @@ import contextlib
 import os
 import sqlite3
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import Iterator
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Iterator
 
 from . import paths
 from .errors import NotFoundError, StoreError
@@ -16,14 +18,14 @@ from .migrations import LATEST, MIGRATIONS
 BUSY_TIMEOUT_MS = 15_000
 
 
-def _create_private(path: Path) -> None:
-    paths.ensure_private_dir(path.parent)
+def _create_private(path: str) -> None:
+    paths.ensure_private_dir_str(os.path.dirname(path) or ".")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
     os.close(fd)
     os.chmod(path, 0o600)
 
 
-def translate(exc: sqlite3.Error, path: Path | str) -> StoreError:
+def translate(exc: sqlite3.Error, path: "Path | str") -> StoreError:
     """Turn a raw SQLite error into a StoreError whose message names the file and `agentctx doctor`."""
     detail = str(exc) or type(exc).__name__
     low = detail.lower()
@@ -32,16 +34,16 @@ def translate(exc: sqlite3.Error, path: Path | str) -> StoreError:
     return StoreError("db_corrupt", path=str(path), detail=detail)
 
 
-def connect(path: Path | None = None, *, create: bool = False, migrate: bool = True) -> sqlite3.Connection:
+def connect(path: "Path | str | None" = None, *, create: bool = False, migrate: bool = True) -> sqlite3.Connection:
     """Open (and with `create`, make) the store; raises NotFoundError or StoreError, never a raw sqlite3 error."""
-    path = path or paths.db_path()
-    if not path.exists():
+    path = os.fspath(path) if path else paths.db_file()
+    if not os.path.exists(path):
         if not create:
             raise NotFoundError("db_missing", path=str(path))
         _create_private(path)
     conn: sqlite3.Connection | None = None
     try:
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         version = conn.execute("PRAGMA user_version").fetchone()[0]

@@ -33,7 +33,7 @@ LINE_CHARS = 240
 def read_text(project_id: str) -> str:
     """The stored digest text of a project, or "" when it is missing, unreadable or of another version."""
     try:
-        with open(paths.digest_path(project_id), encoding="utf-8") as fh:
+        with open(paths.digest_file(project_id), encoding="utf-8") as fh:
             data = json.load(fh)
     except (OSError, ValueError):
         return ""
@@ -67,7 +67,7 @@ def _stamp(root: str) -> int:
 
 
 def _roots_file() -> str:
-    return os.path.join(paths.digests_dir(), "roots.json")
+    return os.path.join(paths.digests_dir_str(), "roots.json")
 
 
 def cached_project_id(cwd: str) -> str | None:

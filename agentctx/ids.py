@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import threading
+import _thread
 import time
 from datetime import datetime, timezone
 
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()  # not threading: ~2 ms of import on every hook
 _last_ms = -1
 _last_rand = 0
 
@@ -53,3 +53,15 @@ def parse_iso(text: str) -> datetime:
 
 def to_iso(dt: datetime) -> str:
     return dt.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def sha256_hex(text: str) -> str:
+    """SHA-256 of UTF-8 text, from the builtin module when there is one (hashlib loads OpenSSL: ~3 ms per hook)."""
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:
+        try:
+            from _sha2 import sha256  # type: ignore[import-not-found,no-redef]
+        except ImportError:
+            from hashlib import sha256
+    return sha256(text.encode("utf-8", "replace")).hexdigest()

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from collections import namedtuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 import sqlite3
 
 
-@dataclass(frozen=True)
-class Migration:
-    version: int
-    name: str
-    apply: Callable[[sqlite3.Connection], None]
+# version: int, name: str, apply: Callable[[sqlite3.Connection], None]
+Migration = namedtuple("Migration", "version name apply")
 
 
 def _run(conn: sqlite3.Connection, statements: tuple[str, ...]) -> None:

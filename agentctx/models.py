@@ -2,87 +2,76 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, get_args
+from collections import namedtuple
 
-RecordType = Literal["decision", "convention", "preference", "discovery", "bugfix", "handover", "profile"]
-Scope = Literal["project", "global"]
-Confidence = Literal["explicit", "inferred", "reinforced"]
-Source = Literal["llm_extraction", "hook_observation", "mcp_tool", "cli", "import"]
-NodeKind = Literal["file", "symbol", "package", "module", "branch"]
-RelType = Literal["supersedes", "applies_to", "observed_in", "derives_from", "scoped_to"]
+# The hooks import this module on every prompt: frozen dataclasses would pull in `inspect` (~8 ms) and
+# `typing` (~3 ms), so records are immutable named tuples and the Literal aliases exist for type checkers only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
-RECORD_TYPES: tuple[str, ...] = get_args(RecordType)
-SCOPES: tuple[str, ...] = get_args(Scope)
-CONFIDENCES: tuple[str, ...] = get_args(Confidence)
-SOURCES: tuple[str, ...] = get_args(Source)
-NODE_KINDS: tuple[str, ...] = get_args(NodeKind)
-REL_TYPES: tuple[str, ...] = get_args(RelType)
+    RecordType = Literal["decision", "convention", "preference", "discovery", "bugfix", "handover", "profile"]
+    Scope = Literal["project", "global"]
+    Confidence = Literal["explicit", "inferred", "reinforced"]
+    Source = Literal["llm_extraction", "hook_observation", "mcp_tool", "cli", "import"]
+    NodeKind = Literal["file", "symbol", "package", "module", "branch"]
+    RelType = Literal["supersedes", "applies_to", "observed_in", "derives_from", "scoped_to"]
+
+RECORD_TYPES: tuple[str, ...] = ("decision", "convention", "preference", "discovery", "bugfix", "handover", "profile")
+SCOPES: tuple[str, ...] = ("project", "global")
+CONFIDENCES: tuple[str, ...] = ("explicit", "inferred", "reinforced")
+SOURCES: tuple[str, ...] = ("llm_extraction", "hook_observation", "mcp_tool", "cli", "import")
+NODE_KINDS: tuple[str, ...] = ("file", "symbol", "package", "module", "branch")
+REL_TYPES: tuple[str, ...] = ("supersedes", "applies_to", "observed_in", "derives_from", "scoped_to")
 
 GLOBAL_PROJECT = "_global"
 TITLE_MAX = 120
 BODY_MAX = 2000
 
 
-@dataclass(frozen=True)
-class NewRecord:
-    """What a caller asks to store; validated by the store before anything is written."""
+class NewRecord(namedtuple("NewRecord", "type title body project_id scope confidence source session_id pinned valid_from",
+                           defaults=("project", "inferred", "cli", None, False, None))):
+    """What a caller asks to store; validated by the store before anything is written.
 
-    type: str
-    title: str
-    body: str
-    project_id: str
-    scope: str = "project"
-    confidence: str = "inferred"
-    source: str = "cli"
-    session_id: str | None = None
-    pinned: bool = False
-    valid_from: str | None = None  # defaults to recorded_at
+    Fields: type, title, body, project_id, scope="project", confidence="inferred", source="cli",
+    session_id=None, pinned=False, valid_from=None (defaults to recorded_at).
+    """
+
+    __slots__ = ()
+
+    def replace(self, **changes: "Any") -> "NewRecord":
+        return self._replace(**changes)
 
 
-@dataclass(frozen=True)
-class Record:
-    """A stored record, as read back (SPEC §3.1 columns)."""
+_RECORD_FIELDS = (
+    "id project_id type title body scope pinned confidence reinforce_count valid_from recorded_at superseded_at "
+    "superseded_by access_count last_accessed score claudemd_drift_score source session_id pending_embedding"
+)
 
-    id: str
-    project_id: str
-    type: str
-    title: str
-    body: str
-    scope: str
-    pinned: bool
-    confidence: str
-    reinforce_count: int
-    valid_from: str
-    recorded_at: str
-    superseded_at: str | None
-    superseded_by: str | None
-    access_count: int
-    last_accessed: str | None
-    score: float
-    claudemd_drift_score: float
-    source: str
-    session_id: str | None
-    pending_embedding: bool
+
+class Record(namedtuple("Record", _RECORD_FIELDS)):
+    """A stored record, as read back: the SPEC §3.1 columns in schema order."""
+
+    __slots__ = ()
 
     @property
     def is_current(self) -> bool:
         return self.superseded_at is None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> "dict[str, Any]":
+        return dict(self._asdict())
+
+    def replace(self, **changes: "Any") -> "Record":
+        return self._replace(**changes)
 
 
-@dataclass(frozen=True)
-class SearchHit:
-    """One ranked search result: the record, its final score, and the parts the score came from."""
+class SearchHit(namedtuple("SearchHit", "record score relevance degraded", defaults=(None,))):
+    """One ranked search result: the record, its final score, and its relevance (how surely it is about the query;
+    the specificity of the query words it shares; relevance floors apply to it)."""
 
-    record: Record
-    score: float
-    relevance: float  # query-dependent part, normalised to 0..1 (the relevance floor applies to this)
-    degraded: str | None = None
+    __slots__ = ()
 
-    def to_index(self) -> dict[str, Any]:
+    def to_index(self) -> "dict[str, Any]":
         """The compact index form (no body) used by search output and MCP."""
         r = self.record
         return {
@@ -98,10 +87,7 @@ class SearchHit:
         }
 
 
-@dataclass(frozen=True)
-class SearchResult:
+class SearchResult(namedtuple("SearchResult", "hits degraded terms", defaults=((), None, ()))):
     """Hits plus the rung of the degradation ladder that produced them (None = full FTS5)."""
 
-    hits: tuple[SearchHit, ...] = ()
-    degraded: str | None = None
-    terms: tuple[str, ...] = field(default=())
+    __slots__ = ()

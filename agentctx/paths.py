@@ -1,64 +1,128 @@
-"""Where agentctx keeps its files; the only module that reads the environment for locations."""
+"""Where agentctx keeps its files; the only module that reads the environment for locations.
+
+Each location has a string form (`*_file`, `*_dir_str`) that the hooks use, because importing pathlib costs a
+hook about 3 ms on every prompt, and a `Path` form for everything else.
+"""
 
 from __future__ import annotations
 
 import os
 import re
-import tempfile
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DB_NAME = "agentctx.db"
 
 
-def home() -> Path:
+def _path(text: str) -> "Path":
+    from pathlib import Path
+
+    return Path(text)
+
+
+def home_dir() -> str:
     """The data directory: `AGENTCTX_HOME`, else `~/.agentctx`."""
     override = os.environ.get("AGENTCTX_HOME")
     if override:
-        return Path(override).expanduser()
-    return Path.home() / ".agentctx"
+        return os.path.expanduser(override)
+    return os.path.join(os.path.expanduser("~"), ".agentctx")
 
 
-def db_path() -> Path:
-    return home() / DB_NAME
+def db_file() -> str:
+    return os.path.join(home_dir(), DB_NAME)
 
 
-def config_path() -> Path:
-    return home() / "config.json"
+def logs_dir_str() -> str:
+    return os.path.join(home_dir(), "logs")
 
 
-def logs_dir() -> Path:
-    return home() / "logs"
+def digests_dir_str() -> str:
+    return os.path.join(home_dir(), "digests")
 
 
-def digests_dir() -> Path:
-    return home() / "digests"
-
-
-def models_dir() -> Path:
-    return home() / "models"
-
-
-def profile_dir() -> Path:
-    return home() / "profile"
+def state_dir_str() -> str:
+    """Small per-session state files (debounce stamps, pending ledger rows)."""
+    return os.path.join(home_dir(), "state")
 
 
 def _safe(name: str) -> str:
-    # Session ids come from the hook payload: keep them from escaping the directory.
+    # Session and project ids come from outside (hook payloads): keep them from escaping the directory.
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:128] or "_"
 
 
-def digest_path(project_id: str) -> Path:
-    return digests_dir() / f"{_safe(project_id)}.json"
+def digest_file(project_id: str) -> str:
+    return os.path.join(digests_dir_str(), f"{_safe(project_id)}.json")
 
 
-def dedup_path(session_id: str) -> Path:
+def dedup_file(session_id: str) -> str:
     """Per-session injection dedup file (derived, disposable) in the temp dir."""
-    return Path(tempfile.gettempdir()) / f"agentctx-{_safe(session_id)}.json"
+    return os.path.join(temp_dir(), f"agentctx-{_safe(session_id)}.json")
 
 
-def ensure_private_dir(path: Path) -> Path:
+def temp_dir() -> str:
+    """The temp directory as `tempfile.gettempdir()` would choose it, without importing tempfile (~4 ms)."""
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        value = os.environ.get(name)
+        if value and os.path.isdir(value):
+            return value
+    return "/tmp" if os.name == "posix" else os.path.join(os.environ.get("LOCALAPPDATA", "."), "Temp")
+
+
+def home() -> "Path":
+    return _path(home_dir())
+
+
+def db_path() -> "Path":
+    return _path(db_file())
+
+
+def config_path() -> "Path":
+    return _path(os.path.join(home_dir(), "config.json"))
+
+
+def logs_dir() -> "Path":
+    return _path(logs_dir_str())
+
+
+def digests_dir() -> "Path":
+    return _path(digests_dir_str())
+
+
+def state_dir() -> "Path":
+    return _path(state_dir_str())
+
+
+def models_dir() -> "Path":
+    return _path(os.path.join(home_dir(), "models"))
+
+
+def profile_dir() -> "Path":
+    return _path(os.path.join(home_dir(), "profile"))
+
+
+def digest_path(project_id: str) -> "Path":
+    return _path(digest_file(project_id))
+
+
+def dedup_path(session_id: str) -> "Path":
+    return _path(dedup_file(session_id))
+
+
+def ensure_private_dir(path: "str | os.PathLike[str]") -> "Path":
     """Create `path` (and parents) and make it private to the user (0700)."""
-    path.mkdir(parents=True, exist_ok=True)
+    os.makedirs(path, exist_ok=True)
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass
+    return _path(os.fspath(path))
+
+
+def ensure_private_dir_str(path: str) -> str:
+    """`ensure_private_dir` for the hooks: no pathlib."""
+    os.makedirs(path, exist_ok=True)
     try:
         os.chmod(path, 0o700)
     except OSError:
@@ -66,11 +130,16 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def claude_home() -> Path:
+def claude_home() -> "Path":
     """Claude Code's user directory (`~/.claude`)."""
-    return Path.home() / ".claude"
+    return _path(os.path.join(os.path.expanduser("~"), ".claude"))
 
 
-def claude_json() -> Path:
+def claude_json() -> "Path":
     """Claude Code's user state file, where MCP servers are registered at user scope."""
-    return Path.home() / ".claude.json"
+    return _path(os.path.join(os.path.expanduser("~"), ".claude.json"))
+
+
+def claude_project_dir() -> str | None:
+    """The project directory Claude Code gives the processes it starts (hooks, MCP servers), if any."""
+    return os.environ.get("CLAUDE_PROJECT_DIR") or None

@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
+from collections import namedtuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 _SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.*)$")
 
 
-@dataclass(frozen=True)
-class Project:
-    """Where the agent is working: the namespace id, a display name, and the repository root."""
+class Project(namedtuple("Project", "id name root_dir remote")):
+    """Where the agent is working: the namespace id, a display name, the repository root (`root_dir`, a string;
+    `root`, a Path), and the normalised remote without credentials (or None)."""
 
-    id: str
-    name: str
-    root: Path
-    remote: str | None  # normalised, credentials removed
+    __slots__ = ()
+
+    @property
+    def root(self) -> "Path":
+        from pathlib import Path
+
+        return Path(self.root_dir)
 
 
 def normalize_remote(url: str) -> str:
@@ -44,39 +49,48 @@ def normalize_remote(url: str) -> str:
 
 
 def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    from .ids import sha256_hex
+
+    return sha256_hex(text)
 
 
-def find_git_root(start: Path) -> tuple[Path, Path] | None:
-    """The work-tree root and its git directory, found by walking up from `start` (no subprocess)."""
-    here = start.resolve()
-    for candidate in (here, *here.parents):
-        dot_git = candidate / ".git"
-        if dot_git.is_dir():
-            return candidate, dot_git
-        if dot_git.is_file():  # worktree or submodule: "gitdir: <path>"
+def find_git_root(start: "str | os.PathLike[str]") -> tuple[str, str] | None:
+    """The work-tree root and its git directory (strings), found by walking up from `start` (no subprocess).
+
+    os.path rather than pathlib: this runs in every hook, where importing pathlib costs ~3 ms.
+    """
+    here = os.path.realpath(os.fspath(start))
+    while True:
+        dot_git = os.path.join(here, ".git")
+        if os.path.isdir(dot_git):
+            return here, dot_git
+        if os.path.isfile(dot_git):  # worktree or submodule: "gitdir: <path>"
             try:
-                line = dot_git.read_text(encoding="utf-8").strip()
+                with open(dot_git, encoding="utf-8") as fh:
+                    line = fh.read().strip()
             except OSError:
                 return None
             if line.startswith("gitdir:"):
-                gitdir = Path(line[len("gitdir:") :].strip())
-                if not gitdir.is_absolute():
-                    gitdir = (candidate / gitdir).resolve()
-                common = gitdir / "commondir"
-                if common.is_file():
+                gitdir = os.path.realpath(os.path.join(here, line[len("gitdir:"):].strip()))
+                common = os.path.join(gitdir, "commondir")
+                if os.path.isfile(common):
                     try:
-                        gitdir = (gitdir / common.read_text(encoding="utf-8").strip()).resolve()
+                        with open(common, encoding="utf-8") as fh:
+                            gitdir = os.path.realpath(os.path.join(gitdir, fh.read().strip()))
                     except OSError:
                         pass
-                return candidate, gitdir
-    return None
+                return here, gitdir
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
-def origin_url(git_dir: Path) -> str | None:
+def origin_url(git_dir: "str | os.PathLike[str]") -> str | None:
     """The `origin` remote's url from the repository's config file, read directly (fast enough for hooks)."""
     try:
-        text = (git_dir / "config").read_text(encoding="utf-8", errors="replace")
+        with open(os.path.join(git_dir, "config"), encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
     except OSError:
         return None
     in_origin = False
@@ -94,16 +108,17 @@ def origin_url(git_dir: Path) -> str | None:
     return None
 
 
-def detect(cwd: str | os.PathLike[str] | None = None) -> Project:
+def detect(cwd: "str | os.PathLike[str] | None" = None) -> Project:
     """The project for `cwd` (default: the process cwd)."""
-    start = Path(cwd) if cwd else Path.cwd()
+    start = os.fspath(cwd) if cwd else os.getcwd()
     found = find_git_root(start)
     if found is None:
-        root = start.resolve()
-        return Project(id=_sha(str(root)), name=root.name or str(root), root=root, remote=None)
+        root = os.path.realpath(start)
+        return Project(id=_sha(root), name=os.path.basename(root) or root, root_dir=root, remote=None)
     root, git_dir = found
     url = origin_url(git_dir)
+    name = os.path.basename(root) or root
     if url:
         remote = normalize_remote(url)
-        return Project(id=_sha(remote), name=root.name, root=root, remote=remote)
-    return Project(id=_sha(str(root)), name=root.name, root=root, remote=None)
+        return Project(id=_sha(remote), name=name, root_dir=root, remote=remote)
+    return Project(id=_sha(root), name=name, root_dir=root, remote=None)

@@ -1,9 +1,9 @@
-"""Scoring candidates: BM25F over title and body with squared, always-positive idf, and query-term coverage."""
+"""Scoring candidates: BM25F over title and body with squared, always-positive idf; relevance by specificity."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections import namedtuple
 
 # BM25F parameters. Title matches count double: a title says what the record is about.
 K1 = 1.2
@@ -15,26 +15,21 @@ BODY_WEIGHT = 1.0
 IDF_EXPONENT = 2.0
 # A stem the query repeats matters more to the asker (a long prompt says its subject more than once).
 QTF_EXPONENT = 1.0
+MIN_SHARED = 2
 
 
-@dataclass(frozen=True)
-class DocTerms:
+# Named tuples, not dataclasses: this runs in the prompt hook, where importing dataclasses costs ~8 ms.
+class DocTerms(namedtuple("DocTerms", "title body title_len body_len")):
     """Where each stem occurs in one record: per column, stem -> token positions; and the column lengths."""
 
-    title: dict[str, list[int]]
-    body: dict[str, list[int]]
-    title_len: int
-    body_len: int
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Corpus:
-    """Index-wide statistics and the query: record count, average column lengths, and each query stem's weight."""
+class Corpus(namedtuple("Corpus", "n_docs avg_title avg_body weight")):
+    """Index-wide statistics and the query: record count, average column lengths, and each query stem's weight
+    (idf, scaled by how often the query repeats the stem)."""
 
-    n_docs: int
-    avg_title: float
-    avg_body: float
-    weight: dict[str, float]  # idf, scaled by how often the query repeats the stem
+    __slots__ = ()
 
     @classmethod
     def build(cls, n_docs: int, avg_title: float, avg_body: float, df: dict[str, int],
@@ -49,26 +44,28 @@ def idf(n_docs: int, df: int) -> float:
     return math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) ** IDF_EXPONENT
 
 
-def bm25f(doc: DocTerms, stems: list[str], corpus: Corpus) -> tuple[float, float]:
-    """(BM25F score, idf-weighted share of the query's stems the record contains)."""
+def bm25f(doc: DocTerms, stems: list[str], corpus: Corpus) -> tuple[float, list[str]]:
+    """(BM25F score, the query stems the record contains)."""
     avg = TITLE_WEIGHT * corpus.avg_title + BODY_WEIGHT * corpus.avg_body or 1.0
     length = TITLE_WEIGHT * doc.title_len + BODY_WEIGHT * doc.body_len
     norm = K1 * (1 - B + B * length / avg)
     total = 0.0
-    matched = 0.0
-    possible = 0.0
+    matched = []
     weights = corpus.weight
     for stem in stems:
-        weight = weights[stem]
-        possible += weight
         tf = TITLE_WEIGHT * len(doc.title.get(stem, ())) + BODY_WEIGHT * len(doc.body.get(stem, ()))
         if tf:
-            matched += weight
-            total += weight * tf * (K1 + 1) / (tf + norm)
-    return total, (matched / possible if possible else 0.0)
+            matched.append(stem)
+            total += weights[stem] * tf * (K1 + 1) / (tf + norm)
+    return total, matched
 
 
-def score(doc: DocTerms, stems: list[str], corpus: Corpus) -> tuple[float, float]:
-    """(query score, coverage) of one record."""
-    base, coverage = bm25f(doc, stems, corpus)
-    return (base, coverage) if base else (0.0, 0.0)
+def relevance(matched: list[str], n_query: int, specific: dict[str, float]) -> float:
+    """How surely a record is about the query: the specificity of the query words it shares.
+
+    Generic words ("add", "fix", "function") are shared by unrelated text; words rare in general software text
+    are not. A record must share at least two of the query's words, unless the query has only one.
+    """
+    if len(matched) < min(MIN_SHARED, n_query):
+        return 0.0
+    return sum(specific.get(s, 1.0) for s in matched)

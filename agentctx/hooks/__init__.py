@@ -27,9 +27,9 @@ def log(event: str, message: str) -> None:
         from .. import paths
         from ..ids import now_iso
 
-        directory = paths.ensure_private_dir(paths.logs_dir())
+        directory = paths.ensure_private_dir_str(paths.logs_dir_str())
         line = f"{now_iso()} {event or '-'} {message}".replace("\n", " | ")[:2000]
-        with open(directory / "hooks.log", "a", encoding="utf-8") as fh:
+        with open(os.path.join(directory, "hooks.log"), "a", encoding="utf-8") as fh:
             fh.write(line + "\n")
     except Exception:
         pass

@@ -28,7 +28,7 @@ def _state_file(session_id: str) -> str:
     from .. import paths
 
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", session_id)[:128] or "_"
-    return str(paths.home() / "state" / f"stop-{safe}.json")
+    return os.path.join(paths.state_dir_str(), f"stop-{safe}.json")
 
 
 def due(session_id: str, transcript: str, *, now: float | None = None) -> bool:
@@ -75,7 +75,7 @@ def pre_compact(payload: "Payload") -> None:
     from ..project import detect
     from ..store import records
 
-    if not paths.db_path().exists():
+    if not os.path.exists(paths.db_file()):
         return None
     prompts = snapshot.recent_prompts(payload.transcript_path) if payload.transcript_path else []
     body = snapshot.compose(prompts, read_log(payload.session_id) if payload.session_id else [],
@@ -83,7 +83,7 @@ def pre_compact(payload: "Payload") -> None:
     if not body:
         return None
     project = detect(payload.cwd)
-    conn = db.connect(paths.db_path())
+    conn = db.connect(paths.db_file())
     try:
         current = records.current(conn, project.id, types=["handover"], own_only=True, limit=1)
         if current and current[0].source != "hook_observation":
@@ -102,15 +102,15 @@ def session_end(payload: "Payload") -> None:
 
     if payload.session_id:
         try:
-            os.unlink(paths.dedup_path(payload.session_id))
+            os.unlink(paths.dedup_file(payload.session_id))
         except OSError:
             pass
-    if paths.db_path().exists() and payload.session_id:
+    if os.path.exists(paths.db_file()) and payload.session_id:
         from .. import db
         from ..project import detect
         from ..store import sessions
 
-        conn = db.connect(paths.db_path())
+        conn = db.connect(paths.db_file())
         try:
             sessions.end(conn, payload.session_id, detect(payload.cwd).id)
         finally:

@@ -12,16 +12,22 @@ if TYPE_CHECKING:
 
 
 def _path() -> "Path":
+    from pathlib import Path
+
+    return Path(_file())
+
+
+def _file() -> str:
     from .. import paths
 
-    return paths.home() / "state" / "pending-ledger.jsonl"
+    return os.path.join(paths.state_dir_str(), "pending-ledger.jsonl")
 
 
 def append(entry: dict[str, object]) -> None:
     """Add one row; O_APPEND writes of one short line do not interleave between processes."""
-    path = _path()
+    path = _file()  # no pathlib: SessionStart's hot path
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             os.write(fd, (json.dumps(entry, separators=(",", ":")) + "\n").encode("utf-8"))

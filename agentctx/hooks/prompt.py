@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,8 +23,8 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
         return None
     from .. import paths
 
-    db_file = paths.db_path()
-    if not db_file.exists():
+    db_file = paths.db_file()
+    if not os.path.exists(db_file):
         return None
     from .. import db, search, tokens
     from ..project import detect
@@ -33,13 +34,13 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
     try:
         result = search.search(conn, payload.prompt, project.id, limit=SEARCH_LIMIT,
                                floor=search.PROMPT_FLOOR if floor is None else floor)
-        seen = _read_dedup(paths.dedup_path(payload.session_id)) if payload.session_id else set()
+        seen = _read_dedup(paths.dedup_file(payload.session_id)) if payload.session_id else set()
         fresh = [h for h in result.hits if h.record.id not in seen][: tokens.PROMPT_TOP_K]
         chosen, text = render(fresh)
         if not chosen:
             return None
         if payload.session_id:
-            _append_dedup(paths.dedup_path(payload.session_id), seen, [h.record.id for h in chosen])
+            _append_dedup(paths.dedup_file(payload.session_id), seen, [h.record.id for h in chosen])
         _account(conn, payload, project.id, chosen, tokens.estimate(text))
     finally:
         conn.close()
@@ -65,7 +66,7 @@ def render(hits: "list[SearchHit]") -> "tuple[list[SearchHit], str]":
     return chosen, "\n\n".join(kept)
 
 
-def _read_dedup(path: "Path") -> set[str]:
+def _read_dedup(path: str) -> set[str]:
     """Ids already injected this session; a missing or damaged file only means re-injection."""
     try:
         with open(path, encoding="utf-8") as fh:
@@ -75,11 +76,11 @@ def _read_dedup(path: "Path") -> set[str]:
     return {i for i in data if isinstance(i, str)} if isinstance(data, list) else set()
 
 
-def _append_dedup(path: "Path", seen: set[str], ids: list[str]) -> None:
+def _append_dedup(path: str, seen: set[str], ids: list[str]) -> None:
     import os
 
     merged = sorted(_read_dedup(path) | seen | set(ids))  # re-read: a parallel prompt may have written meanwhile
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp = f"{path}.{os.getpid()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -91,13 +92,12 @@ def _append_dedup(path: "Path", seen: set[str], ids: list[str]) -> None:
 
 def _account(conn: "sqlite3.Connection", payload: "Payload", project_id: str, hits: "list[SearchHit]",
              n_tokens: int) -> None:
-    import hashlib
-
     from ..db import atomic
+    from ..ids import sha256_hex
     from ..store import records, sessions
 
     ids = [h.record.id for h in hits]
-    digest = hashlib.sha256(payload.prompt.encode("utf-8", "replace")).hexdigest()[:16]
+    digest = sha256_hex(payload.prompt)[:16]
     with atomic(conn):
         sessions.log_injection(conn, session_id=payload.session_id or None, project_id=project_id,
                                event="UserPromptSubmit", prompt_hash=digest, record_ids=ids,

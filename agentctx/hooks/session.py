@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .payload import Payload
@@ -38,9 +40,9 @@ def _profile_fallback(project_id: str) -> str:
     """No digest yet: the profile records, if there is a store (hooks never create one)."""
     from .. import db, digest, paths
 
-    if not paths.db_path().exists():
+    if not os.path.exists(paths.db_file()):
         return ""
-    conn = db.connect(paths.db_path())
+    conn = db.connect(paths.db_file())
     try:
         return digest.profile_section(conn, project_id, PROFILE_FALLBACK_BUDGET)
     finally:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .payload import Payload
@@ -10,7 +12,7 @@ if TYPE_CHECKING:
 def post_tool_use(payload: "Payload") -> None:
     from .. import paths
 
-    if not payload.tool_name or not paths.db_path().exists():
+    if not payload.tool_name or not os.path.exists(paths.db_file()):
         return None
     from .. import capture, db
     from ..project import detect
@@ -19,7 +21,7 @@ def post_tool_use(payload: "Payload") -> None:
     if not observations:
         return None
     project = detect(payload.cwd)
-    conn = db.connect(paths.db_path())
+    conn = db.connect(paths.db_file())
     try:
         capture.store(conn, project.id, payload.session_id, observations)
     finally:

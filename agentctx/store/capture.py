@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Iterable
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable
 
 from ..db import atomic
 from .records import COLUMNS, CURRENT, to_record

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import replace
-from typing import Iterable, Sequence
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence
 
 from ..db import atomic
 from ..errors import ConflictError, NotFoundError, ValidationError
@@ -76,7 +77,7 @@ def validate(new: NewRecord) -> NewRecord:
             parse_iso(new.valid_from)
         except ValueError:
             raise ValidationError("invalid_field", field="valid_from", problem="is not an ISO 8601 timestamp") from None
-    return replace(new, title=title, body=body, project_id=project_id)
+    return new.replace(title=title, body=body, project_id=project_id)
 
 
 def _select(where: str) -> str:
@@ -213,7 +214,7 @@ def supersede(conn: sqlite3.Connection, old_id: str, project_id: str, *, body: s
     new = NewRecord(type=old.type, title=title or old.title, body=text, project_id=project_id, scope=old.scope,
                     confidence="explicit", source=source, session_id=session_id, pinned=old.pinned)
     if old.scope == "global" and old.project_id == GLOBAL_PROJECT:
-        new = replace(new, project_id=GLOBAL_PROJECT)
+        new = new.replace(project_id=GLOBAL_PROJECT)
     elif old.project_id != project_id:
         raise ConflictError("cross_namespace", id=old.id)
     record, superseded = insert(conn, new, supersedes=old.id)
@@ -224,7 +225,7 @@ def set_pinned(conn: sqlite3.Connection, record_id: str, project_id: str, pinned
     record = require(conn, record_id, project_id)
     with atomic(conn):
         conn.execute("UPDATE records SET pinned = ? WHERE id = ?", (int(pinned), record.id))
-    return replace(record, pinned=pinned)
+    return record.replace(pinned=pinned)
 
 
 def reinforce(conn: sqlite3.Connection, record_id: str, *, threshold: int, confirmed: bool = False) -> Record:

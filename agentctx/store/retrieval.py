@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Iterable, Sequence
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence
 
 from ..models import Record
 from ..text import varints

@@ -4,24 +4,17 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
-from typing import Sequence
+from collections import namedtuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
 
 from ..db import atomic
 from ..ids import now_iso
 
 
-@dataclass(frozen=True)
-class Injection:
-    """One ledger row."""
-
-    session_id: str | None
-    event: str
-    prompt_hash: str | None
-    record_ids: tuple[str, ...]
-    scores: tuple[float, ...]
-    tokens: int
-    created_at: str
+# One ledger row (a named tuple: this module is on the hooks' import path, where dataclasses cost ~8 ms).
+Injection = namedtuple("Injection", "session_id event prompt_hash record_ids scores tokens created_at")
 
 
 def touch(conn: sqlite3.Connection, session_id: str, project_id: str) -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import agentctx
 
 from agentctx import capture, db, paths
 from agentctx.project import detect
@@ -12,23 +16,27 @@ from agentctx.project import detect
 WRITERS, WRITES = 8, 500
 
 
-def _writer(home: str, n: int, index: int) -> None:
-    os.environ["AGENTCTX_HOME"] = home
-    conn = db.connect(paths.db_path())
-    for i in range(n):
-        capture.capture(conn, "p" * 64, f"s{index}", "Bash", {"command": f"python job_{index}_{i}.py"},
-                        {"stderr": f"ValueError: bad input {index}-{i}"}, "/r")
-    conn.close()
+WRITER = """
+import os, sys
+sys.path.insert(0, {root!r})
+os.environ["AGENTCTX_HOME"] = {home!r}
+from agentctx import capture, db, paths
+conn = db.connect(paths.db_path())
+for i in range({n}):
+    capture.capture(conn, "p" * 64, "s{index}", "Bash", {{"command": f"python job_{index}_{{i}}.py"}},
+                    {{"stderr": f"ValueError: bad input {index}-{{i}}"}}, "/r")
+conn.close()
+"""
 
 
 def test_concurrent_writers_lose_nothing(conn):
-    ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_writer, args=(os.environ["AGENTCTX_HOME"], WRITES, k)) for k in range(WRITERS)]
+    # Separate interpreters (not multiprocessing: its children cannot import test modules in importlib mode).
+    root = str(Path(agentctx.__file__).resolve().parent.parent)
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER.format(root=root, home=os.environ["AGENTCTX_HOME"],
+                                                                   n=WRITES, index=k)])
+             for k in range(WRITERS)]
     for p in procs:
-        p.start()
-    for p in procs:
-        p.join(120)
-        assert p.exitcode == 0
+        assert p.wait(timeout=180) == 0
     assert conn.execute("SELECT count(*) FROM records WHERE type = 'bugfix'").fetchone()[0] == WRITERS * WRITES
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert conn.execute("SELECT count(*) FROM records_fts WHERE records_fts MATCH 'valueerror'").fetchone()[0] \

@@ -63,8 +63,8 @@ def test_prompt_corrupt_dedup_file_reinjects(hook, add, repo):
 
 def test_prompt_budget_and_unconfirmed_label(hook, add, repo, conn):
     for i in range(3):
-        add(f"Caching rule {i}", ("cache invalidation " * 110)[:2000], confidence="inferred")
-    out = hook("user-prompt-submit", {"session_id": "s3", "cwd": str(repo), "prompt": "cache invalidation"})
+        add(f"Caching rule {i}", ("memcached eviction " * 110)[:2000], confidence="inferred")
+    out = hook("user-prompt-submit", {"session_id": "s3", "cwd": str(repo), "prompt": "memcached eviction"})
     text = out["hookSpecificOutput"]["additionalContext"]
     assert len(text) <= tokens.PROMPT_CHAR_CAP and tokens.estimate(text) <= tokens.PROMPT_BUDGET
     assert "(unconfirmed pattern)" in text
