@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 from datetime import datetime, timezone
@@ -94,39 +93,53 @@ def apply_migrations(conn: sqlite3.Connection) -> list[int]:
     return applied
 
 
-@contextlib.contextmanager
-def atomic(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """A write transaction (BEGIN IMMEDIATE, so writers queue on the busy timeout), or a savepoint when nested."""
-    if conn.in_transaction:
-        name = f"sp_{id(object())}"
-        conn.execute(f"SAVEPOINT {name}")
+class atomic:
+    """A write transaction (BEGIN IMMEDIATE, so writers queue on the busy timeout), or a savepoint when nested.
+
+    A class rather than @contextmanager: contextlib is one more import on every hook. A write that still finds
+    the database locked after the busy timeout raises StoreError("db_locked").
+    """
+
+    __slots__ = ("conn", "savepoint")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.savepoint: str | None = None
+
+    def __enter__(self) -> sqlite3.Connection:
         try:
-            yield conn
-        except BaseException:
-            conn.execute(f"ROLLBACK TO {name}")
-            conn.execute(f"RELEASE {name}")
-            raise
-        conn.execute(f"RELEASE {name}")
-        return
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        # The busy timeout ran out waiting for another writer: say so (and name doctor), not a raw sqlite3 error.
-        raise translate(exc, _file_of(conn)) from None
-    try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+            if self.conn.in_transaction:
+                self.savepoint = f"sp_{id(self)}"
+                self.conn.execute(f"SAVEPOINT {self.savepoint}")
+            else:
+                self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise translate(exc, _db_name(self.conn)) from None
+        return self.conn
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        conn, sp = self.conn, self.savepoint
+        if exc_type is not None:
+            if sp:
+                conn.execute(f"ROLLBACK TO {sp}")
+                conn.execute(f"RELEASE {sp}")
+            elif conn.in_transaction:
+                conn.execute("ROLLBACK")
+            return
+        try:
+            conn.execute(f"RELEASE {sp}" if sp else "COMMIT")
+        except sqlite3.OperationalError as exc:
+            if not sp and conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise translate(exc, _db_name(conn)) from None
 
 
-def _file_of(conn: sqlite3.Connection) -> str:
+def _db_name(conn: sqlite3.Connection) -> str:
     try:
         row = conn.execute("PRAGMA database_list").fetchone()
-        return str(row[2]) if row and row[2] else ":memory:"
+        return str(row[2]) if row and row[2] else "(memory)"
     except sqlite3.Error:
-        return "the database"
+        return "(unknown)"
 
 
 def has_fts(conn: sqlite3.Connection) -> bool:

@@ -126,8 +126,24 @@ FTS_STATEMENTS: tuple[str, ...] = (
 )
 
 
+def m002_embeddings(conn: sqlite3.Connection) -> None:
+    # Derived and rebuildable (SPEC §7): plain little-endian float32 BLOBs, readable without any extension.
+    # Keyed by model too: two 384-dimension models live in different spaces, so a model change re-embeds.
+    _run(conn, (
+        """CREATE TABLE embeddings (
+            record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,
+            model     TEXT NOT NULL,
+            dims      INTEGER NOT NULL,
+            vector    BLOB NOT NULL,
+            PRIMARY KEY (record_id, model)
+        )""",
+        "CREATE INDEX records_pending_embedding ON records(id) WHERE pending_embedding = 1",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
+    Migration(2, "embeddings", m002_embeddings),
 )
 
 LATEST = MIGRATIONS[-1].version

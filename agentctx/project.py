@@ -10,8 +10,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
-_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
-_SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.*)$")
+# Patterns are compiled on first use (re's cache): the hooks usually read the id without normalising a URL.
+_SCHEME = r"^[a-z][a-z0-9+.-]*://"
+_SCP = r"^(?:[^@/]+@)?([^:/]+):(?!//)(.*)$"
 
 
 class Project(namedtuple("Project", "id name root_dir remote")):
@@ -30,13 +31,13 @@ class Project(namedtuple("Project", "id name root_dir remote")):
 def normalize_remote(url: str) -> str:
     """`git@host:Org/Repo.git`, `ssh://git@host/Org/Repo.git` and `https://u:p@host/Org/Repo/` all give `host/org/repo`."""
     text = url.strip().lower()
-    if _SCHEME.match(text):
-        text = _SCHEME.sub("", text)
+    if re.match(_SCHEME, text, re.IGNORECASE):
+        text = re.sub(_SCHEME, "", text, flags=re.IGNORECASE)
         host, _, path = text.partition("/")
         host = host.rpartition("@")[2]  # credentials
         host = host.split(":", 1)[0]  # port
     else:
-        m = _SCP.match(text)
+        m = re.match(_SCP, text)
         if m:
             host, path = m.group(1), m.group(2)
         else:  # a local path used as a remote

@@ -27,6 +27,10 @@ HALF_LIFE_DAYS = {"decision": None, "convention": None, "profile": None, "prefer
 RECENCY_FLOOR = 0.5
 CANDIDATE_FACTOR = 4
 POOL_MIN = 20
+# A term in more than this share of the store (and more than COMMON_MIN records) does not generate candidates.
+COMMON_SHARE = 0.05
+COMMON_MIN = 50
+MATCH_ROWS = 1500
 MAX_TERMS = 64
 # Records written one after another in a session share context (a question and its answer, a decision and
 # its follow-up): each of the best hits lends this share of its score to its session neighbours.
@@ -86,17 +90,19 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
     return SearchResult(hits, "pinned-only", tuple(terms))
 
 
-def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], project_id: str, types: Sequence[str], limit: int,
-                history: bool, scope: str | None, floor: float, now: datetime) -> SearchResult:
-    # Candidates come from FTS5 (fast, index-wide); the final ranking is ours (BM25F, coverage, proximity).
-    rows = retrieval.fts(conn, text.or_query(terms), project_id, types=types, history=history, scope=scope,
-                         limit=max(limit * CANDIDATE_FACTOR, POOL_MIN))
-    if not rows:
-        return SearchResult(terms=tuple(terms))
+def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], project_id: str,
+                types: Sequence[str], limit: int, history: bool, scope: str | None, floor: float,
+                now: datetime) -> SearchResult:
     all_stems = text.stems(tokens)
     stems = list(dict.fromkeys(all_stems))
     n_docs, avg_title, avg_body = retrieval.averages(conn)
-    corpus = rank.Corpus.build(n_docs, avg_title, avg_body, retrieval.doc_freqs(conn, stems), Counter(all_stems))
+    df = retrieval.doc_freqs(conn, stems)
+    corpus = rank.Corpus.build(n_docs, avg_title, avg_body, df, Counter(all_stems))
+    # Candidates come from FTS5 on the query's selective terms; the ranking is ours (BM25F over all terms).
+    rows = retrieval.fts(conn, text.or_query(_candidate_terms(terms, text.stems(terms), df, n_docs)), project_id,
+                         types=types, history=history, scope=scope, limit=max(limit * CANDIDATE_FACTOR, POOL_MIN))
+    if not rows:
+        return SearchResult(terms=tuple(terms))
     found = {record.id: record for record, _ in rows}
     own = _score_all(list(found.values()), stems, corpus)
     bonus: dict[str, float] = {}
@@ -124,6 +130,24 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
         hits.append(SearchHit(record, total * prior(record, now), relevance))
     hits.sort(key=lambda h: (-h.score, h.record.id))
     return SearchResult(tuple(hits[:limit]), None, tuple(terms))
+
+
+def _candidate_terms(terms: list[str], term_stems: list[str], df: dict[str, int], n_docs: int) -> list[str]:
+    """The terms worth asking FTS5 for, rarest first, until they would match about MATCH_ROWS records.
+
+    FTS5 must compute BM25 for every row a term matches; common terms match thousands of rows while adding almost
+    nothing to any score, so they count in the scoring but do not generate candidates.
+    """
+    by_rarity = sorted(zip(terms, term_stems), key=lambda ts: df.get(ts[1], 0))
+    chosen: list[str] = []
+    rows = 0
+    for term, stem in by_rarity:
+        n = df.get(stem, 0)
+        if chosen and (rows + n > MATCH_ROWS or n > max(COMMON_SHARE * n_docs, COMMON_MIN)):
+            break
+        chosen.append(term)
+        rows += n
+    return chosen
 
 
 def _score_all(records_: list[Record], stems: list[str], corpus: rank.Corpus) -> dict[str, tuple[float, list[str]]]:

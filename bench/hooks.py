@@ -30,7 +30,7 @@ RARE = [f"{a}{b}{c}" for a in ("ka", "lo", "mi", "ne", "pu", "ro", "sa", "ti", "
                                                        "at", "en", "ic", "ot", "us", "ar", "el", "io", "ol", "yr")]
 
 
-def seed(n: int, env: dict[str, str], repo: Path) -> None:
+def seed(n: int, env: dict[str, str], repo: Path, py: str) -> None:
     code = f"""
 import random, sys
 from agentctx import db, paths, consolidate
@@ -50,7 +50,7 @@ conn.executemany("INSERT INTO records (id, project_id, type, title, body, confid
 conn.execute("COMMIT")
 consolidate.run(p)
 """
-    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    subprocess.run([py, "-c", code], env=env, check=True)
 
 
 def median_ms(argv: list[str], env: dict[str, str], payloads: list[bytes], runs: int) -> float:
@@ -64,7 +64,18 @@ def median_ms(argv: list[str], env: dict[str, str], payloads: list[bytes], runs:
     return statistics.median(times) * 1000
 
 
-def bench(n: int, runs: int) -> dict[str, float]:
+def installed_python(tmp: Path) -> str:
+    """An interpreter with agentctx installed the way users install it (a regular, non-editable install):
+    an editable install's import hook loads pathlib and friends into every process, floor included."""
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = str(venv / "bin" / "python")
+    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", str(Path(__file__).resolve().parent.parent)],
+                   check=True, stdout=subprocess.DEVNULL)
+    return py
+
+
+def bench(n: int, runs: int, py: str) -> dict[str, float]:
     tmp = Path(tempfile.mkdtemp(prefix="agentctx-bench-"))
     try:
         home, repo = tmp / "home", tmp / "home" / "repo"
@@ -76,7 +87,7 @@ def bench(n: int, runs: int) -> dict[str, float]:
         # Real installs have cached bytecode; a private prefix gives it to floor and hooks alike.
         env.update(HOME=str(home), AGENTCTX_HOME=str(home / ".agentctx"), PYTHONPYCACHEPREFIX=str(tmp / "pyc"),
                    TMPDIR=str(tmp))
-        seed(n, env, repo)
+        seed(n, env, repo, py)
         rng = random.Random(1)
         base = {"cwd": str(repo), "transcript_path": str(transcript)}
         prompts = [json.dumps({**base, "session_id": f"b{i}", "prompt": "please fix the " + " ".join(rng.choices(WORDS + RARE, k=6))}).encode()
@@ -89,7 +100,6 @@ def bench(n: int, runs: int) -> dict[str, float]:
             "stop": [json.dumps({**base, "session_id": "b"}).encode()],
             "pre-compact": [json.dumps({**base, "session_id": "b", "trigger": "auto"}).encode()],
         }
-        py = sys.executable
         floor = median_ms([py, "-I", "-c", "import sqlite3, json"], env, [b""], runs)
         out = {"floor_ms": floor}
         script = Path(py).parent / "agentctx"
@@ -108,10 +118,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--records", type=int, nargs="*", default=[10_000, 100_000])
     parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--python", help="interpreter with agentctx installed (default: a fresh venv with `pip install .`)")
     args = parser.parse_args()
     summary: dict[str, str] = {}
+    venv_dir = Path(tempfile.mkdtemp(prefix="agentctx-bench-venv-"))
+    try:
+        py = args.python or installed_python(venv_dir)
+        return _run(args, py, summary)
+    finally:
+        shutil.rmtree(venv_dir, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
     for n in args.records:
-        res = bench(n, args.runs)
+        res = bench(n, args.runs, py)
         floor = res["floor_ms"]
         print(f"\n{n:,} records   floor (python -I -c 'import sqlite3, json'): {floor:.1f} ms")
         print(f"{'hook':<22}{'python -m':>12}{'ratio':>8}{'agentctx':>12}{'ratio':>8}")

@@ -25,7 +25,10 @@ def _file() -> str:
 
 def append(entry: dict[str, object]) -> None:
     """Add one row; O_APPEND writes of one short line do not interleave between processes."""
-    path = _file()  # no pathlib: SessionStart's hot path
+    from ..ids import now_iso
+
+    entry.setdefault("at", now_iso())
+    path = _file()  # no pathlib: the hooks' hot path
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -48,7 +51,7 @@ def drain(conn: "sqlite3.Connection") -> int:
         lines = claimed.read_text(encoding="utf-8").splitlines()
     except OSError:
         return 0
-    from ..store import sessions
+    from ..store import records, sessions
 
     done = 0
     for line in lines:
@@ -56,9 +59,12 @@ def drain(conn: "sqlite3.Connection") -> int:
             row = json.loads(line)
             sid = row.get("session_id") or None
             if row.get("tokens"):
+                ids = [i for i in row.get("record_ids") or () if isinstance(i, str)]
                 sessions.log_injection(conn, session_id=sid, project_id=row["project_id"], event=row["event"],
-                                       prompt_hash=None, record_ids=row.get("record_ids") or (), scores=(),
-                                       tokens=int(row["tokens"]))
+                                       prompt_hash=row.get("prompt_hash"), record_ids=ids,
+                                       scores=[float(x) for x in row.get("scores") or ()], tokens=int(row["tokens"]),
+                                       created_at=row.get("at") if isinstance(row.get("at"), str) else None)
+                records.touch(conn, ids)  # injected records count as read (derived access statistics)
             elif sid:
                 sessions.touch(conn, sid, row["project_id"])
             done += 1

@@ -41,7 +41,7 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
             return None
         if payload.session_id:
             _append_dedup(paths.dedup_file(payload.session_id), seen, [h.record.id for h in chosen])
-        _account(conn, payload, project.id, chosen, tokens.estimate(text))
+        _account(payload, project.id, chosen, tokens.estimate(text))
     finally:
         conn.close()
     return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
@@ -90,16 +90,12 @@ def _append_dedup(path: str, seen: set[str], ids: list[str]) -> None:
         pass
 
 
-def _account(conn: "sqlite3.Connection", payload: "Payload", project_id: str, hits: "list[SearchHit]",
-             n_tokens: int) -> None:
-    from ..db import atomic
+def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tokens: int) -> None:
+    """The ledger row goes to the pending file (one appended line, no database write on the prompt's path);
+    `agentctx why`, `status` and consolidation move it into the database."""
     from ..ids import sha256_hex
-    from ..store import records, sessions
+    from . import pending
 
-    ids = [h.record.id for h in hits]
-    digest = sha256_hex(payload.prompt)[:16]
-    with atomic(conn):
-        sessions.log_injection(conn, session_id=payload.session_id or None, project_id=project_id,
-                               event="UserPromptSubmit", prompt_hash=digest, record_ids=ids,
-                               scores=[h.score for h in hits], tokens=n_tokens)
-        records.touch(conn, ids)
+    pending.append({"event": "UserPromptSubmit", "session_id": payload.session_id, "project_id": project_id,
+                    "prompt_hash": sha256_hex(payload.prompt)[:16], "record_ids": [h.record.id for h in hits],
+                    "scores": [round(h.score, 4) for h in hits], "tokens": n_tokens})

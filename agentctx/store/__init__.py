@@ -1,5 +1,4 @@
-"""All record SQL: records and supersession, retrieval queries, the entity graph, sessions and the ledger."""
+"""All record SQL: records and supersession, retrieval queries, the entity graph, sessions and the ledger.
 
-from . import graph, records, retrieval, sessions
-
-__all__ = ["graph", "records", "retrieval", "sessions"]
+Submodules are imported where used (`from agentctx.store import records`): the hooks load only what they need.
+"""

@@ -41,10 +41,13 @@ def fts(conn: sqlite3.Connection, match: str, project_id: str, *, types: Sequenc
         scope: str | None = None, limit: int = 50) -> list[tuple[Record, float]]:
     """Records matching the FTS5 expression, best BM25 first, as (record, bm25) with bm25 > 0 meaning better."""
     where, args = _filters(project_id, types, history, scope)
+    # Rank row ids only, then fetch the winners: a sorter holding whole records (bodies included) for every
+    # matching row is what made large stores slow.
     sql = (
-        f"SELECT {_R_COLUMNS}, -bm25(records_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}) AS rel "
+        f"WITH best AS (SELECT r.rowid AS rid, bm25(records_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}) AS rank "
         f"FROM records_fts JOIN records r ON r.rowid = records_fts.rowid "
-        f"WHERE records_fts MATCH ? AND {where} ORDER BY bm25(records_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}) LIMIT ?"
+        f"WHERE records_fts MATCH ? AND {where} ORDER BY rank LIMIT ?) "
+        f"SELECT {_R_COLUMNS}, -best.rank FROM best JOIN records r ON r.rowid = best.rid ORDER BY best.rank"
     )
     rows = conn.execute(sql, [match, *args, limit]).fetchall()
     return [(to_record(row), float(row[20])) for row in rows]

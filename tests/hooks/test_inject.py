@@ -68,6 +68,10 @@ def test_prompt_budget_and_unconfirmed_label(hook, add, repo, conn):
     text = out["hookSpecificOutput"]["additionalContext"]
     assert len(text) <= tokens.PROMPT_CHAR_CAP and tokens.estimate(text) <= tokens.PROMPT_BUDGET
     assert "(unconfirmed pattern)" in text
+    from agentctx.hooks import pending
+
+    assert sessions.injections(conn, detect(repo).id, session_id="s3") == []  # the hook wrote no database row
+    pending.drain(conn)
     ledger = sessions.injections(conn, detect(repo).id, session_id="s3")
     assert ledger and ledger[0].tokens == tokens.estimate(text) and ledger[0].prompt_hash
 

@@ -1,0 +1,148 @@
+"""Hybrid retrieval: keyword ranking (agentctx.search) fused with vector similarity; keyword-only when vectors can't.
+
+Fusion is a convex combination of normalised scores, not plain RRF: RRF gives the weaker ranker (dense, here)
+an equal vote on every rank, which measured below keyword alone. Normalising each list by its own best score
+keeps how much better the first hit is than the tenth, which is what a strong keyword match tells (Bruch et al.,
+"An Analysis of Fusion Functions for Hybrid Retrieval", TOIS 2023).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import namedtuple
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Sequence
+
+from . import search as keyword
+from .models import SearchHit, SearchResult
+
+if TYPE_CHECKING:
+    from .models import Record
+    from .vectors.embedder import Embedder
+
+# method: "cc" (convex combination) | "rrf" | "keyword" | "dense"; alpha: the keyword share of a cc score;
+# k: the RRF constant; neighbours: the share of a dense hit's score lent to its session neighbours (as keyword does).
+# norm: "minmax" (each list's worst candidate maps to 0, its best to 1) | "max" (divide by the best).
+Fusion = namedtuple("Fusion", "method alpha k neighbours norm", defaults=("minmax",))
+DEFAULT = Fusion("cc", 0.5, 60, keyword.NEIGHBOUR_WEIGHT)
+RRF = Fusion("rrf", 0.5, 60, 0.0)
+# Each side contributes this many candidates per requested hit (at least POOL_MIN).
+POOL_FACTOR = 4
+POOL_MIN = 40
+
+
+def status(embedder: Embedder | None = None) -> tuple[Embedder | None, str | None]:
+    """(the embedder, None) when vectors can serve, else (None, why not). Loads the shared model on first use."""
+    if embedder is not None:
+        return embedder, None
+    try:
+        from .vectors import Unavailable
+        from .vectors.embedder import shared
+    except ImportError as exc:  # pragma: no cover - the package ships with agentctx; only a broken install lands here
+        return None, f"vectors package missing ({exc})"
+    try:
+        return shared(), None
+    except Unavailable as exc:
+        return None, exc.reason
+
+
+def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequence[str] = (), limit: int = 10,
+           history: bool = False, scope: str | None = None, floor: float = keyword.DEFAULT_FLOOR,
+           now: datetime | None = None, embedder: Embedder | None = None, fusion: Fusion = DEFAULT) -> SearchResult:
+    """`agentctx.search.search` plus vectors. When vectors cannot serve (no extra, no model, a model that fails,
+    no stored vectors of its dimension) the keyword result comes back marked `degraded="keyword-only: <reason>"`."""
+    now = now or datetime.now(timezone.utc)
+    pool = max(limit * POOL_FACTOR, POOL_MIN)
+    base = keyword.search(conn, query, project_id, types=types, limit=pool, history=history, scope=scope,
+                          floor=floor, now=now)
+    if fusion.method == "keyword":
+        return base._replace(hits=base.hits[:limit])
+    embedder, why = status(embedder)
+    dense: list[tuple[str, float]] = []
+    if embedder is not None:
+        try:
+            dense = _dense(conn, embedder, query, project_id, types, history, scope, pool)
+        except Exception as exc:  # a model that breaks mid-run must not break search
+            why = f"vector search failed: {type(exc).__name__}: {str(exc)[:120]}"
+        else:
+            if not dense and _no_vectors(conn, embedder):
+                why = f"no stored vectors for {embedder.name} ({embedder.dims} dims): run `agentctx embed`"
+    if why is not None:
+        marker = base.degraded or f"keyword-only: {why}"
+        return base._replace(hits=tuple(h._replace(degraded=marker) for h in base.hits[:limit]), degraded=marker)
+    if base.degraded:  # keyword fell down the ladder (like-search, pinned-only): fuse anyway, keep its marker
+        pass
+    hits = _fuse(conn, base.hits, dense, project_id, types, scope, history, fusion, floor, now)
+    return SearchResult(tuple(hits[:limit]), base.degraded, base.terms)
+
+
+def _no_vectors(conn: sqlite3.Connection, embedder: Embedder) -> bool:
+    from .store import vectors as store
+
+    return not any(model == embedder.name and dims == embedder.dims for model, dims, _ in store.stats(conn))
+
+
+def _dense(conn: sqlite3.Connection, embedder: Embedder, query: str, project_id: str, types: Sequence[str],
+           history: bool, scope: str | None, pool: int) -> list[tuple[str, float]]:
+    from .vectors.search import nearest
+
+    vector = embedder.embed_query(query)
+    return nearest(conn, embedder.name, embedder.dims, vector, project_id, types=types, history=history,
+                   scope=scope, limit=pool)
+
+
+def _normalise(scores: dict[str, float], norm: str) -> dict[str, float]:
+    """Scores onto 0..1. A record outside a list counts as 0 there, as low as that list's worst candidate."""
+    if not scores:
+        return {}
+    high = max(scores.values())
+    low = min(scores.values()) if norm == "minmax" and len(scores) > 1 else 0.0
+    span = (high - low) or 1.0
+    return {rid: (value - low) / span for rid, value in scores.items()}
+
+
+def _fuse(conn: sqlite3.Connection, kw_hits: Sequence[SearchHit], dense: list[tuple[str, float]], project_id: str,
+          types: Sequence[str], scope: str | None, history: bool, fusion: Fusion, floor: float,
+          now: datetime) -> list[SearchHit]:
+    from .store import retrieval
+    from .store import vectors as store
+
+    found: dict[str, Record] = {h.record.id: h.record for h in kw_hits}
+    relevance = {h.record.id: h.relevance for h in kw_hits}
+    missing = [rid for rid, _ in dense if rid not in found]
+    found.update(store.records_by_id(conn, missing))
+    dense = [(rid, sim) for rid, sim in dense if rid in found]
+    # Keyword scores carry the record prior (type, confidence, pin, recency): take it out, fuse, put it back once.
+    kw = {h.record.id: h.score / (keyword.prior(h.record, now) or 1.0) for h in kw_hits}
+    dn = {rid: max(sim, 0.0) for rid, sim in dense}
+    if fusion.neighbours and dense and not history:
+        top = [found[rid] for rid, _ in dense[: max(len(kw_hits), 10)] if found[rid].session_id]
+        lent: dict[str, float] = {}
+        for rid, (before, after) in retrieval.session_neighbours(conn, top, project_id).items():
+            for neighbour in (before, after):
+                if neighbour is None or not keyword._allowed(neighbour, types, scope, project_id):
+                    continue
+                found.setdefault(neighbour.id, neighbour)
+                lent[neighbour.id] = lent.get(neighbour.id, 0.0) + fusion.neighbours * dn[rid]
+        for rid, extra in lent.items():
+            dn[rid] = dn.get(rid, 0.0) + extra
+    if fusion.method == "dense":
+        fused = dn
+    elif fusion.method == "rrf":
+        fused = {}
+        for ranked in (sorted(kw, key=lambda r: -kw[r]), sorted(dn, key=lambda r: -dn[r])):
+            for i, rid in enumerate(ranked):
+                fused[rid] = fused.get(rid, 0.0) + 1.0 / (fusion.k + i + 1)
+    else:
+        kw_n, dn_n = _normalise(kw, fusion.norm), _normalise(dn, fusion.norm)
+        fused = {rid: fusion.alpha * kw_n.get(rid, 0.0) + (1 - fusion.alpha) * dn_n.get(rid, 0.0)
+                 for rid in set(kw) | set(dn)}
+    hits = []
+    for rid, value in fused.items():
+        record = found[rid]
+        rel = relevance.get(rid, 0.0)
+        if value <= 0 or (floor and rel < floor):
+            continue
+        hits.append(SearchHit(record, value * keyword.prior(record, now), rel))
+    hits.sort(key=lambda h: (-h.score, h.record.id))
+    return hits
