@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # k: the RRF constant; neighbours: the share of a dense hit's score lent to its session neighbours (as keyword does).
 # norm: "minmax" (each list's worst candidate maps to 0, its best to 1) | "max" (divide by the best).
 Fusion = namedtuple("Fusion", "method alpha k neighbours norm", defaults=("minmax",))
-DEFAULT = Fusion("cc", 0.5, 60, keyword.NEIGHBOUR_WEIGHT)
+DEFAULT = Fusion("cc", 0.7, 60, keyword.NEIGHBOUR_WEIGHT, "max")
 RRF = Fusion("rrf", 0.5, 60, 0.0)
 # Each side contributes this many candidates per requested hit (at least POOL_MIN).
 POOL_FACTOR = 4

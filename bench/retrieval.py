@@ -2,6 +2,7 @@
 
     python bench/retrieval.py [--data DIR]          # LoCoMo-format conversations (default ../shared/bench/locomo-dev)
     python bench/retrieval.py --adr FILE [--chars N] # ADR file: N-char problem statement -> its decision
+    python bench/retrieval.py --hybrid [--model DIR]  # also dense, plain RRF and agentctx's hybrid, same stores
 
 Each conversation (or ADR file) is loaded into a fresh store in a temp AGENTCTX_HOME. The same run also scores two
 baselines on plain SQLite FTS5 so figures can be compared as ratios on this machine: the original's OR-of-tokens
@@ -31,6 +32,8 @@ from agentctx.models import NewRecord  # noqa: E402
 from agentctx.store import records  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo-dev"
+DEFAULT_MODEL = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8"
+MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 KS = (1, 5, 10)
 
 # A retriever gets a query and returns ranked document keys.
@@ -94,6 +97,51 @@ def agentctx_retriever(docs, workdir: Path) -> Retriever:
     return run
 
 
+def hybrid_retrievers(docs, workdir: Path, embedder, modes: dict) -> dict[str, Retriever]:
+    """One store with vectors (backfilled once), searched by each fusion mode in `modes` (name -> Fusion)."""
+    from agentctx import hybrid
+    from agentctx.vectors import backfill
+
+    os.environ["AGENTCTX_HOME"] = str(workdir)
+    conn = db.connect(create=True)
+    key_of: dict[str, str] = {}
+    for key, title, body, when, session in docs:
+        rec, _ = records.insert(conn, NewRecord(type="decision", title=title, body=body, project_id="bench",
+                                                confidence="explicit", source="import", valid_from=when,
+                                                session_id=session))
+        key_of[rec.id] = key
+    report = backfill.run(conn, embedder, batch=64)
+    EMBED_STATS.append((report.embedded, report.seconds))
+
+    def make(fusion) -> Retriever:
+        def run(query: str) -> list[str]:
+            result = hybrid.search(conn, query, "bench", limit=10, embedder=embedder, fusion=fusion)
+            return [key_of[h.record.id] for h in result.hits]
+
+        return run
+
+    return {name: make(fusion) for name, fusion in modes.items()}
+
+
+EMBED_STATS: list[tuple[int, float]] = []
+
+
+def load_embedder(model_dir: Path):
+    from agentctx.vectors.embedder import FastEmbedEmbedder, ModelSpec
+
+    return FastEmbedEmbedder(ModelSpec(MODEL_NAME, str(model_dir)))
+
+
+def hybrid_modes() -> dict:
+    from agentctx import hybrid
+
+    return {"dense": hybrid.Fusion("dense", 0.0, 60, 0.0),
+            "dense +neighbours": hybrid.Fusion("dense", 0.0, 60, hybrid.DEFAULT.neighbours),
+            "rrf (plain)": hybrid.RRF,
+            "hybrid -neighbours": hybrid.DEFAULT._replace(neighbours=0.0),
+            "hybrid": hybrid.DEFAULT}
+
+
 def plain_fts_retriever(docs, tokenizer: str, stop: bool) -> Retriever:
     conn = sqlite3.connect(":memory:")
     conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(key UNINDEXED, title, body, tokenize='{tokenizer}')")
@@ -146,6 +194,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap.add_argument("--adr", type=Path, help="an ADR file (adr-dev format) instead of LoCoMo")
     ap.add_argument("--chars", type=int, default=300, help="ADR problem statement length (default 300)")
     ap.add_argument("--no-baselines", action="store_true", help="score only agentctx")
+    ap.add_argument("--hybrid", action="store_true", help="add dense, plain RRF and hybrid rows; summarise hybrid")
+    ap.add_argument("--model", type=Path, default=Path(os.environ.get("AGENTCTX_TEST_MODEL_DIR") or DEFAULT_MODEL),
+                    help=f"local {MODEL_NAME} folder for --hybrid")
     args = ap.parse_args(list(argv) if argv is not None else None)
 
     if args.adr:
@@ -166,12 +217,24 @@ def main(argv: Iterable[str] | None = None) -> int:
             sets.append((f.stem, locomo_docs(conv), locomo_queries({**conv, "qa": qa})))
 
     systems: dict[str, list] = {"agentctx": []}
+    hybrid_modes_names = set(hybrid_modes()) if args.hybrid else set()
     if not args.no_baselines:
         systems = {"or-bm25 (original)": [], "stemmed+stopwords": [], "agentctx -neighbours": [], **systems}
     timings: dict[str, float] = defaultdict(float)
+    embedder = None
+    if args.hybrid:
+        embedder = load_embedder(args.model)
+        systems.update({name: [] for name in hybrid_modes()})
     with tempfile.TemporaryDirectory() as tmp:
         for i, (name, docs, queries) in enumerate(sets):
+            if embedder is not None:
+                for system, retriever in hybrid_retrievers(docs, Path(tmp) / f"h{i}", embedder, hybrid_modes()).items():
+                    t0 = time.perf_counter()
+                    systems[system].append(score(retriever, queries))
+                    timings[system] += time.perf_counter() - t0
             for system in systems:
+                if system in hybrid_modes_names:
+                    continue
                 if system.startswith("agentctx"):
                     retriever = agentctx_retriever(docs, Path(tmp) / f"s{i}-{len(system)}")
                 elif system.startswith("or-bm25"):
@@ -187,6 +250,7 @@ def main(argv: Iterable[str] | None = None) -> int:
                 search.NEIGHBOUR_WEIGHT = saved
 
     totals = {s: merge(r) for s, r in systems.items()}
+    summary = "hybrid" if args.hybrid else "agentctx"
     groups = sorted(g for g in totals["agentctx"] if g != "all")
     label = "repo" if args.adr else "category"
     print(f"{'system':<22} {label:<16} recall@1 recall@5 recall@10   mrr     n")
@@ -201,7 +265,13 @@ def main(argv: Iterable[str] | None = None) -> int:
     if not args.no_baselines:
         base = totals["stemmed+stopwords"]["all"]["recall@5"]
         print(f"agentctx recall@5 / stemmed baseline = {totals['agentctx']['all']['recall@5'] / base:.3f}")
-    print(line(totals["agentctx"]["all"]))
+    if args.hybrid:
+        kw = totals["agentctx"]["all"]["recall@5"]
+        print(f"hybrid recall@5 / agentctx keyword = {totals['hybrid']['all']['recall@5'] / kw:.3f}")
+        embedded = sum(n for n, _ in EMBED_STATS)
+        print(f"backfill: {embedded} records in {sum(t for _, t in EMBED_STATS):.1f} s "
+              f"({embedded / max(sum(t for _, t in EMBED_STATS), 1e-9):.0f} records/s)")
+    print(line(totals[summary]["all"]))
     return 0
 
 
