@@ -1,7 +1,5 @@
 """`python -m agentctx`: the same as the `agentctx` command."""
 
-import sys
+from .cli import console
 
-from .cli import main
-
-sys.exit(main())
+console()

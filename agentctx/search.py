@@ -96,7 +96,10 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
     all_stems = text.stems(tokens)
     stems = list(dict.fromkeys(all_stems))
     n_docs, avg_title, avg_body = retrieval.averages(conn)
-    df = retrieval.doc_freqs(conn, stems)
+    word_of = {}
+    for token, stem in zip(tokens, all_stems):
+        word_of.setdefault(stem, token)
+    df = retrieval.doc_freqs_capped(conn, word_of, max(MATCH_ROWS, int(COMMON_SHARE * n_docs)))
     corpus = rank.Corpus.build(n_docs, avg_title, avg_body, df, Counter(all_stems))
     # Candidates come from FTS5 on the query's selective terms; the ranking is ours (BM25F over all terms).
     rows = retrieval.fts(conn, text.or_query(_candidate_terms(terms, text.stems(terms), df, n_docs)), project_id,

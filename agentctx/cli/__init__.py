@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from .parser import Parser
 
 # Each module registers its subcommands; the order here is the order of `agentctx --help`.
-COMMAND_MODULES = ("admin", "records", "mcp", "extract", "integration")
+COMMAND_MODULES = ("admin", "records", "mcp", "extract", "integration", "vectors")
 
 
 def build_parser() -> "Parser":
@@ -81,3 +81,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         ctx.close()
+
+
+def console() -> None:
+    """The `agentctx` console script and `python -m agentctx`: run main() and exit with its status.
+
+    A hook process exits through os._exit once its output is flushed: interpreter teardown (module cleanup,
+    garbage collection) costs a hook ~3 ms on every prompt and there is nothing left to clean up — the store is
+    closed and every file written by then.
+    """
+    code = main()
+    if sys.argv[1:2] == ["hook"]:
+        import os
+
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+    sys.exit(code)

@@ -1,9 +1,18 @@
-"""Secret scrubbing: one compiled pattern that masks credentials in text and JSON-like values."""
+"""Secret scrubbing: one compiled pattern that masks credentials in text and JSON-like values.
+
+Two layers share the pattern. Token-shaped secrets (vendor API keys, JWTs, PEM private keys, Bearer and Basic
+credentials, passwords in URLs) are recognised by their own shape and masked wherever they appear. Key/value
+heuristics (``password=…``, ``token: …``, ``x-api-key: …``) add coverage for values that are not token-shaped.
+When a heuristic decides a pair is not a secret (prose, code, a ``key: value`` pair in the middle of a line),
+scanning resumes at the value, so a token-shaped secret inside it is still caught by its own pattern.
+"""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
-from typing import Any
+from typing import Any, Optional
 
 __all__ = ["MARKER_PREFIX", "default_redactor", "is_sensitive_key", "scrub_text", "scrub_value"]
 
@@ -32,55 +41,113 @@ _SENSITIVE_KEY = re.compile(
     r"|private[_-]?key|client[_-]?secret|auth[_-]?token|credentials?)|authorization|proxy-authorization"
     r"|cookie|set-cookie|x-api-key)$"
 )
+# Header names whose value is a credential wherever the header appears (`curl -H 'x-api-key: …'`). Matched from
+# the word itself, so prefixed forms (`x-api-key`, `x-goog-api-key`, `proxy-authorization`) are covered too.
+_HEADER_WORDS = (
+    "api-key",
+    "apikey",
+    "api-token",
+    "auth-token",
+    "access-token",
+    "authorization",
+    "private-token",
+    "security-token",
+)
+# Generic header suffixes, only counted after a hyphen: `x-vault-token`, `x-csrf-token`, `x-client-secret`.
+_HEADER_SUFFIXES = ("token", "secret")
+_SCHEMES = frozenset({"bearer", "basic", "token", "digest"})
 
-# `(?<![…].)` placed after a branch's first character is a word-boundary check on the character before it.
+
+def _edge(chars: str, width: int) -> str:
+    """A word-boundary check on the character before a match whose first ``width`` characters are consumed.
+
+    Passes when that character is not in ``chars``, or when it ends a JSON/C escape (``\\n``, ``\\t``) or a
+    %-escape (``%3D``), so a token right after ``"…\\nsk-ant-…"`` or ``?key%3Dsk-…`` is still found."""
+    pad = "." * width
+    return rf"(?:(?<![{chars}]{pad})|(?<=\\[nrt]{pad})|(?<=%[0-9A-Fa-f]{{2}}{pad}))"
+
+
+# The value part of `key: value` / `key=value`: groups (space before, separator, space after, "double",
+# 'single', bare). A bare value that already is a mask is not matched.
 _ASSIGN_TAIL = (
     r"""["']?([ \t]*)([:=])([ \t]*)(?:"([^"\n]+)"|'([^'\n]+)'|(?!\[REDACTED)([^\s"'`,;&]+))"""
 )
-# (kind, first characters, rest): every branch of the combined pattern starts with one case-sensitive
-# literal character, which lets the regex engine skip most offsets without entering the alternation.
+_PEM_LABEL = r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+# (kind, first characters, rest): every branch of the combined pattern starts with one case-sensitive literal
+# character, which lets the regex engine skip most offsets without entering the alternation. Boundary checks
+# sit after the branch's distinctive literal prefix, so they only run when that prefix is there.
+_TOKEN_BRANCHES: list[tuple[str, str, str]] = [
+    # A PEM block up to its END line; a truncated one (no END) up to the end of its base64 body.
+    (
+        "private_key",
+        "-",
+        _PEM_LABEL[1:] + r"(?:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)",
+    ),
+    ("anthropic_key", "s", r"k-ant-" + _edge("A-Za-z0-9_-", 7) + r"[A-Za-z0-9_-]{10,}"),
+    (
+        "openai_key",
+        "s",
+        r"k-" + _edge("A-Za-z0-9_-", 3) + r"(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}",
+    ),
+    ("aws_access_key", "A", r"(?:KIA|SIA)" + _edge("A-Za-z0-9", 4) + r"[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    ("github_token", "g", r"h[pousr]_" + _edge("A-Za-z0-9_", 4) + r"[A-Za-z0-9]{30,}"),
+    ("github_token", "g", r"ithub_pat_" + _edge("A-Za-z0-9_", 11) + r"[A-Za-z0-9_]{22,}"),
+    ("slack_token", "x", r"ox[a-z]-" + _edge("A-Za-z0-9_", 5) + r"[A-Za-z0-9-]{10,}"),
+    ("slack_token", "x", r"app-" + _edge("A-Za-z0-9_", 5) + r"\d-[A-Za-z0-9-]{10,}"),
+    ("google_api_key", "A", r"Iza" + _edge("A-Za-z0-9_", 4) + r"[0-9A-Za-z_-]{35}"),
+    ("jwt", "e", r"yJ" + _edge("A-Za-z0-9_", 3) + r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+]
 _BRANCHES: list[tuple[str, str, str]] = [
-    ("private_key", "-", r"----BEGIN[ A-Z0-9]*PRIVATE KEY-----.*?-----END[ A-Z0-9]*PRIVATE KEY-----"),
-    ("url_password", ":", r"""//[^/\s:@'"]+:([^@\s/'"]+)(?=@)"""),
+    _TOKEN_BRANCHES[0],
+    # `scheme://user:password@host`, the user may be empty (`redis://:password@host`).
+    ("url_password", ":", r"""//[^/\s:@'"]*:([^@\s/'"]+)(?=@)"""),
     (
         "authorization",
         "Aa",
         r"""(?i:uthorization)["']?[ \t]*[:=][ \t]*["']?((?i:bearer|basic|token|digest))[ \t]+"""
         r"(?!\[REDACTED)([A-Za-z0-9._~+/=:-]+)",
     ),
-    ("bearer", "Bb", r"(?<![A-Za-z0-9_].)(?i:earer)[ \t]+([A-Za-z0-9._~+/-]{16,}=*)"),
-    ("anthropic_key", "s", r"(?<![A-Za-z0-9_-].)k-ant-[A-Za-z0-9_-]{10,}"),
-    (
-        "openai_key",
-        "s",
-        r"(?<![A-Za-z0-9_-].)k-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}",
-    ),
-    ("aws_access_key", "A", r"(?<![A-Za-z0-9].)(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
-    ("github_token", "g", r"(?<![A-Za-z0-9_].)(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{22,})"),
-    ("slack_token", "x", r"(?<![A-Za-z0-9_].)ox[abprs]-[A-Za-z0-9-]{10,}"),
-    ("google_api_key", "A", r"(?<![A-Za-z0-9_].)Iza[0-9A-Za-z_-]{35}"),
-    ("jwt", "e", r"(?<![A-Za-z0-9_].)yJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("bearer", "Bb", r"(?i:earer)" + _edge("A-Za-z0-9_", 6) + r"[ \t]+([A-Za-z0-9._~+/-]{16,}=*)"),
+    # A bare `Basic <base64>` only counts when the base64 decodes to `user:password` (checked in code).
+    ("basic", "Bb", r"(?i:asic)" + _edge("A-Za-z0-9_", 5) + r"[ \t]+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])"),
+    *_TOKEN_BRANCHES[1:],
 ]
-for _first in sorted({word[0] for word in _KEY_WORDS}):
-    _tails = "|".join(re.escape(w[1:]) for w in sorted(_KEY_WORDS, key=len, reverse=True) if w[0] == _first)
-    _BRANCHES.append(("assignment", _first + _first.upper(), f"(?i:{_tails}){_ASSIGN_TAIL}"))
 
 
-def _combined() -> tuple[re.Pattern[str], list[tuple[str, re.Pattern[str]]]]:
+def _word_branches(kind: str, words: tuple[str, ...], edge: str) -> list[tuple[str, str, str]]:
+    # One branch per first letter, both cases, the rest of each word case-insensitive.
+    out = []
+    for first in sorted({word[0] for word in words}):
+        tails = "|".join(re.escape(w[1:]) for w in sorted(words, key=len, reverse=True) if w[0] == first)
+        out.append((kind, first + first.upper(), f"{edge}(?i:{tails}){_ASSIGN_TAIL}"))
+    return out
+
+
+_BRANCHES += _word_branches("header", _HEADER_WORDS, "(?<![A-Za-z0-9_].)")
+_BRANCHES += _word_branches("header", _HEADER_SUFFIXES, "(?<=-.)")
+_BRANCHES += _word_branches("assignment", _KEY_WORDS, "")
+
+
+def _combined(branches: list[tuple[str, str, str]]) -> tuple[re.Pattern[str], list[tuple[int, str]]]:
+    # Each alternative is `first (?P<marker>) rest`; the marker tells which branch matched, and the branch's own
+    # groups follow it, so group `j` of the branch is group `marker + j` of the combined match.
     alternatives = []
-    parsers = []
-    for index, (kind, firsts, rest) in enumerate(_BRANCHES):
+    names = []
+    for index, (kind, firsts, rest) in enumerate(branches):
         for offset, first in enumerate(firsts):
-            alternatives.append(f"{re.escape(first)}(?P<_b{index}_{offset}>){rest}")
-            parsers.append((kind, re.compile(f"[{re.escape(firsts)}]{rest}", re.DOTALL)))
-    return re.compile("|".join(alternatives), re.DOTALL), parsers
+            name = f"_b{index}_{offset}"
+            alternatives.append(f"{re.escape(first)}(?P<{name}>){rest}")
+            names.append((name, kind))
+    pattern = re.compile("|".join(alternatives), re.DOTALL)
+    return pattern, [(pattern.groupindex[name], kind) for name, kind in names]
 
 
-_PATTERN, _PARSERS = _combined()
-_WHOLE_KINDS = frozenset(
-    {"private_key", "anthropic_key", "openai_key", "aws_access_key", "github_token", "slack_token",
-     "google_api_key", "jwt"}
+_PATTERN, _MARKERS = _combined(_BRANCHES)
+# Token-shaped secrets only, to check whether a key/value pair's value starts with one.
+_TOKEN_AT = re.compile(
+    "|".join(f"{re.escape(first)}{rest}" for _, firsts, rest in _TOKEN_BRANCHES for first in firsts), re.DOTALL
 )
+_TOKEN_KINDS = frozenset(kind for kind, _, _ in _TOKEN_BRANCHES)
 # Unquoted right-hand sides that are code, not credentials: `password = get_password()`,
 # `token=${TOKEN}`, `secret: None`, `password: str`.
 _CODE_LIKE = re.compile(
@@ -90,61 +157,124 @@ _CODE_LIKE = re.compile(
     re.DOTALL,
 )
 _TYPE_NAMES = frozenset({"str", "bytes", "int", "float", "bool", "Any", "SecretStr", "string", "object"})
-_LINE_PREFIX = re.compile(r"[ \t]*(?:export[ \t]+)?[A-Za-z0-9_.-]*")
+_LINE_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?[A-Za-z0-9_.-]*")
+# A secret header's value in the middle of a line: credential-shaped (a digit, six or more characters), so
+# `the api-key: header` or `{"x-api-key": api_key}` stay as they are.
+_HEADER_VALUE = re.compile(r"(?=[^\d]*\d)[A-Za-z0-9._~+/=:-]{6,}")
+_SCHEME_CREDENTIAL = re.compile(r"[ \t]+([A-Za-z0-9._~+/=:-]+|\[REDACTED:[a-z_]+\])")
+
+# A handler gets the match and its marker group; it returns (replacement, resume) where the replacement stands
+# for source[match.start():resume]. Resuming before match.end() rescans the rest (a value left unmasked).
+_Result = tuple[str, int]
 
 
 def _marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
-def _splice(text: str, part: re.Match[str], group: int, marker: str) -> str:
-    # `part` was matched on the whole source at the outer match's offset; shift its spans into `text`.
-    base = part.start()
-    return text[: part.start(group) - base] + marker + text[part.end(group) - base :]
+def _mask(m: re.Match[str], group: int, kind: str) -> _Result:
+    source = m.string
+    return source[m.start() : m.start(group)] + _marker(kind), m.end(group)
 
 
-def _assignment(outer: re.Match[str], text: str, part: re.Match[str]) -> str:
-    before, sep, after, double, single, bare = part.groups()
-    if double is not None or single is not None:
-        group = 4 if double is not None else 5
-        if part.group(group).startswith(MARKER_PREFIX):
-            return text
-        return _splice(text, part, group, _marker("secret"))
-    if _CODE_LIKE.fullmatch(bare):
-        return text
-    if sep == "=" and not before and not after:
-        return _splice(text, part, 6, _marker("secret"))
+def _keep(m: re.Match[str], resume: int) -> _Result:
+    return m.string[m.start() : resume], resume
+
+
+def _is_basic_credential(value: str) -> bool:
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in raw and all(32 <= byte < 127 for byte in raw)
+
+
+def _at_line_start(m: re.Match[str]) -> bool:
+    source = m.string
+    line_start = source.rfind("\n", 0, m.start()) + 1
+    return _LINE_PREFIX.fullmatch(source, line_start, m.start()) is not None
+
+
+def _bare_is_secret(m: re.Match[str], kind: str, value: str, glued: bool) -> bool:
+    if _CODE_LIKE.fullmatch(value):
+        return False
+    if glued:  # `password=hunter2`, `?token=abc`: no prose or code looks like this
+        return True
+    if kind == "header" and _HEADER_VALUE.fullmatch(value):
+        return True
     # `key: value` / `key = value` only counts at the start of a line (YAML, env files), not in prose or code.
-    source = outer.string
-    line_start = source.rfind("\n", 0, outer.start()) + 1
-    if not _LINE_PREFIX.fullmatch(source, line_start, outer.start()) or bare in _TYPE_NAMES:
-        return text
-    return _splice(text, part, 6, _marker("secret"))
+    return value not in _TYPE_NAMES and _at_line_start(m)
 
 
-def _replace(outer: re.Match[str]) -> str:
-    text = outer.group(0)
-    index = next(i for i, (name, value) in enumerate(outer.groupdict().items()) if value is not None)
-    kind, parser = _PARSERS[index]
-    if kind in _WHOLE_KINDS:
-        return _marker(kind)
-    part = parser.match(outer.string, outer.start())
-    if part is None or part.end() != outer.end():  # pragma: no cover - the parser is the branch itself
-        return text
+def _pair(m: re.Match[str], g: int, kind: str) -> _Result:
+    """`key: value`, `key=value`, `"key": "value"` for a sensitive key or a secret header name."""
+    source = m.string
+    quoted = g + 4 if m.start(g + 4) >= 0 else g + 5 if m.start(g + 5) >= 0 else None
+    if quoted is not None:
+        start, end = m.span(quoted)
+        if source.startswith(MARKER_PREFIX, start):
+            return _keep(m, m.end())
+        token = _TOKEN_AT.match(source, start)
+        if token is not None and token.end() >= end:
+            return _keep(m, start)  # the token's own pattern masks it, with its own kind
+        return _mask(m, quoted, "secret")[0] + source[end : m.end()], m.end()
+    bare = g + 6
+    start, end = m.span(bare)
+    value = m.group(bare)
+    glued = m.group(g + 2) == "=" and not m.group(g + 1) and not m.group(g + 3)
+    if value.lower() in _SCHEMES:
+        credential = _SCHEME_CREDENTIAL.match(source, end)
+        if credential is not None:  # `x-auth-token: Bearer abc123`: mask the credential, keep the scheme
+            if credential.group(1).startswith(MARKER_PREFIX):
+                return _keep(m, credential.end())
+            if _TOKEN_AT.match(source, credential.start(1)) is None and _bare_is_secret(
+                m, kind, credential.group(1), glued=False
+            ):
+                return source[m.start() : credential.start(1)] + _marker(value.lower()), credential.end()
+            return _keep(m, start)
+    token = _TOKEN_AT.match(source, start)
+    if token is not None and token.end() >= end:
+        return _keep(m, start)
+    if _bare_is_secret(m, kind, value, glued):
+        return _mask(m, bare, "secret")
+    return _keep(m, start)  # not a secret by position; a token-shaped secret inside is still found
+
+
+def _replace(m: re.Match[str]) -> _Result:
+    g, kind = next((g, kind) for g, kind in _MARKERS if m.start(g) >= 0)
+    if kind in _TOKEN_KINDS:
+        return _marker(kind), m.end()
     if kind == "url_password":
-        if part.group(1).startswith(MARKER_PREFIX):
-            return text
-        return _splice(text, part, 1, _marker("url_password"))
+        if m.group(g + 1).startswith(MARKER_PREFIX):
+            return _keep(m, m.end())
+        return _mask(m, g + 1, "url_password")
     if kind == "authorization":
-        return _splice(text, part, 2, _marker(part.group(1).lower()))
+        return _mask(m, g + 2, m.group(g + 1).lower())
     if kind == "bearer":
-        return _splice(text, part, 1, _marker("bearer"))
-    return _assignment(outer, text, part)
+        return _mask(m, g + 1, "bearer")
+    if kind == "basic":
+        if _is_basic_credential(m.group(g + 1)):
+            return _mask(m, g + 1, "basic")
+        return _keep(m, m.start(g + 1))
+    return _pair(m, g, kind)
 
 
 def scrub_text(text: str) -> str:
     """Return ``text`` with each secret replaced by ``[REDACTED:kind]``; applying it twice changes nothing."""
-    return _PATTERN.sub(_replace, text)
+    search = _PATTERN.search
+    m = search(text)
+    if m is None:
+        return text
+    parts = []
+    pos = 0
+    while m is not None:
+        replacement, resume = _replace(m)
+        parts.append(text[pos : m.start()])
+        parts.append(replacement)
+        pos = resume
+        m = search(text, pos)
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 def is_sensitive_key(key: str) -> bool:
@@ -180,11 +310,11 @@ def scrub_value(obj: Any) -> Any:
 def _mask_header_value(value: str) -> str:
     # Keep the scheme of an Authorization header so the structure stays readable.
     scheme, _, rest = value.partition(" ")
-    if rest and scheme.lower() in {"bearer", "basic", "token", "digest"}:
+    if rest and scheme.lower() in _SCHEMES:
         return f"{scheme} {_marker(scheme.lower())}"
     return _marker("secret")
 
 
-def default_redactor(value: Any, context: Any = None) -> Any:
+def default_redactor(value: Any, context: Optional[Any] = None) -> Any:
     """Redact function for a stash or recorder: scrub every value and input before it is stored."""
     return scrub_value(value)
