@@ -104,6 +104,21 @@ def dedup(conn: sqlite3.Connection, project_id: str) -> int:
     return folded
 
 
+def _vectors(conn: sqlite3.Connection, project_id: str) -> object:
+    """Embedding backfill (time-bounded) and near-duplicates, when the [vectors] extra and a model are there."""
+    cfg = config.load()
+    if not cfg["embeddings"]:
+        return "skipped (embeddings off)"
+    try:
+        from .vectors import Unavailable, maintain
+    except ImportError:
+        return "skipped (vectors not installed)"
+    try:
+        return maintain.run(conn, project_id, reinforce_threshold=int(cfg["reinforceThreshold"]))
+    except Unavailable as exc:
+        return f"skipped ({exc.reason}; fix: {exc.fix})"
+
+
 def run(project: Project, *, session_id: str | None = None, transcript: str | None = None,
         rebuild: bool = False) -> dict[str, object]:
     """One consolidation pass for `project` (with `rebuild`: every project, from scratch). Never needs the network."""
@@ -124,6 +139,7 @@ def run(project: Project, *, session_id: str | None = None, transcript: str | No
         report["reinforced"] = capture_sql.promote_reinforced(conn, int(config.load()["reinforceThreshold"]))
         report["scores_updated"] = decay(conn, None if rebuild else project.id)
         report["duplicates_folded"] = dedup(conn, project.id)
+        report["vectors"] = _vectors(conn, project.id)
         if rebuild:
             shutil.rmtree(paths.digests_dir(), ignore_errors=True)
             if db.has_fts(conn):

@@ -31,10 +31,17 @@ POOL_FACTOR = 4
 POOL_MIN = 40
 
 
-def status(embedder: Embedder | None = None) -> tuple[Embedder | None, str | None]:
-    """(the embedder, None) when vectors can serve, else (None, why not). Loads the shared model on first use."""
+def status(conn: sqlite3.Connection, embedder: Embedder | None = None) -> tuple[Embedder | None, str | None]:
+    """(the embedder, None) when vectors can serve; (None, why not) when this store has vectors that cannot be
+    used; (None, None) when it has none (never set up: plain keyword search is its full rung, not a degradation).
+    Cheap checks come first, so a store without vectors never imports the model runtime; the shared model loads
+    once per process."""
     if embedder is not None:
         return embedder, None
+    from .store import vectors as store
+
+    if not store.has_table(conn) or not store.stats(conn):
+        return None, None
     try:
         from .vectors import Unavailable
         from .vectors.embedder import shared
@@ -46,18 +53,28 @@ def status(embedder: Embedder | None = None) -> tuple[Embedder | None, str | Non
         return None, exc.reason
 
 
+def enabled() -> bool:
+    """Whether the user wants vectors at all (config `embeddings`): off is a choice, not a degradation."""
+    from . import config
+
+    return bool(config.load().get("embeddings", True))
+
+
 def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequence[str] = (), limit: int = 10,
            history: bool = False, scope: str | None = None, floor: float = keyword.DEFAULT_FLOOR,
            now: datetime | None = None, embedder: Embedder | None = None, fusion: Fusion = DEFAULT) -> SearchResult:
-    """`agentctx.search.search` plus vectors. When vectors cannot serve (no extra, no model, a model that fails,
-    no stored vectors of its dimension) the keyword result comes back marked `degraded="keyword-only: <reason>"`."""
+    """`agentctx.search.search` plus vectors. When the store has vectors they cannot serve (no extra, no model, a
+    model that fails, none of the model's dimension) the keyword result comes back marked
+    `degraded="keyword-only: <reason>"`; a store never embedded (or `embeddings` off) gets plain keyword results."""
     now = now or datetime.now(timezone.utc)
     pool = max(limit * POOL_FACTOR, POOL_MIN)
     base = keyword.search(conn, query, project_id, types=types, limit=pool, history=history, scope=scope,
                           floor=floor, now=now)
-    if fusion.method == "keyword":
+    if fusion.method == "keyword" or (embedder is None and not enabled()):
         return base._replace(hits=base.hits[:limit])
-    embedder, why = status(embedder)
+    embedder, why = status(conn, embedder)
+    if embedder is None and why is None:
+        return base._replace(hits=base.hits[:limit])
     dense: list[tuple[str, float]] = []
     if embedder is not None:
         try:
@@ -70,8 +87,7 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
     if why is not None:
         marker = base.degraded or f"keyword-only: {why}"
         return base._replace(hits=tuple(h._replace(degraded=marker) for h in base.hits[:limit]), degraded=marker)
-    if base.degraded:  # keyword fell down the ladder (like-search, pinned-only): fuse anyway, keep its marker
-        pass
+    # When keyword fell down the ladder (like-search, pinned-only) the fusion still runs and keeps its marker.
     hits = _fuse(conn, base.hits, dense, project_id, types, scope, history, fusion, floor, now)
     return SearchResult(tuple(hits[:limit]), base.degraded, base.terms)
 

@@ -91,8 +91,11 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
         raise UsageError("invalid_field", field="query", problem="must not be blank")
     if not 1 <= args.limit <= 50:
         raise UsageError("invalid_field", field="--limit", problem="must be between 1 and 50")
-    result = search_mod.search(ctx.conn, query, ctx.project.id, types=args.type or (), limit=args.limit,
-                               history=args.history, scope=args.scope)
+    search = search_mod.search
+    if not args.keyword_only:
+        from ..hybrid import search  # vectors load lazily inside; keyword-only (marked) without the extra
+    result = search(ctx.conn, query, ctx.project.id, types=args.type or (), limit=args.limit,
+                    history=args.history, scope=args.scope)
     if ctx.json:
         rows = []
         for hit in result.hits:
@@ -189,6 +192,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--scope", choices=SCOPES, help="project only, or global only (default: both)")
     p.add_argument("--limit", type=_limit, default=10, help="at most N results (1-50, default 10)")
     p.add_argument("--history", action="store_true", help="include superseded records")
+    p.add_argument("--keyword-only", action="store_true", help="no vectors: keyword ranking only")
     add_json(p)
     p.set_defaults(handler=cmd_search)
 

@@ -97,7 +97,7 @@ def _linked_ids(ctx: ToolContext, node: str) -> set[str]:
 
 
 def ctx_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    from .. import search as search_mod
+    from .. import hybrid  # the embedder loads on the first search, once per server process
 
     limit = min(int(args.get("limit", DEFAULT_LIMIT)), SEARCH_LIMIT_MAX)
     types = (args["type"],) if args.get("type") else ()
@@ -109,8 +109,8 @@ def ctx_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         linked = _linked_ids(ctx, node) if node else set()
         if not linked:
             return {"results": [], "degraded": None}
-    result = search_mod.search(ctx.conn, args["query"], ctx.project.id, types=types,
-                               limit=FILE_POOL if linked is not None else limit, scope=scope)
+    result = hybrid.search(ctx.conn, args["query"], ctx.project.id, types=types,
+                           limit=FILE_POOL if linked is not None else limit, scope=scope)
     hits = [h for h in result.hits if linked is None or h.record.id in linked][:limit]
     now = ctx.now()
     return {"results": [index_entry(h.record, h.relevance, now) for h in hits], "degraded": result.degraded}

@@ -142,3 +142,11 @@ def current_with_vectors(conn: sqlite3.Connection, model: str, project_id: str) 
         (model, project_id),
     )
     return [(to_record(row), row[20]) for row in rows]
+
+
+def linked_pairs(conn: sqlite3.Connection, project_id: str, rel_type: str) -> set[tuple[str, str]]:
+    """(from, to) of the project's record edges of one kind: near-duplicate pairs consolidation already handled."""
+    rows = conn.execute(
+        "SELECT e.from_id, e.to_id FROM edges e JOIN records r ON r.id = e.from_id "
+        "WHERE e.rel_type = ? AND r.project_id = ?", (rel_type, project_id))
+    return {(r[0], r[1]) for r in rows}

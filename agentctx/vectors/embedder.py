@@ -152,6 +152,13 @@ def download(model: ModelSpec, threads: int | None = None) -> FastEmbedEmbedder:
     return FastEmbedEmbedder(model, download=True, threads=threads)
 
 
+def _cached_any() -> bool:
+    try:
+        return any(name.startswith("models--") for name in os.listdir(paths.models_dir()))
+    except OSError:
+        return False
+
+
 _loaded: dict[ModelSpec, "FastEmbedEmbedder | Unavailable"] = {}
 
 
@@ -164,6 +171,9 @@ def shared(cfg: dict[str, object] | None = None) -> FastEmbedEmbedder:
     if not cfg.get("embeddings", True):
         raise Unavailable("embeddings are off in config", "agentctx config set embeddings true")
     model = spec(cfg)
+    if model.path is None and not _cached_any():
+        # Checked before importing fastembed (~0.5 s): a machine that never pulled a model pays nothing.
+        raise Unavailable(f"model {model.name} is not downloaded", "agentctx models pull")
     if model not in _loaded:
         try:
             _loaded[model] = FastEmbedEmbedder(model)
