@@ -138,9 +138,37 @@ def check_config(_: sqlite3.Connection | None, repair: bool) -> list[Check]:
     return [Check("config", "ok", str(path))]
 
 
+def check_vectors(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    """The [vectors] rung: extra installed, model loadable, stored dimensions matching, sqlite-vec or NumPy."""
+    if conn is None or not config.load()["embeddings"]:
+        return [Check("vectors", "ok", "embeddings off in config: keyword search only")] if conn else []
+    from .store import vectors as store
+    from .vectors import Unavailable
+    from .vectors.embedder import shared
+
+    stored = store.stats(conn) if store.has_table(conn) else []
+    try:
+        embedder = shared()
+    except Unavailable as exc:
+        status: Status = "warn" if stored else "ok"
+        detail = f"keyword-only: {exc.reason}" + (f" ({sum(n for *_, n in stored)} stored vectors unused)" if stored else "")
+        return [Check("vectors", status, detail, exc.fix)]
+    from .vectors.search import load_extension
+
+    loaded, why = load_extension(conn)
+    engine = "sqlite-vec" if loaded else f"NumPy ({why})"
+    mismatched = [(m, d, n) for m, d, n in stored if m == embedder.name and d != embedder.dims]
+    if mismatched:
+        return [Check("vectors", "fail", f"{mismatched[0][2]} vectors of {embedder.name} have {mismatched[0][1]} "
+                      f"dimensions; the model gives {embedder.dims}", "agentctx embed --rebuild")]
+    pending = store.pending_count(conn, embedder.name, embedder.dims)
+    detail = f"{embedder.name} ({embedder.dims} dims) loaded; search by {engine}; {pending} records pending"
+    return [Check("vectors", "warn" if pending else "ok", detail, "agentctx embed" if pending else None)]
+
+
 # Each check gets the open connection (None when the database cannot be opened) and the repair flag.
 CHECKS: list[Callable[[sqlite3.Connection | None, bool], list[Check]]] = [
-    check_permissions, check_integrity, check_schema, check_fts, check_wal, check_config,
+    check_permissions, check_integrity, check_schema, check_fts, check_wal, check_config, check_vectors,
 ]
 
 
