@@ -152,6 +152,19 @@ def download(model: ModelSpec, threads: int | None = None) -> FastEmbedEmbedder:
     return FastEmbedEmbedder(model, download=True, threads=threads)
 
 
+def _missing_extra() -> str | None:
+    """The first missing module of the extra, found without importing it."""
+    import importlib.util
+
+    for name in ("numpy", "fastembed"):
+        try:
+            if importlib.util.find_spec(name) is None:
+                return name
+        except (ImportError, ValueError):
+            return name
+    return None
+
+
 def _cached_any() -> bool:
     try:
         return any(name.startswith("models--") for name in os.listdir(paths.models_dir()))
@@ -171,6 +184,9 @@ def shared(cfg: dict[str, object] | None = None) -> FastEmbedEmbedder:
     if not cfg.get("embeddings", True):
         raise Unavailable("embeddings are off in config", "agentctx config set embeddings true")
     model = spec(cfg)
+    missing = _missing_extra()
+    if missing:
+        raise Unavailable(f"the [vectors] extra is not installed ({missing})", EXTRA_FIX)
     if model.path is None and not _cached_any():
         # Checked before importing fastembed (~0.5 s): a machine that never pulled a model pays nothing.
         raise Unavailable(f"model {model.name} is not downloaded", "agentctx models pull")

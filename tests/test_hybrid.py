@@ -1,0 +1,107 @@
+"""Hybrid retrieval: fusion with a fake embedder, and keyword-only (marked) whenever vectors cannot serve."""
+
+from __future__ import annotations
+
+import importlib.abc
+import sys
+
+import pytest
+
+from agentctx import db, hybrid
+from agentctx import search as keyword
+from agentctx.models import NewRecord
+from agentctx.store import records
+
+P = "p" * 64
+
+
+@pytest.fixture
+def conn(tmp_path):
+    c = db.connect(tmp_path / "agentctx.db", create=True)
+    yield c
+    c.close()
+
+
+def _add(conn, title, body):
+    return records.insert(conn, NewRecord(type="decision", title=title, body=body, project_id=P,
+                                          confidence="explicit"))[0]
+
+
+def _fake(**kw):
+    pytest.importorskip("numpy")
+    from tests.vectors.conftest import FakeEmbedder
+
+    return FakeEmbedder(**kw)
+
+
+def test_vectors_find_what_keywords_miss(conn):
+    fake = _fake(synonyms={"postgres": "database", "sqlite": "database"})
+    from agentctx.vectors import backfill
+
+    target = _add(conn, "Store state in SQLite", "One file, no server.")
+    _add(conn, "Use gRPC between services", "Protobuf contracts.")
+    backfill.run(conn, fake)
+    assert keyword.search(conn, "postgres", P).hits == ()
+    result = hybrid.search(conn, "postgres", P, embedder=fake)
+    assert result.degraded is None and result.hits[0].record.id == target.id
+
+
+def test_fusion_keeps_keyword_order_when_vectors_agree(conn):
+    fake = _fake()
+    from agentctx.vectors import backfill
+
+    a = _add(conn, "Retry uploads with exponential backoff", "Backoff caps at 30 s.")
+    _add(conn, "Upload size limit", "Uploads over 10 MB are rejected.")
+    backfill.run(conn, fake)
+    for fusion in (hybrid.DEFAULT, hybrid.RRF):
+        assert hybrid.search(conn, "exponential backoff for retries", P, embedder=fake,
+                             fusion=fusion).hits[0].record.id == a.id
+
+
+def test_unembedded_store_is_plain_keyword(conn):
+    _add(conn, "Use SQLite", "One file.")
+    result = hybrid.search(conn, "sqlite", P)
+    assert result.degraded is None and [h.record.title for h in result.hits] == ["Use SQLite"]
+
+
+class _Blocker(importlib.abc.MetaPathFinder):
+    """Makes the [vectors] extra look uninstalled."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("numpy", "fastembed", "sqlite_vec", "onnxruntime"):
+            raise ImportError(f"No module named {name!r}", name=name)
+        return None
+
+
+def test_missing_extra_degrades_to_marked_keyword_search(conn, monkeypatch):
+    rec = _add(conn, "Use SQLite", "One file.")
+    conn.execute("INSERT INTO embeddings VALUES (?, 'BAAI/bge-small-en-v1.5', 384, zeroblob(1536))", (rec.id,))
+    for name in [m for m in sys.modules if m.split(".")[0] in ("numpy", "fastembed", "sqlite_vec", "onnxruntime")]:
+        monkeypatch.delitem(sys.modules, name)
+    for name in [m for m in sys.modules if m.startswith("agentctx.vectors")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(sys, "meta_path", [_Blocker(), *sys.meta_path])
+    result = hybrid.search(conn, "sqlite", P)
+    assert [h.record.id for h in result.hits] == [rec.id]
+    assert result.degraded.startswith("keyword-only:") and "not installed" in result.degraded
+    assert all(h.degraded == result.degraded for h in result.hits)
+
+
+def test_broken_model_degrades_and_keeps_ladder_marker(conn, monkeypatch, tmp_path):
+    from agentctx import config
+
+    rec = _add(conn, "Use SQLite", "One file.")
+    conn.execute("INSERT INTO embeddings VALUES (?, 'm', 384, zeroblob(1536))", (rec.id,))
+    config.set_value("embeddingModelPath", str(tmp_path / "nowhere"))
+    result = hybrid.search(conn, "sqlite", P)
+    assert result.hits and result.degraded.startswith("keyword-only:")
+    config.set_value("embeddings", "false")
+    assert hybrid.search(conn, "sqlite", P).degraded is None  # off is a choice, not a degradation
+
+
+def test_dimension_mismatch_is_marked(conn):
+    fake = _fake(dims=16)
+    rec = _add(conn, "Use SQLite", "One file.")
+    conn.execute("INSERT INTO embeddings VALUES (?, ?, 8, zeroblob(32))", (rec.id, fake.name))
+    result = hybrid.search(conn, "sqlite", P, embedder=fake)
+    assert result.hits and "no stored vectors" in result.degraded and "agentctx embed" in result.degraded

@@ -1,0 +1,82 @@
+"""The integration path with the real offline MiniLM model: config, `agentctx embed`, hybrid search, doctor."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentctx import cli, config, db
+from agentctx.vectors.embedder import FastEmbedEmbedder, ModelSpec
+
+NAME = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def test_model_loads_offline_and_embeds_unit_vectors(model_dir):
+    import numpy as np
+
+    e = FastEmbedEmbedder(ModelSpec(NAME, model_dir))
+    assert e.dims == 384
+    m = e.embed(["We store records in SQLite.", "The cat sat on the mat."])
+    assert m.shape == (2, 384) and np.allclose(np.linalg.norm(m, axis=1), 1.0, atol=1e-4)
+    q = e.embed_query("which database holds the records?")
+    assert float(m[0] @ q) > float(m[1] @ q) + 0.2
+
+
+def test_unknown_name_in_a_local_folder_registers_a_custom_model(model_dir):
+    e = FastEmbedEmbedder(ModelSpec("local/minilm-int8", model_dir))
+    assert e.dims == 384 and e.embed_query("x").shape == (384,)
+
+
+def test_cli_embed_then_hybrid_search_then_doctor(model_dir, tmp_path, monkeypatch, capsys):
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".git" / "config").write_text('[remote "origin"]\n\turl = https://example.com/a/b.git\n')
+    monkeypatch.chdir(project)
+    assert cli.main(["init"]) == 0
+    config.set_value("embeddingModel", NAME)
+    config.set_value("embeddingModelPath", model_dir)
+    bodies = {
+        "Persist state in SQLite": "All memory lives in one SQLite file in WAL mode; no server process.",
+        "Retry flaky uploads": "Uploads retry with exponential backoff, capped at thirty seconds.",
+        "Feature flags via env": "Feature toggles are read from environment variables at start-up.",
+    }
+    for title, body in bodies.items():
+        assert cli.main(["record", "--type", "decision", "--title", title, "--body", body]) == 0
+    capsys.readouterr()
+    assert cli.main(["embed", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["embedded"] == 3 and report["remaining"] == 0 and report["dims"] == 384
+    # No shared word with the record: keyword search finds nothing, hybrid finds it by meaning.
+    assert cli.main(["search", "--keyword-only", "--json", "which", "database", "engine"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert cli.main(["search", "--json", "which", "database", "engine"]) == 0
+    captured = capsys.readouterr()
+    hits = json.loads(captured.out)
+    assert hits[0]["title"] == "Persist state in SQLite" and "degraded" not in hits[0]
+    assert cli.main(["doctor", "--json"]) in (0, 1)
+    checks = {c["name"]: c for c in json.loads(capsys.readouterr().out)}
+    assert checks["vectors"]["status"] == "ok" and "384 dims" in checks["vectors"]["detail"]
+
+
+def test_consolidation_flags_a_near_duplicate_without_deleting(model_dir, tmp_path):
+    from agentctx.models import NewRecord
+    from agentctx.store import records
+    from agentctx.vectors import backfill, maintain
+
+    conn = db.connect(tmp_path / "a.db", create=True)
+    pid = "p" * 64
+    old, _ = records.insert(conn, NewRecord(type="convention", title="Run tests with pytest -q",
+                                            body="Run the test suite with pytest -q.", project_id=pid))
+    new, _ = records.insert(conn, NewRecord(type="convention", title="Run tests with pytest -q",
+                                            body="Run the test suite using pytest -q.", project_id=pid))
+    records.insert(conn, NewRecord(type="convention", title="Format with black",
+                                   body="Code is formatted with black before commit.", project_id=pid))
+    e = FastEmbedEmbedder(ModelSpec(NAME, model_dir))
+    backfill.run(conn, e)
+    pairs = maintain.near_duplicates(conn, e, pid)
+    assert [(p.newer, p.older, p.action) for p in pairs] == [(new.id, old.id, "reinforced")]
+    maintain.apply(conn, pairs, threshold=3)
+    assert records.get(conn, old.id).reinforce_count == 1 and records.get(conn, new.id) is not None
+    assert maintain.near_duplicates(conn, e, pid) == []  # handled once, not on every run
+    conn.close()
