@@ -27,12 +27,16 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
     if not os.path.exists(db_file):
         return None
     from .. import db, search, tokens
-    from ..project import detect
+    from ..digest import cached_project_id  # the root cache consolidation keeps: no URL parsing per prompt
 
-    project = detect(payload.cwd)
+    project_id = cached_project_id(payload.cwd)
+    if project_id is None:
+        from ..project import detect
+
+        project_id = detect(payload.cwd).id
     conn = db.connect(db_file)
     try:
-        result = search.search(conn, payload.prompt, project.id, limit=SEARCH_LIMIT,
+        result = search.search(conn, payload.prompt, project_id, limit=SEARCH_LIMIT,
                                floor=search.PROMPT_FLOOR if floor is None else floor)
         seen = _read_dedup(paths.dedup_file(payload.session_id)) if payload.session_id else set()
         fresh = [h for h in result.hits if h.record.id not in seen][: tokens.PROMPT_TOP_K]
@@ -41,7 +45,7 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
             return None
         if payload.session_id:
             _append_dedup(paths.dedup_file(payload.session_id), seen, [h.record.id for h in chosen])
-        _account(payload, project.id, chosen, tokens.estimate(text))
+        _account(payload, project_id, chosen, tokens.estimate(text))
     finally:
         conn.close()
     return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
