@@ -16,6 +16,8 @@ IDF_EXPONENT = 2.0
 # A stem the query repeats matters more to the asker (a long prompt says its subject more than once).
 QTF_EXPONENT = 1.0
 MIN_SHARED = 2
+# Specificity below which a shared word does not count towards MIN_SHARED ("add", "make", "run", "file").
+TELLING = 0.1  # about: a word found in fewer than half of all software documents
 
 
 # Named tuples, not dataclasses: this runs in the prompt hook, where importing dataclasses costs ~8 ms.
@@ -63,9 +65,10 @@ def bm25f(doc: DocTerms, stems: list[str], corpus: Corpus) -> tuple[float, list[
 def relevance(matched: list[str], n_query: int, specific: dict[str, float]) -> float:
     """How surely a record is about the query: the specificity of the query words it shares.
 
-    Generic words ("add", "fix", "function") are shared by unrelated text; words rare in general software text
-    are not. A record must share at least two of the query's words, unless the query has only one.
+    Generic words ("add", "fix", "run") are shared by unrelated text; words rare in general software text are
+    not. A record must share at least two telling (not generic) words with the query, unless it has only one.
     """
-    if len(matched) < min(MIN_SHARED, n_query):
+    telling = [s for s in matched if specific.get(s, 1.0) >= TELLING]
+    if len(telling) < min(MIN_SHARED, n_query):
         return 0.0
     return sum(specific.get(s, 1.0) for s in matched)
