@@ -72,17 +72,18 @@ def _edge(chars: str, width: int) -> str:
 _ASSIGN_TAIL = (
     r"""["']?([ \t]*)([:=])([ \t]*)(?:"([^"\n]+)"|'([^'\n]+)'|(?!\[REDACTED)([^\s"'`,;&]+))"""
 )
+# A private key's BEGIN line is matched by the pattern; its end is found by `_pem_end`: the END line within
+# `_PEM_SPAN` characters (an 8192-bit RSA key is under 7 KB of PEM), else, for a truncated block, the end of its
+# base64 body. A bounded `str.find` keeps many BEGIN lines without an END linear, not quadratic.
 _PEM_LABEL = r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END = re.compile(r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BODY = re.compile(r"[A-Za-z0-9+/=\s\\:,-]*")
+_PEM_SPAN = 16_384
 # (kind, first characters, rest): every branch of the combined pattern starts with one case-sensitive literal
 # character, which lets the regex engine skip most offsets without entering the alternation. Boundary checks
 # sit after the branch's distinctive literal prefix, so they only run when that prefix is there.
 _TOKEN_BRANCHES: list[tuple[str, str, str]] = [
-    # A PEM block up to its END line; a truncated one (no END) up to the end of its base64 body.
-    (
-        "private_key",
-        "-",
-        _PEM_LABEL[1:] + r"(?:.*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]*)",
-    ),
+    ("private_key", "-", _PEM_LABEL[1:]),
     ("anthropic_key", "s", r"k-ant-" + _edge("A-Za-z0-9_-", 7) + r"[A-Za-z0-9_-]{10,}"),
     (
         "openai_key",
@@ -100,7 +101,7 @@ _TOKEN_BRANCHES: list[tuple[str, str, str]] = [
 _BRANCHES: list[tuple[str, str, str]] = [
     _TOKEN_BRANCHES[0],
     # `scheme://user:password@host`, the user may be empty (`redis://:password@host`).
-    ("url_password", ":", r"""//[^/\s:@'"]*:([^@\s/'"]+)(?=@)"""),
+    ("url_password", ":", r"""//[^/\s:@'"[]*:([^@\s/'"]+)(?=@)"""),
     (
         "authorization",
         "Aa",
@@ -112,32 +113,26 @@ _BRANCHES: list[tuple[str, str, str]] = [
     ("basic", "Bb", r"(?i:asic)" + _edge("A-Za-z0-9_", 5) + r"[ \t]+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])"),
     *_TOKEN_BRANCHES[1:],
 ]
-
-
-def _word_branches(kind: str, words: tuple[str, ...], edge: str) -> list[tuple[str, str, str]]:
-    # One branch per first letter, both cases, the rest of each word case-insensitive.
-    out = []
-    for first in sorted({word[0] for word in words}):
-        tails = "|".join(re.escape(w[1:]) for w in sorted(words, key=len, reverse=True) if w[0] == first)
-        out.append((kind, first + first.upper(), f"{edge}(?i:{tails}){_ASSIGN_TAIL}"))
-    return out
-
-
-_BRANCHES += _word_branches("header", _HEADER_WORDS, "(?<![A-Za-z0-9_].)")
-_BRANCHES += _word_branches("header", _HEADER_SUFFIXES, "(?<=-.)")
-_BRANCHES += _word_branches("assignment", _KEY_WORDS, "")
+# `key: value` / `key=value` pairs, one branch per first letter; the key word is the branch's first group, and
+# whether the pair counts (assignment or secret header, at which position) is decided in `_pair`.
+_PAIR_WORDS = tuple(sorted(set(_KEY_WORDS) | set(_HEADER_WORDS) | set(_HEADER_SUFFIXES)))
+for _first in sorted({word[0] for word in _PAIR_WORDS}):
+    _tails = "|".join(re.escape(w[1:]) for w in sorted(_PAIR_WORDS, key=len, reverse=True) if w[0] == _first)
+    _BRANCHES.append(("pair", _first + _first.upper(), f"(?i:({_tails})){_ASSIGN_TAIL}"))
 
 
 def _combined(branches: list[tuple[str, str, str]]) -> tuple[re.Pattern[str], list[tuple[int, str]]]:
-    # Each alternative is `first (?P<marker>) rest`; the marker tells which branch matched, and the branch's own
-    # groups follow it, so group `j` of the branch is group `marker + j` of the combined match.
-    alternatives = []
+    # One alternative per first character, `c(?:(?P<marker>)rest|…)`: the engine skips offsets whose character
+    # starts no branch, and at the others only tries the branches that start with it. The marker tells which
+    # branch matched; the branch's own groups follow it, so its group `j` is group `marker + j` of the match.
+    by_first: dict[str, list[str]] = {}
     names = []
     for index, (kind, firsts, rest) in enumerate(branches):
         for offset, first in enumerate(firsts):
             name = f"_b{index}_{offset}"
-            alternatives.append(f"{re.escape(first)}(?P<{name}>){rest}")
+            by_first.setdefault(first, []).append(f"(?P<{name}>){rest}")
             names.append((name, kind))
+    alternatives = [f"{re.escape(first)}(?:{'|'.join(rests)})" for first, rests in by_first.items()]
     pattern = re.compile("|".join(alternatives), re.DOTALL)
     return pattern, [(pattern.groupindex[name], kind) for name, kind in names]
 
@@ -162,6 +157,8 @@ _LINE_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?[A-Za-z0-9_.-]*")
 # `the api-key: header` or `{"x-api-key": api_key}` stay as they are.
 _HEADER_VALUE = re.compile(r"(?=[^\d]*\d)[A-Za-z0-9._~+/=:-]{6,}")
 _SCHEME_CREDENTIAL = re.compile(r"[ \t]+([A-Za-z0-9._~+/=:-]+|\[REDACTED:[a-z_]+\])")
+# A quoted value that is already a mask, possibly after its scheme.
+_SCRUBBED = re.compile(r"(?:(?i:bearer|basic|token|digest)[ \t]+)?\[REDACTED:[a-z_]+\]")
 
 # A handler gets the match and its marker group; it returns (replacement, resume) where the replacement stands
 # for source[match.start():resume]. Resuming before match.end() rescans the rest (a value left unmasked).
@@ -181,6 +178,20 @@ def _keep(m: re.Match[str], resume: int) -> _Result:
     return m.string[m.start() : resume], resume
 
 
+def _pem_end(source: str, pos: int) -> int:
+    found = source.find("-----END", pos, pos + _PEM_SPAN)
+    end = _PEM_END.match(source, found) if found >= 0 else None
+    return end.end() if end is not None else _PEM_BODY.match(source, pos).end()  # type: ignore[union-attr]
+
+
+def _token_end(source: str, pos: int) -> Optional[int]:
+    """Where the token-shaped secret starting at ``pos`` ends, or None when none starts there."""
+    token = _TOKEN_AT.match(source, pos)
+    if token is None:
+        return None
+    return _pem_end(source, token.end()) if source.startswith("-----", pos) else token.end()
+
+
 def _is_basic_credential(value: str) -> bool:
     try:
         raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
@@ -195,53 +206,66 @@ def _at_line_start(m: re.Match[str]) -> bool:
     return _LINE_PREFIX.fullmatch(source, line_start, m.start()) is not None
 
 
-def _bare_is_secret(m: re.Match[str], kind: str, value: str, glued: bool) -> bool:
+def _bare_is_secret(m: re.Match[str], header: bool, value: str, glued: bool) -> bool:
+    if header and _HEADER_VALUE.fullmatch(value):  # `x-vault-token: s.Abc123…` is not `self.attr`
+        return True
     if _CODE_LIKE.fullmatch(value):
         return False
     if glued:  # `password=hunter2`, `?token=abc`: no prose or code looks like this
-        return True
-    if kind == "header" and _HEADER_VALUE.fullmatch(value):
         return True
     # `key: value` / `key = value` only counts at the start of a line (YAML, env files), not in prose or code.
     return value not in _TYPE_NAMES and _at_line_start(m)
 
 
-def _pair(m: re.Match[str], g: int, kind: str) -> _Result:
+def _is_header(m: re.Match[str], g: int) -> bool:
+    # `x-api-key`, `api-key`, `Authorization` (not `my_api-key`); `x-vault-token`, `x-client-secret` (after `-`).
+    source, start = m.string, m.start()
+    word = source[start : m.end(g + 1)].lower()
+    before = source[start - 1] if start else " "
+    if word in _HEADER_SUFFIXES:
+        return before == "-"
+    return word in _HEADER_WORDS and not (before.isalnum() or before == "_")
+
+
+def _pair(m: re.Match[str], g: int) -> _Result:
     """`key: value`, `key=value`, `"key": "value"` for a sensitive key or a secret header name."""
     source = m.string
-    quoted = g + 4 if m.start(g + 4) >= 0 else g + 5 if m.start(g + 5) >= 0 else None
+    # The branch's groups: 1 the key word (after its first letter), 2 space, 3 separator, 4 space,
+    # 5 "double", 6 'single', 7 bare value.
+    quoted = g + 5 if m.start(g + 5) >= 0 else g + 6 if m.start(g + 6) >= 0 else None
     if quoted is not None:
         start, end = m.span(quoted)
-        if source.startswith(MARKER_PREFIX, start):
+        if _SCRUBBED.fullmatch(m.group(quoted)):  # `"[REDACTED:jwt]"`, `"Bearer [REDACTED:bearer]"`
             return _keep(m, m.end())
-        token = _TOKEN_AT.match(source, start)
-        if token is not None and token.end() >= end:
+        token_end = _token_end(source, start)
+        if token_end is not None and token_end >= end:
             return _keep(m, start)  # the token's own pattern masks it, with its own kind
         return _mask(m, quoted, "secret")[0] + source[end : m.end()], m.end()
-    bare = g + 6
+    bare = g + 7
     start, end = m.span(bare)
     value = m.group(bare)
-    glued = m.group(g + 2) == "=" and not m.group(g + 1) and not m.group(g + 3)
+    header = _is_header(m, g)
+    glued = m.group(g + 3) == "=" and not m.group(g + 2) and not m.group(g + 4)
     if value.lower() in _SCHEMES:
         credential = _SCHEME_CREDENTIAL.match(source, end)
         if credential is not None:  # `x-auth-token: Bearer abc123`: mask the credential, keep the scheme
             if credential.group(1).startswith(MARKER_PREFIX):
                 return _keep(m, credential.end())
-            if _TOKEN_AT.match(source, credential.start(1)) is None and _bare_is_secret(
-                m, kind, credential.group(1), glued=False
-            ):
+            if _bare_is_secret(m, header, credential.group(1), glued=False):
                 return source[m.start() : credential.start(1)] + _marker(value.lower()), credential.end()
             return _keep(m, start)
-    token = _TOKEN_AT.match(source, start)
-    if token is not None and token.end() >= end:
+    token_end = _token_end(source, start)
+    if token_end is not None and token_end >= end:
         return _keep(m, start)
-    if _bare_is_secret(m, kind, value, glued):
+    if _bare_is_secret(m, header, value, glued):
         return _mask(m, bare, "secret")
     return _keep(m, start)  # not a secret by position; a token-shaped secret inside is still found
 
 
 def _replace(m: re.Match[str]) -> _Result:
     g, kind = next((g, kind) for g, kind in _MARKERS if m.start(g) >= 0)
+    if kind == "private_key":
+        return _marker(kind), _pem_end(m.string, m.end())
     if kind in _TOKEN_KINDS:
         return _marker(kind), m.end()
     if kind == "url_password":
@@ -256,7 +280,7 @@ def _replace(m: re.Match[str]) -> _Result:
         if _is_basic_credential(m.group(g + 1)):
             return _mask(m, g + 1, "basic")
         return _keep(m, m.start(g + 1))
-    return _pair(m, g, kind)
+    return _pair(m, g)
 
 
 def scrub_text(text: str) -> str:
