@@ -141,9 +141,17 @@ def m002_embeddings(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m003_title_index(conn: sqlite3.Connection) -> None:
+    # Capture and keyed supersession look up current records by title (a bugfix stub per failing command,
+    # profile records per key): without this index each lookup scanned every current record of the type.
+    conn.execute("CREATE INDEX IF NOT EXISTS records_title ON records(project_id, type, title) "
+                 "WHERE superseded_at IS NULL")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
+    Migration(3, "title_index", m003_title_index),
 )
 
 LATEST = MIGRATIONS[-1].version

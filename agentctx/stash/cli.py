@@ -11,7 +11,7 @@ from typing import IO, Any, Callable, Optional, Sequence
 from ._canonical import content_hash
 from .diff import diff_recordings, format_diff
 from .errors import StashError
-from .fork import fork
+from .forking import fork
 from .model import Recording
 from .redact import scrub_value
 from .seal import RecordingSeal, seal_recording, verify_recording

@@ -14,14 +14,15 @@ from ..models import Record
 
 def session_record_ids(conn: sqlite3.Connection, project_id: str, session_id: str) -> list[str]:
     """Current records a session produced in this project (the ones its files are linked to)."""
-    rows = conn.execute(f"SELECT id FROM records WHERE session_id = ? AND project_id = ? AND {CURRENT}",
+    # "+project_id": without statistics the planner would walk the project's whole index instead of the session's.
+    rows = conn.execute(f"SELECT id FROM records WHERE session_id = ? AND +project_id = ? AND {CURRENT}",
                         (session_id, project_id))
     return [r[0] for r in rows]
 
 
 def current_by_title(conn: sqlite3.Connection, project_id: str, type_: str, title: str) -> Record | None:
     row = conn.execute(f"SELECT {COLUMNS} FROM records WHERE project_id = ? AND type = ? AND title = ? AND {CURRENT} "
-                       "ORDER BY recorded_at DESC LIMIT 1", (project_id, type_, title)).fetchone()
+                       "ORDER BY +recorded_at DESC LIMIT 1", (project_id, type_, title)).fetchone()  # use the title index
     return to_record(row) if row else None
 
 

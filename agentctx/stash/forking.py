@@ -1,4 +1,4 @@
-"""Fork: keep a recording's prefix before ``at``, optionally override the decision at ``at``, drop the tail."""
+"""Fork a recording: keep the prefix before `at`, optionally override the decision at `at`, drop the tail."""
 
 from __future__ import annotations
 
