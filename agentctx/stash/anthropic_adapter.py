@@ -1,20 +1,37 @@
-"""Record and replay an ``anthropic`` client's ``messages.create`` (duck-typed; the SDK is never imported)."""
+"""Record and replay an ``anthropic`` client's ``messages.create`` (duck-typed; the SDK is never required).
+
+Contract: replay returns the same type the live call returned.
+
+- The live call returned an SDK model (a class from the ``anthropic`` package, e.g. ``anthropic.types.Message``):
+  record mode returns that object; the stored value is its ``model_dump(mode="json")`` plus the class's import
+  path under ``"__stash_sdk_type__"``; replay imports that class and returns ``Class.model_validate(data)``.
+  If the SDK cannot be imported on replay (or the data no longer validates), replay falls back to a ``Response``.
+- Anything else (a dict, or another object with ``model_dump``): the plain data is stored, and record and replay
+  both return a ``Response``, a ``dict`` that also allows ``resp.usage.input_tokens``.
+
+What comes back never depends on whether something else in the process happened to import ``anthropic``.
+Recordings made before the type was stored carry no ``"__stash_sdk_type__"`` and replay as a ``Response``.
+"""
 
 from __future__ import annotations
 
+import importlib
 import inspect
-import sys
 from typing import Any, Optional
 
 from .errors import StashError
 from .facade import Stash
 from .interceptors import to_plain
 
-__all__ = ["Response", "wrap_anthropic"]
+__all__ = ["SDK_TYPE_KEY", "Response", "wrap_anthropic"]
+
+SDK_TYPE_KEY = "__stash_sdk_type__"
+"""Key added to a stored response that came from an SDK model: ``"anthropic.types.message:Message"``."""
 
 
 class Response(dict):  # type: ignore[type-arg]
-    """A replayed response when the SDK is not loaded: a dict that also allows ``resp.usage.input_tokens``."""
+    """A response that was a dict when recorded (or whose SDK class is unavailable on replay): a dict that also
+    allows ``resp.usage.input_tokens``."""
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -35,16 +52,57 @@ def _attrs(value: Any) -> Any:
     return value
 
 
+def _is_sdk_model(value: Any) -> bool:
+    module = getattr(type(value), "__module__", "") or ""
+    return (module == "anthropic" or module.startswith("anthropic.")) and callable(
+        getattr(value, "model_dump", None)
+    )
+
+
+def _stored(response: Any) -> Any:
+    """What is recorded for a live response: its JSON data, tagged with its class when it is an SDK model."""
+    data = to_plain(response)
+    if isinstance(data, dict) and _is_sdk_model(response):
+        cls = type(response)
+        data = {**data, SDK_TYPE_KEY: f"{cls.__module__}:{cls.__qualname__}"}
+    return data
+
+
+def _sdk_class(path: Any) -> Optional[Any]:
+    # Only classes of the anthropic package are ever looked up; importing it is the caller's SDK, not ours.
+    if not isinstance(path, str):
+        return None
+    module_name, _, qualname = path.partition(":")
+    if not (module_name == "anthropic" or module_name.startswith("anthropic.")) or not qualname:
+        return None
+    try:
+        found: Any = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return None
+    return found if callable(getattr(found, "model_validate", None)) else None
+
+
 def _rebuild(data: Any) -> Any:
-    # Use the real SDK model only when the caller already imported the SDK; never import it here.
-    sdk = sys.modules.get("anthropic")
-    message_type = getattr(getattr(sdk, "types", None), "Message", None)
-    if message_type is not None and isinstance(data, dict) and data.get("type") == "message":
-        try:
-            return message_type.model_validate(data)
-        except Exception:
-            pass
+    """The replayed response: the recorded SDK class when there is one and it is importable, else a Response."""
+    if isinstance(data, dict) and SDK_TYPE_KEY in data:
+        data = dict(data)
+        model = _sdk_class(data.pop(SDK_TYPE_KEY))
+        if model is not None:
+            try:
+                return model.model_validate(data)
+            except Exception:  # noqa: BLE001 - a newer/older SDK that rejects the data: fall back to plain data
+                pass
     return _attrs(data)
+
+
+def _returned(live: list[Any], data: Any) -> Any:
+    # A live call that returned an SDK model hands back that very object; everything else is rebuilt from the
+    # stored data exactly as replay will rebuild it, so record and replay return the same type.
+    if live and _is_sdk_model(live[0]):
+        return live[0]
+    return _rebuild(data)
 
 
 class _Messages:
@@ -61,20 +119,25 @@ class _Messages:
                 "ERR_INVALID_INPUT", "streaming messages.create is not recorded; call without stream=True"
             )
         label = kwargs.get("model") if isinstance(kwargs.get("model"), str) else None
+        live: list[Any] = []  # the live response, when this call runs live (record mode or a replay's live tail)
         if self._is_async:
 
             async def produce_async() -> Any:
-                return to_plain(await self._messages.create(**kwargs))
+                live.append(await self._messages.create(**kwargs))
+                return _stored(live[0])
 
             async def run() -> Any:
                 data = await self._stash.aintercept(self._channel, self._key, produce_async, input=kwargs, label=label)
-                return _rebuild(data)
+                return _returned(live, data)
 
             return run()
-        data = self._stash.intercept(
-            self._channel, self._key, lambda: to_plain(self._messages.create(**kwargs)), input=kwargs, label=label
-        )
-        return _rebuild(data)
+
+        def produce() -> Any:
+            live.append(self._messages.create(**kwargs))
+            return _stored(live[0])
+
+        data = self._stash.intercept(self._channel, self._key, produce, input=kwargs, label=label)
+        return _returned(live, data)
 
 
 class _Client:
@@ -90,9 +153,10 @@ def wrap_anthropic(stash: Stash, client: Any, *, channel: str = "llm", key: str 
     """A client whose ``messages.create(**kwargs)`` is recorded/replayed on ``llm/messages.create``.
 
     The request kwargs are the call's input (so a changed prompt is a divergence); the response is stored
-    as ``model_dump(mode="json")``, usage fields included. On replay the SDK's ``Message`` model is rebuilt
-    when ``anthropic`` is already imported, else an attribute-access dict is returned. Works with the sync
-    and the async client; ``stream=True`` raises ``ERR_INVALID_INPUT`` rather than bypassing the stash."""
+    as ``model_dump(mode="json")``, usage fields included. Replay returns the type the live call returned: the
+    SDK model (``anthropic.types.Message``) when it returned one and the SDK is importable, else a
+    :class:`Response` dict with attribute access (see the module docstring). Works with the sync and the async
+    client; ``stream=True`` raises ``ERR_INVALID_INPUT`` rather than bypassing the stash."""
     if client is None:
         if stash.mode != "replay":
             raise StashError("ERR_INVALID_INPUT", "a client is required when recording")
