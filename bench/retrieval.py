@@ -35,6 +35,7 @@ DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo-dev"
 DEFAULT_MODEL = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8"
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 KS = (1, 5, 10)
+SPEAKER = os.environ.get("BENCH_SPEAKER") == "1"
 
 # A retriever gets a query and returns ranked document keys.
 Retriever = Callable[[str], list[str]]
@@ -59,6 +60,8 @@ def locomo_docs(conv: dict) -> list[tuple[str, str, str, str | None]]:
             body = turn["text"].strip()
             if not body:
                 continue
+            if SPEAKER:
+                body = f"{turn['speaker']}: {body}"
             title = " ".join(body.split())[:120]
             docs.append((turn["dia_id"], title, body[:2000], when, f"session_{n}"))
         n += 1

@@ -39,6 +39,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         except Exception:  # a hook must never break the agent's session
             return 0
         return run_hook(args_list[1:])
+    if args_list[:1] == ["mcp"] and all(a == "--sdk" for a in args_list[1:]):
+        # The MCP client waits for the server: start it without building the whole command line.
+        if "--sdk" in args_list:
+            from ..mcp.sdk_server import main as serve
+        else:
+            from ..mcp.server import main as serve
+        return serve(cwd=None)
     if args_list[:1] == ["stash"]:
         from ..stash.cli import main as stash_main
 

@@ -50,11 +50,13 @@ class Context:
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
     def confirm(self, question: str) -> bool:
-        """Ask on the terminal; without one the answer is no."""
+        """Ask on the terminal (the question goes to stderr, so --json output stays clean); without one, no."""
         if not sys.stdin.isatty():
             return False
+        sys.stderr.write(f"{question} [y/N] ")
+        sys.stderr.flush()
         try:
-            answer = input(f"{question} [y/N] ")
+            answer = input("")
         except EOFError:
             return False
         return answer.strip().lower() in ("y", "yes")

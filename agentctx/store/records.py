@@ -69,6 +69,8 @@ def validate(new: NewRecord) -> NewRecord:
         raise ValidationError("field_too_long", field="body", length=len(body), limit=BODY_MAX)
     if not new.project_id:
         raise ValidationError("blank_field", field="project_id")
+    if new.project_id == GLOBAL_PROJECT and new.scope != "global":  # no project could ever see it
+        raise ValidationError("invalid_field", field="scope", problem="must be global in the _global namespace")
     project_id = GLOBAL_PROJECT if new.scope == "global" else new.project_id
     if new.valid_from is not None:
         from ..ids import parse_iso
@@ -86,6 +88,9 @@ def _select(where: str) -> str:
 
 def get(conn: sqlite3.Connection, record_id: str, project_id: str | None = None) -> Record | None:
     """A record by id (current or not); with `project_id`, only if that project may see it."""
+    record_id = record_id.strip()
+    if len(record_id) == 26 and record_id.isalnum():
+        record_id = record_id.upper()  # ULIDs are case-insensitive (Crockford base32); we store them upper-case
     if project_id is None:
         row = conn.execute(_select("id = ?"), (record_id,)).fetchone()
     else:

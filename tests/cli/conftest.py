@@ -37,7 +37,8 @@ def run(capsys):
         result = Run(rc, captured.out, captured.err)
         assert "Traceback" not in result.err + result.out
         if rc != 0 and errors_on_stderr:
-            assert result.err.count("\n") == 1 and result.err.startswith("agentctx"), result.err
+            err = result.err.split("[y/N] ", 1)[-1]  # an interactive question, if any, is asked on stderr first
+            assert err.count("\n") == 1 and err.startswith("agentctx"), result.err
         return result
 
     return invoke

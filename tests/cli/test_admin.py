@@ -95,7 +95,10 @@ def test_status_json_keys_and_counts(in_p, in_q, proj_p):
 def test_status_counts_only_what_the_project_can_see(in_p):
     add(in_p)
     conn = db.connect()
-    records.insert(conn, NewRecord("decision", "Hidden", "A _global row scoped project.", "_global"))
+    # The API refuses such a row (no project could see it); another tool writing the file directly might not.
+    conn.execute("INSERT INTO records (id, project_id, type, title, body, scope, valid_from, recorded_at, source) "
+                 "VALUES ('01HIDDEN00000000000000000X', '_global', 'decision', 'Hidden', 'x', 'project', "
+                 "'2026-01-01', '2026-01-01', 'import')")
     conn.close()
     data = json.loads(in_p("status", "--json").out)
     assert data["records_total"] == 1 and data["global_records"] == 0
