@@ -45,8 +45,10 @@ def wrap_session(conn: sqlite3.Connection, project: Project, session_id: str, tr
     if linked:
         done.append(f"linked {linked} files to the session's records")
     current = records.current(conn, project.id, types=["handover"], own_only=True, limit=1)
-    richer = current and current[0].source != "hook_observation" and current[0].session_id == session_id
-    if not richer:
+    # A handover the developer or the extraction wrote is richer than a rule-based snapshot: keep it when it is
+    # this session's own, and when this session has nothing of its own to hand over (no files, tests, commits).
+    rich = bool(current) and current[0].source != "hook_observation"
+    if not (rich and (current[0].session_id == session_id or not log)):
         body = snapshot.compose(snapshot.recent_prompts(transcript) if transcript else [], log,
                                 when=f"at session end, {now_iso()}")
         if body:

@@ -45,15 +45,7 @@ def connect(path: "Path | str | None" = None, *, create: bool = False, migrate: 
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > LATEST:
-            raise StoreError("db_newer", path=str(path), found=version, known=LATEST)
-        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        if version < LATEST and migrate:
-            apply_migrations(conn)
+        _prepare(conn, path, migrate)
         return conn
     except sqlite3.Error as exc:
         if conn is not None:
@@ -63,6 +55,38 @@ def connect(path: "Path | str | None" = None, *, create: bool = False, migrate: 
         if conn is not None:
             conn.close()
         raise
+
+
+def _prepare(conn: sqlite3.Connection, path: str, migrate: bool) -> None:
+    """Check the schema version, switch to WAL, set per-connection pragmas, migrate if needed.
+
+    Switching a fresh file to WAL and migrating need locks that SQLite refuses at once (no busy wait) when another
+    process holds a read lock, to avoid deadlock; several processes creating the store together retry here.
+    """
+    import time
+
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.005
+    while True:
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > LATEST:
+                raise StoreError("db_newer", path=str(path), found=version, known=LATEST)
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            if version < LATEST and migrate:
+                apply_migrations(conn)
+            return
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if ("locked" not in text and "busy" not in text) or time.monotonic() > deadline:
+                raise
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
 
 
 def apply_migrations(conn: sqlite3.Connection) -> list[int]:

@@ -34,6 +34,7 @@ MESSAGES: dict[str, str] = {
     "missing_extra": "{feature} needs the [{extra}] extra: pip install '{package}[{extra}]'",
     "not_confirmed": "{action} cancelled: not confirmed (use --force to skip the question)",
     "file_unreadable": "cannot read {path}: {detail}",
+    "file_unwritable": "cannot write {path}: {detail}",
     "file_invalid": "{path} is not valid {kind} ({detail})",
 }
 

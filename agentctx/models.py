@@ -1,4 +1,4 @@
-"""The record model: closed sets, limits, and the frozen dataclasses every layer passes around."""
+"""The record model: closed sets, limits, and the immutable named tuples every layer passes around."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
     """The best `limit` records for `query` visible from `project_id`.
 
     Rung 1: FTS5 BM25 on stemmed, stopword-free terms, reranked by type, confidence, pin and recency; hits
-    whose normalised relevance is under `floor` are dropped. Rung 4: LIKE when FTS5 is missing or broken.
+    whose relevance (specificity of the shared words) is under `floor` are dropped. Rung 4: LIKE when FTS5 is missing or broken.
     Rung 5: pinned records when everything else fails. Never raises on query syntax.
     """
     now = now or datetime.now(timezone.utc)
@@ -79,14 +79,15 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
     except sqlite3.DatabaseError:
         pass  # a damaged or missing index: fall down the ladder
     try:
-        return _like_search(conn, terms, project_id, types, limit, history, scope, now)
+        return _like_search(conn, terms, project_id, types, limit, history, scope, floor, now)
     except sqlite3.Error:
         pass
     try:
         pinned = retrieval.pinned(conn, project_id, limit=limit)
     except sqlite3.Error:
         pinned = []
-    hits = tuple(SearchHit(r, prior(r, now), 0.0, "pinned-only") for r in pinned)
+    # Pinned records carry no evidence of relevance: a caller that asks for a floor (the prompt hook) gets none.
+    hits = () if floor > 0 else tuple(SearchHit(r, prior(r, now), 0.0, "pinned-only") for r in pinned)
     return SearchResult(hits, "pinned-only", tuple(terms))
 
 
@@ -169,9 +170,11 @@ def _allowed(record: Record, types: Sequence[str], scope: str | None, project_id
 
 
 def _like_search(conn: sqlite3.Connection, terms: list[str], project_id: str, types: Sequence[str], limit: int,
-                 history: bool, scope: str | None, now: datetime) -> SearchResult:
+                 history: bool, scope: str | None, floor: float, now: datetime) -> SearchResult:
     rows = retrieval.like(conn, terms, project_id, types=types, history=history, scope=scope,
                           limit=max(limit * CANDIDATE_FACTOR, 20))
-    hits = [SearchHit(r, n / len(terms) * prior(r, now), n / len(terms), "like-search") for r, n in rows]
+    # Without the index there are no word statistics: relevance is the share of query terms a record contains.
+    hits = [SearchHit(r, n / len(terms) * prior(r, now), n / len(terms), "like-search") for r, n in rows
+            if n / len(terms) >= floor]
     hits.sort(key=lambda h: (-h.score, h.record.id))
     return SearchResult(tuple(hits[:limit]), "like-search", tuple(terms))

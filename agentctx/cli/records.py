@@ -147,7 +147,7 @@ def cmd_export(args: argparse.Namespace, ctx: Context) -> int:
         try:
             path.write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise NotFoundError("file_unreadable", path=str(path), detail=exc.strerror or str(exc)) from None
+            raise NotFoundError("file_unwritable", path=str(path), detail=exc.strerror or str(exc)) from None
         ctx.out(f"wrote {len(current)} records to {path}")
     else:
         sys.stdout.write(text)
