@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import stat
+import os
 import tempfile
 from pathlib import Path
 
@@ -43,7 +44,7 @@ def test_ensure_private_dir_is_0700(tmp_path):
 
 def test_session_files_cannot_escape_their_directory():
     path = paths.dedup_path("../../etc/passwd")
-    assert path.parent == Path(tempfile.gettempdir())
+    assert path.parent == Path(os.environ["TMPDIR"])  # the temp dir, as tempfile would choose it
     assert "/" not in path.name and path.name.startswith("agentctx-")
     assert paths.digest_path("a/b").parent == paths.digests_dir()
     assert paths.dedup_path("").name == "agentctx-_.json"
