@@ -113,7 +113,8 @@ def ctx_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                            limit=FILE_POOL if linked is not None else limit, scope=scope)
     hits = [h for h in result.hits if linked is None or h.record.id in linked][:limit]
     now = ctx.now()
-    return {"results": [index_entry(h.record, h.relevance, now) for h in hits], "degraded": result.degraded}
+    # The rank score (keyword, or fused with vectors), so entries read in the order they are listed.
+    return {"results": [index_entry(h.record, h.score, now) for h in hits], "degraded": result.degraded}
 
 
 def ctx_get(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
