@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-# Claude Code follows imports at most five hops deep (code.claude.com/docs/en/memory; vendor-notes/claude-md.md).
+# Claude Code follows imports at most five hops deep (code.claude.com/docs/en/memory; vendor-notes/claude-md-imports.md).
 MAX_DEPTH = 5
 MAX_FILES = 40
 MAX_BYTES = 256 * 1024

@@ -204,7 +204,7 @@ def mcp_hint(conn: "sqlite3.Connection", project_id: str) -> str:
 
 
 def drift_hint(conn: "sqlite3.Connection", project: "Project | None") -> str:
-    """The CLAUDE.md drift hint from the drift scanner, when it is installed and finds at least 2 candidates."""
+    """The CLAUDE.md drift hint from the drift scanner, when the scan finds at least 2 candidates."""
     try:
         from . import drift  # type: ignore[attr-defined]
     except ImportError:

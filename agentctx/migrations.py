@@ -127,7 +127,7 @@ FTS_STATEMENTS: tuple[str, ...] = (
 
 
 def m002_embeddings(conn: sqlite3.Connection) -> None:
-    # Derived and rebuildable (SPEC §7): plain little-endian float32 BLOBs, readable without any extension.
+    # Derived and rebuildable (SPEC §8): plain little-endian float32 BLOBs, readable without any extension.
     # Keyed by model too: two 384-dimension models live in different spaces, so a model change re-embeds.
     _run(conn, (
         """CREATE TABLE embeddings (

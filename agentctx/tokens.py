@@ -1,4 +1,4 @@
-"""Token budgets (SPEC §9): one estimate and one truncation rule used by every surface."""
+"""Token budgets (SPEC §10): one estimate and one truncation rule used by every surface."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ LINK = "derives_from"
 RETRY_DOWNLOAD_S = 24 * 3600
 CHUNK = 1024
 
-# newer, older: record ids; similarity: cosine; action: "reinforced" | "propose-supersede"
+# newer, older: record ids; similarity: cosine; action: "reinforced" | "propose-supersede" | "same-session"
 NearDuplicate = namedtuple("NearDuplicate", "newer older similarity action")
 
 
@@ -74,7 +74,12 @@ def near_duplicates(conn: sqlite3.Connection, embedder: "Embedder", project_id: 
             newer, older = rows[start + i][0], rows[j][0]
             if older.id >= newer.id or newer.type != older.type or (newer.id, older.id) in done:
                 continue  # ULIDs sort by creation: each unordered pair once, newer -> older
-            action = "reinforced" if newer.confidence == "inferred" else "propose-supersede"
+            if newer.confidence != "inferred":
+                action = "propose-supersede"
+            elif newer.session_id and newer.session_id == older.session_id:
+                action = "same-session"  # a sighting counts only from another session (SPEC §3.3)
+            else:
+                action = "reinforced"
             found.append(NearDuplicate(newer.id, older.id, float(sims[i, j]), action))
     return found
 
