@@ -64,16 +64,21 @@ def backfill_cmd(args: argparse.Namespace, ctx: Context) -> int:
     if ctx.json and (args.dry_run or not found):
         ctx.emit(asdict(estimate))
         return 0
-    ctx.out(backfill.describe(estimate))
-    if args.dry_run or not estimate.pending:
+    say = (lambda text: sys.stderr.write(text + "\n")) if ctx.json else ctx.out  # --json: stdout is JSON only
+    say(backfill.describe(estimate))
+    if not estimate.pending:
+        if ctx.json:
+            ctx.emit({"sessions": 0, "written": 0, "cost_usd": 0.0, "skipped": {}})
         return 0
     from ..extract.client import api_key
 
     if api_key() is None or not config.load()["llm"]:
-        ctx.out("nothing sent: LLM extraction needs ANTHROPIC_API_KEY and config llm=true")
+        say("nothing sent: LLM extraction needs ANTHROPIC_API_KEY and config llm=true")
+        if ctx.json:
+            ctx.emit({"sessions": 0, "written": 0, "cost_usd": 0.0, "skipped": {}, "reason": "llm off or no key"})
         return 0
     if not args.yes and not ctx.confirm(f"Extract {estimate.pending} transcript(s) for about ${estimate.usd:.2f}?"):
-        ctx.out("nothing sent")
+        say("nothing sent")
         return 1
     results = backfill.run(found, cwd=root, progress=None if ctx.json else sys.stderr)
     written = sum(r.written for r in results)
