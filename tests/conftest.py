@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import io
+import json
+import sys
+
 import pytest
+
+from agentctx import db, paths
+from agentctx.models import NewRecord
+from agentctx.project import detect
+from agentctx.store import records
 
 
 @pytest.fixture(autouse=True)
@@ -19,3 +28,44 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     return home
+
+
+# A git repository, an initialised store, records in it, and a hook run in-process: shared by the hooks, capture,
+# claude and consolidate tests (directories with fixtures of the same names define their own).
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "config").write_text('[remote "origin"]\n\turl = git@github.com:me/repo.git\n', encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def conn(repo):
+    c = db.connect(paths.db_path(), create=True)
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def add(conn, repo):
+    pid = detect(repo).id
+
+    def _add(title, body, type_="decision", confidence="explicit", **kw):
+        return records.insert(conn, NewRecord(type=type_, title=title, body=body, project_id=pid,
+                                              confidence=confidence, **kw))[0]
+    return _add
+
+
+@pytest.fixture
+def hook(monkeypatch, capsys):
+    from agentctx.hooks import run
+
+    def _hook(event, payload):
+        raw = payload if isinstance(payload, str) else json.dumps(payload)
+        monkeypatch.setattr(sys, "stdin", io.StringIO(raw))
+        assert run([event]) == 0
+        out = capsys.readouterr()
+        assert out.err == ""
+        return json.loads(out.out) if out.out.strip() else None
+    return _hook
