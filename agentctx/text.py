@@ -73,20 +73,27 @@ class _Stemmer:
         conn.execute("CREATE VIRTUAL TABLE dv USING fts5vocab(d, 'instance')")
         return conn
 
-    def analyze(self, docs: list[tuple[str, str]], stems: list[str]) -> list[DocTerms]:
-        """Positions of `stems` per column and column lengths for each (title, body), tokenized as the index does."""
+    def _tokenize(self, docs: list[tuple[str, str]], query: str, args: list[str]) -> tuple[list[tuple], list[tuple]]:
+        """Load (title, body) pairs as rows 1..n, run `query` on the instance vocabulary; (its rows, the sizes)."""
         with self._lock:
             if self._conn is None:
                 self._conn = self._open()
             conn = self._conn
             conn.execute("BEGIN")
-            conn.execute("INSERT INTO d(d) VALUES ('delete-all')")
-            conn.executemany("INSERT INTO d(rowid, title, body) VALUES (?, ?, ?)",
-                             [(i + 1, t, b) for i, (t, b) in enumerate(docs)])
-            marks = ",".join("?" * len(stems))
-            rows = conn.execute(f"SELECT term, doc, col, offset FROM dv WHERE term IN ({marks})", stems).fetchall()
-            sizes = conn.execute("SELECT id, sz FROM d_docsize").fetchall()
-            conn.execute("COMMIT")
+            try:
+                conn.execute("INSERT INTO d(d) VALUES ('delete-all')")
+                conn.executemany("INSERT INTO d(rowid, title, body) VALUES (?, ?, ?)",
+                                 [(i + 1, t, b) for i, (t, b) in enumerate(docs)])
+                rows = conn.execute(query, args).fetchall()
+                sizes = conn.execute("SELECT id, sz FROM d_docsize").fetchall()
+            finally:
+                conn.execute("COMMIT")
+        return rows, sizes
+
+    def analyze(self, docs: list[tuple[str, str]], stems: list[str]) -> list[DocTerms]:
+        """Positions of `stems` per column and column lengths for each (title, body), tokenized as the index does."""
+        marks = ",".join("?" * len(stems))
+        rows, sizes = self._tokenize(docs, f"SELECT term, doc, col, offset FROM dv WHERE term IN ({marks})", stems)
         cols: list[tuple[dict[str, list[int]], dict[str, list[int]]]] = [({}, {}) for _ in docs]
         for term, doc, col, offset in rows:
             cols[doc - 1][0 if col == "title" else 1].setdefault(term, []).append(offset)
@@ -100,15 +107,8 @@ class _Stemmer:
     def stems(self, terms: list[str]) -> list[str]:
         if not terms:
             return []
-        with self._lock:
-            if self._conn is None:
-                self._conn = self._open()
-            conn = self._conn
-            conn.execute("BEGIN")
-            conn.execute("INSERT INTO d(d) VALUES ('delete-all')")
-            conn.execute("INSERT INTO d(rowid, title, body) VALUES (1, ?, '')", (" ".join(terms),))
-            by_offset = {off: term for term, off in conn.execute("SELECT term, offset FROM dv")}
-            conn.execute("COMMIT")
+        rows, _ = self._tokenize([(" ".join(terms), "")], "SELECT term, offset FROM dv", [])
+        by_offset = {off: term for term, off in rows}
         return [by_offset.get(i, t) for i, t in enumerate(terms)]
 
 

@@ -69,3 +69,16 @@ def hook(monkeypatch, capsys):
         assert out.err == ""
         return json.loads(out.out) if out.out.strip() else None
     return _hook
+
+
+@pytest.fixture
+def invisible():
+    """Write a `_global` row scoped project behind the API's back (the API refuses it: nobody could see it)."""
+
+    def _invisible(conn, title, body):
+        rid = "01INVISIBLE" + f"{abs(hash(title)) % 10**15:015d}"
+        conn.execute("INSERT INTO records (id, project_id, type, title, body, scope, valid_from, recorded_at, source) "
+                     "VALUES (?, '_global', 'decision', ?, ?, 'project', '2026-01-01', '2026-01-01', 'import')",
+                     (rid, title, body))
+        return records.get(conn, rid)
+    return _invisible

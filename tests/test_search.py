@@ -200,10 +200,10 @@ def test_projects_never_see_each_other(conn):
     assert search.search(conn, "secret plan", "r" * 64).hits == ()
 
 
-def test_scopes(conn):
+def test_scopes(conn, invisible):
     add(conn, "Editor tabs", "Project says tabs.")
     add(conn, "Editor tabs globally", "I like tabs everywhere.", type_="preference", scope="global")
-    _invisible(conn, "Editor tabs in _global", "Project-scoped row in the global namespace.")
+    invisible(conn, "Editor tabs in _global", "Project-scoped row in the global namespace.")
     assert sorted(titles(search.search(conn, "editor tabs", P))) == ["Editor tabs", "Editor tabs globally"]
     assert titles(search.search(conn, "editor tabs", P, scope="project")) == ["Editor tabs"]
     assert titles(search.search(conn, "editor tabs", P, scope="global")) == ["Editor tabs globally"]
@@ -317,11 +317,3 @@ def test_a_corrupt_index_degrades_instead_of_raising(corpus, monkeypatch):
     monkeypatch.setattr(retrieval, "fts", corrupt)
     assert search.search(corpus, "auth tokens", P).degraded == "like-search"
 
-
-def _invisible(conn, title, body):
-    """A `_global` row scoped project, written behind the API's back (the API refuses it: nobody could see it)."""
-    rid = "01INVISIBLE" + f"{abs(hash(title)) % 10**15:015d}"
-    conn.execute("INSERT INTO records (id, project_id, type, title, body, scope, valid_from, recorded_at, source) "
-                 "VALUES (?, '_global', 'decision', ?, ?, 'project', '2026-01-01', '2026-01-01', 'import')",
-                 (rid, title, body))
-    return records.get(conn, rid)

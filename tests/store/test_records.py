@@ -97,11 +97,11 @@ def test_unicode_and_quotes_round_trip(conn, new):
 
 # --- namespacing ------------------------------------------------------------------------------------------------
 
-def test_a_project_sees_its_own_and_global_records_only(conn, new):
+def test_a_project_sees_its_own_and_global_records_only(conn, new, invisible):
     mine, _ = records.insert(conn, new(title="Mine"))
     theirs, _ = records.insert(conn, new(title="Theirs", project_id=Q))
     shared, _ = records.insert(conn, new(type_="preference", title="Shared", scope="global"))
-    hidden = _invisible(conn, "Global but project-scoped", "nobody sees this")
+    hidden = invisible(conn, "Global but project-scoped", "nobody sees this")
     assert hidden.project_id == GLOBAL_PROJECT and hidden.scope == "project"
     assert set(current_ids(conn, P)) == {mine.id, shared.id}
     assert set(current_ids(conn, Q)) == {theirs.id, shared.id}
@@ -406,11 +406,3 @@ def test_ids_are_found_whatever_their_case(conn):
     rec, _ = records.insert(conn, NewRecord("decision", "Case", "ULIDs are case-insensitive", "p" * 64))
     assert records.get(conn, rec.id.lower(), "p" * 64) == rec
 
-
-def _invisible(conn, title, body):
-    """A `_global` row scoped project, written behind the API's back (the API refuses it: nobody could see it)."""
-    rid = "01INVISIBLE" + f"{abs(hash(title)) % 10**15:015d}"
-    conn.execute("INSERT INTO records (id, project_id, type, title, body, scope, valid_from, recorded_at, source) "
-                 "VALUES (?, '_global', 'decision', ?, ?, 'project', '2026-01-01', '2026-01-01', 'import')",
-                 (rid, title, body))
-    return records.get(conn, rid)
