@@ -12,9 +12,11 @@ if TYPE_CHECKING:
 
 from . import paths
 from .errors import NotFoundError, StoreError
-from .migrations import LATEST, MIGRATIONS
 
 BUSY_TIMEOUT_MS = 15_000
+# The schema version this code reads and writes: migrations.LATEST (a test keeps them equal). A constant here
+# because the migrations module (every statement of every schema version) is only needed when a store is behind.
+SCHEMA_VERSION = 3
 
 
 def _create_private(path: str) -> None:
@@ -70,13 +72,13 @@ def _prepare(conn: sqlite3.Connection, path: str, migrate: bool) -> None:
     while True:
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version > LATEST:
-                raise StoreError("db_newer", path=str(path), found=version, known=LATEST)
+            if version > SCHEMA_VERSION:
+                raise StoreError("db_newer", path=str(path), found=version, known=SCHEMA_VERSION)
             if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("PRAGMA synchronous=NORMAL")
-            if version < LATEST and migrate:
+            if version < SCHEMA_VERSION and migrate:
                 apply_migrations(conn)
             return
         except sqlite3.OperationalError as exc:
@@ -91,6 +93,8 @@ def _prepare(conn: sqlite3.Connection, path: str, migrate: bool) -> None:
 
 def apply_migrations(conn: sqlite3.Connection) -> list[int]:
     """Apply every migration not yet recorded, each in its own IMMEDIATE transaction; returns the versions applied."""
+    from .migrations import MIGRATIONS
+
     applied: list[int] = []
     conn.execute(
         "CREATE TABLE IF NOT EXISTS _agentctx_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"

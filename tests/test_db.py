@@ -82,6 +82,11 @@ def test_migration_row_and_user_version(conn):
     assert conn.execute("PRAGMA user_version").fetchone()[0] == migrations.LATEST
 
 
+def test_schema_version_is_the_latest_migration():
+    # db checks the version without importing the migrations: a new migration must bump db.SCHEMA_VERSION.
+    assert db.SCHEMA_VERSION == migrations.LATEST
+
+
 def test_migration_versions_are_appended_in_order():
     versions = [m.version for m in migrations.MIGRATIONS]
     assert versions == list(range(1, len(versions) + 1))
