@@ -6,6 +6,7 @@ import json
 import os
 
 from . import paths
+from .roots import git_root, roots_file, stamp
 from .tokens import SESSION_START_BUDGET, estimate
 
 TYPE_CHECKING = False
@@ -43,65 +44,23 @@ def read_text(project_id: str) -> str:
     return text if isinstance(text, str) else ""
 
 
-def _git_root(cwd: str) -> str | None:
-    """The work-tree root above `cwd` when it is a plain repository (worktrees take the slow path)."""
-    here = os.path.realpath(cwd or ".")
-    while True:
-        dot_git = os.path.join(here, ".git")
-        if os.path.isdir(dot_git):
-            return here
-        if os.path.exists(dot_git):
-            return None
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-
-
-def _stamp(root: str) -> int:
-    # The id derives from the origin remote in .git/config: a changed config invalidates the cached id.
-    try:
-        return os.stat(os.path.join(root, ".git", "config")).st_mtime_ns
-    except OSError:
-        return 0
-
-
-def _roots_file() -> str:
-    return os.path.join(paths.digests_dir_str(), "roots.json")
-
-
-def cached_project_id(cwd: str) -> str | None:
-    """The project id of `cwd` from the root cache that digest writes keep, without importing the project module."""
-    root = _git_root(cwd)
-    if root is None:
-        return None
-    try:
-        with open(_roots_file(), encoding="utf-8") as fh:
-            entry = json.load(fh).get(root)
-    except (OSError, ValueError, AttributeError):
-        return None
-    if isinstance(entry, list) and len(entry) == 2 and entry[1] == _stamp(root) and isinstance(entry[0], str):
-        return entry[0]
-    return None
-
-
 def remember_root(project: "Project") -> None:
     """Record root -> project id for SessionStart's fast path (derived; losing it only costs the slow path)."""
     root = str(project.root)
-    if _git_root(root) != root:
+    if git_root(root) != root:
         return
     try:
-        with open(_roots_file(), encoding="utf-8") as fh:
+        with open(roots_file(), encoding="utf-8") as fh:
             data = json.load(fh)
         if not isinstance(data, dict):
             data = {}
     except (OSError, ValueError):
         data = {}
-    entry = [project.id, _stamp(root)]
+    entry = [project.id, stamp(root)]
     if data.get(root) == entry:
         return
     data[root] = entry
-    _write_json(_roots_file(), data)
+    _write_json(roots_file(), data)
 
 
 def _write_json(target: str, data: object) -> None:

@@ -27,7 +27,7 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
     if not os.path.exists(db_file):
         return None
     from .. import db, search, tokens
-    from ..digest import cached_project_id  # the root cache consolidation keeps: no URL parsing per prompt
+    from ..roots import cached_project_id  # the root cache consolidation keeps: no URL parsing per prompt
 
     project_id = cached_project_id(payload.cwd)
     if project_id is None:

@@ -14,8 +14,9 @@ PROFILE_FALLBACK_BUDGET = 200
 def session_start(payload: "Payload") -> dict[str, object] | None:
     """The hot path opens no database: the digest file, the root cache and a pending ledger line are enough."""
     from .. import digest
+    from ..roots import cached_project_id
 
-    project_id = digest.cached_project_id(payload.cwd)
+    project_id = cached_project_id(payload.cwd)
     if project_id is None:
         from ..project import detect
 
