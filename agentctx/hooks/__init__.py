@@ -48,19 +48,34 @@ def read_stdin() -> bytes:
     except (OSError, ValueError):  # replaced stdin (tests): read it directly
         data = stream.read()
         return data.encode("utf-8") if isinstance(data, str) else bytes(data or b"")
-    import select
-
     chunks: list[bytes] = []
     size = 0
-    while size <= STDIN_LIMIT:
-        ready, _, _ = select.select([fd], [], [], STDIN_WAIT_S)
-        if not ready:
-            break
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
+    # Non-blocking reads first: the payload is usually complete before the hook starts, and then `select`
+    # (an extension module, ~0.2 ms to load) is never needed. It waits only when the writer is still writing.
+    try:
+        os.set_blocking(fd, False)
+    except OSError:
+        pass
+    try:
+        while size <= STDIN_LIMIT:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                import select
+
+                ready, _, _ = select.select([fd], [], [], STDIN_WAIT_S)
+                if not ready:
+                    break
+                continue
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        try:
+            os.set_blocking(fd, True)
+        except OSError:
+            pass
     return b"".join(chunks)
 
 
