@@ -1,9 +1,11 @@
 """Hybrid retrieval: keyword ranking (agentctx.search) fused with vector similarity; keyword-only when vectors can't.
 
-Fusion is a convex combination of normalised scores, not plain RRF: RRF gives the weaker ranker (dense, here)
-an equal vote on every rank, which measured below keyword alone. Normalising each list by its own best score
-keeps how much better the first hit is than the tenth, which is what a strong keyword match tells (Bruch et al.,
-"An Analysis of Fusion Functions for Hybrid Retrieval", TOIS 2023).
+The default fusion is an equal-weight sum of min-max normalised scores over one candidate set: the keyword pool plus
+the dense nearest, every candidate scored by its own cosine (a keyword candidate outside the dense top-k has a known
+similarity, not a zero). Equal weights favour neither ranker without fitting a weight; min-max maps each list's
+worst candidate to 0 and its best to 1, which keeps how far apart the candidates are, unlike ranks (plain RRF gives
+the weaker ranker an equal vote on every rank, which measured below keyword alone; Bruch et al., "An Analysis of
+Fusion Functions for Hybrid Retrieval", TOIS 2023). Dense hits lend the session-neighbour share keyword hits lend.
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ if TYPE_CHECKING:
 # method: "cc" (convex combination) | "rrf" | "keyword" | "dense"; alpha: the keyword share of a cc score;
 # k: the RRF constant; neighbours: the share of a dense hit's score lent to its session neighbours (as keyword does).
 # norm: "minmax" (each list's worst candidate maps to 0, its best to 1) | "max" (divide by the best).
-Fusion = namedtuple("Fusion", "method alpha k neighbours norm", defaults=("minmax",))
-DEFAULT = Fusion("cc", 0.7, 60, keyword.NEIGHBOUR_WEIGHT, "max")
-RRF = Fusion("rrf", 0.5, 60, 0.0)
+# exact: every keyword candidate gets its own cosine (else only the dense top-k have one, the rest count 0).
+Fusion = namedtuple("Fusion", "method alpha k neighbours norm exact", defaults=("minmax", True))
+DEFAULT = Fusion("cc", 0.5, 60, keyword.NEIGHBOUR_WEIGHT, "minmax", True)
+# The earlier default (keyword-heavy, max-normalised, only dense top-k candidates scored): a benchmark row.
+KEYWORD_HEAVY = Fusion("cc", 0.7, 60, keyword.NEIGHBOUR_WEIGHT, "max", False)
+RRF = Fusion("rrf", 0.5, 60, 0.0, "minmax", False)
 # Each side contributes this many candidates per requested hit (at least POOL_MIN).
 POOL_FACTOR = 4
 POOL_MIN = 40
@@ -78,7 +83,8 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
     dense: list[tuple[str, float]] = []
     if embedder is not None:
         try:
-            dense = _dense(conn, embedder, query, project_id, types, history, scope, pool)
+            dense = _dense(conn, embedder, query, project_id, types, history, scope, pool,
+                           [h.record.id for h in base.hits] if fusion.exact else [])
         except Exception as exc:  # a model that breaks mid-run must not break search
             why = f"vector search failed: {type(exc).__name__}: {str(exc)[:120]}"
         else:
@@ -88,7 +94,7 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
         marker = base.degraded or f"keyword-only: {why}"
         return base._replace(hits=tuple(h._replace(degraded=marker) for h in base.hits[:limit]), degraded=marker)
     # When keyword fell down the ladder (like-search, pinned-only) the fusion still runs and keeps its marker.
-    hits = _fuse(conn, base.hits, dense, project_id, types, scope, history, fusion, floor, now)
+    hits = _fuse(conn, base.hits, dense, project_id, types, scope, history, fusion, floor, now, limit)
     return SearchResult(tuple(hits[:limit]), base.degraded, base.terms)
 
 
@@ -99,12 +105,25 @@ def _no_vectors(conn: sqlite3.Connection, embedder: Embedder) -> bool:
 
 
 def _dense(conn: sqlite3.Connection, embedder: Embedder, query: str, project_id: str, types: Sequence[str],
-           history: bool, scope: str | None, pool: int) -> list[tuple[str, float]]:
+           history: bool, scope: str | None, pool: int, also: Sequence[str]) -> list[tuple[str, float]]:
+    """The `pool` nearest records, then the cosine of each record in `also` (keyword candidates) not among them."""
+    import numpy as np
+
+    from .store import vectors as store
     from .vectors.search import nearest
 
     vector = embedder.embed_query(query)
-    return nearest(conn, embedder.name, embedder.dims, vector, project_id, types=types, history=history,
-                   scope=scope, limit=pool)
+    found = nearest(conn, embedder.name, embedder.dims, vector, project_id, types=types, history=history,
+                    scope=scope, limit=pool)
+    seen = {rid for rid, _ in found}
+    rest = store.vectors_of(conn, embedder.name, [rid for rid in also if rid not in seen])
+    q = np.asarray(vector, dtype=np.float32)
+    q = q / (float(np.linalg.norm(q)) or 1.0)
+    for rid, blob in rest.items():
+        row = np.frombuffer(blob, dtype="<f4")
+        if len(row) == embedder.dims:  # a vector of another dimension is not in this space
+            found.append((rid, float(row @ q) / (float(np.linalg.norm(row)) or 1.0)))
+    return found
 
 
 def _normalise(scores: dict[str, float], norm: str) -> dict[str, float]:
@@ -119,7 +138,7 @@ def _normalise(scores: dict[str, float], norm: str) -> dict[str, float]:
 
 def _fuse(conn: sqlite3.Connection, kw_hits: Sequence[SearchHit], dense: list[tuple[str, float]], project_id: str,
           types: Sequence[str], scope: str | None, history: bool, fusion: Fusion, floor: float,
-          now: datetime) -> list[SearchHit]:
+          now: datetime, limit: int) -> list[SearchHit]:
     from .store import retrieval
     from .store import vectors as store
 
@@ -132,7 +151,10 @@ def _fuse(conn: sqlite3.Connection, kw_hits: Sequence[SearchHit], dense: list[tu
     kw = {h.record.id: h.score / (keyword.prior(h.record, now) or 1.0) for h in kw_hits}
     dn = {rid: max(sim, 0.0) for rid, sim in dense}
     if fusion.neighbours and dense and not history:
-        top = [found[rid] for rid, _ in dense[: max(len(kw_hits), 10)] if found[rid].session_id]
+        # The dense hits that would be shown lend (keyword lends from its best 2 x limit): the cosines of weaker ones
+        # sit close together, and their shares would outweigh the hits themselves.
+        best = sorted(dense, key=lambda item: (-item[1], item[0]))[:limit]
+        top = [found[rid] for rid, _ in best if found[rid].session_id]
         lent: dict[str, float] = {}
         for rid, (before, after) in retrieval.session_neighbours(conn, top, project_id).items():
             for neighbour in (before, after):

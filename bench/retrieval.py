@@ -2,7 +2,7 @@
 
     python bench/retrieval.py [--data DIR]          # LoCoMo-format conversations (default ../shared/bench/locomo-dev)
     python bench/retrieval.py --adr FILE [--chars N] # ADR file: N-char problem statement -> its decision
-    python bench/retrieval.py --hybrid [--model DIR]  # also dense, plain RRF and agentctx's hybrid, same stores
+    python bench/retrieval.py --hybrid [--model DIR]  # also dense, RRF, fusion ablations, agentctx's hybrid
 
 Each conversation (or ADR file) is loaded into a fresh store in a temp AGENTCTX_HOME. The same run also scores two
 baselines on plain SQLite FTS5 so figures can be compared as ratios on this machine: the original's OR-of-tokens
@@ -136,13 +136,20 @@ def load_embedder(model_dir: Path):
 
 
 def hybrid_modes() -> dict:
+    """The fusion ablations; "hybrid" (agentctx's default) last."""
     from agentctx import hybrid
 
-    return {"dense": hybrid.Fusion("dense", 0.0, 60, 0.0),
-            "dense +neighbours": hybrid.Fusion("dense", 0.0, 60, hybrid.DEFAULT.neighbours),
+    d = hybrid.DEFAULT
+    return {"dense": hybrid.Fusion("dense", 0.0, 60, 0.0, "minmax", False),
+            "dense +neighbours": hybrid.Fusion("dense", 0.0, 60, d.neighbours, "minmax", False),
             "rrf (plain)": hybrid.RRF,
-            "hybrid -neighbours": hybrid.DEFAULT._replace(neighbours=0.0),
-            "hybrid": hybrid.DEFAULT}
+            "rrf k=1 +neighbours": hybrid.Fusion("rrf", 0.5, 1, d.neighbours, "minmax", False),
+            "cc .7 max (previous)": hybrid.KEYWORD_HEAVY,
+            "hybrid -exact": d._replace(exact=False),
+            "hybrid max-norm": d._replace(norm="max"),
+            "hybrid alpha .7": d._replace(alpha=0.7),
+            "hybrid -dense nbrs": d._replace(neighbours=0.0),
+            "hybrid": d}
 
 
 def plain_fts_retriever(docs, tokenizer: str, stop: bool) -> Retriever:

@@ -105,3 +105,18 @@ def test_dimension_mismatch_is_marked(conn):
     conn.execute("INSERT INTO embeddings VALUES (?, ?, 8, zeroblob(32))", (rec.id, fake.name))
     result = hybrid.search(conn, "sqlite", P, embedder=fake)
     assert result.hits and "no stored vectors" in result.degraded and "agentctx embed" in result.degraded
+
+
+def test_keyword_candidates_outside_the_dense_top_get_their_own_cosine(conn):
+    fake = _fake()
+    from agentctx.vectors import backfill
+    from agentctx.vectors.embedder import document_text
+
+    near = _add(conn, "Retry uploads with backoff", "Backoff caps at 30 s.")
+    far = _add(conn, "Upload size limit", "Uploads over 10 MB are rejected.")
+    backfill.run(conn, fake)
+    query = "retry uploads with backoff"
+    found = dict(hybrid._dense(conn, fake, query, P, (), False, None, 1, [near.id, far.id]))
+    assert set(found) == {near.id, far.id}  # the nearest one, plus the keyword candidate it pushed out
+    expected = float(fake.embed_query(query) @ fake.embed([document_text(far.title, far.body)])[0])
+    assert found[far.id] == pytest.approx(expected, abs=1e-5)
