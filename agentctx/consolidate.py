@@ -141,6 +141,7 @@ def run(project: Project, *, session_id: str | None = None, transcript: str | No
         report["reinforced"] = capture_sql.promote_reinforced(conn, int(config.load()["reinforceThreshold"]))
         report["scores_updated"] = decay(conn, None if rebuild else project.id)
         report["duplicates_folded"] = dedup(conn, project.id)
+        report["term_stats"] = _term_stats(conn)
         report["vectors"] = _vectors(conn, project.id)
         if rebuild:
             shutil.rmtree(paths.digests_dir(), ignore_errors=True)
@@ -155,3 +156,14 @@ def run(project: Project, *, session_id: str | None = None, transcript: str | No
     finally:
         conn.close()
     return report
+
+
+def _term_stats(conn: sqlite3.Connection) -> int | str:
+    """Refresh the common terms' document counts that search reads instead of counting (derived)."""
+    from .search import TERM_STATS_MIN
+    from .store import retrieval
+
+    try:
+        return retrieval.refresh_term_stats(conn, TERM_STATS_MIN)
+    except sqlite3.OperationalError as exc:  # no FTS5: search runs on LIKE and needs no statistics
+        return f"skipped ({exc})"

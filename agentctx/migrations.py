@@ -148,10 +148,17 @@ def m003_title_index(conn: sqlite3.Connection) -> None:
                  "WHERE superseded_at IS NULL")
 
 
+def m004_term_stats(conn: sqlite3.Connection) -> None:
+    # Document frequencies of the index's common terms (derived, rebuilt by consolidation). Counting a common
+    # term's matches costs a query milliseconds per term on a large store; looking it up here costs microseconds.
+    conn.execute("CREATE TABLE IF NOT EXISTS term_stats (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
     Migration(3, "title_index", m003_title_index),
+    Migration(4, "term_stats", m004_term_stats),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -30,7 +30,9 @@ POOL_MIN = 20
 # A term in more than this share of the store (and more than COMMON_MIN records) does not generate candidates.
 COMMON_SHARE = 0.05
 COMMON_MIN = 50
-MATCH_ROWS = 1500
+MATCH_ROWS = 600
+# Terms found in at least this many records have their counts kept by consolidation (store.retrieval.term_stats).
+TERM_STATS_MIN = 100
 MAX_TERMS = 64
 # Records written one after another in a session share context (a question and its answer, a decision and
 # its follow-up): each of the best hits lends this share of its score to its session neighbours.
@@ -100,7 +102,10 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
     word_of = {}
     for token, stem in zip(tokens, all_stems):
         word_of.setdefault(stem, token)
-    df = retrieval.doc_freqs_capped(conn, word_of, max(MATCH_ROWS, int(COMMON_SHARE * n_docs)))
+    # Common terms come from the statistics consolidation keeps; the others are counted (cheap: they are rare).
+    df = retrieval.cached_doc_freqs(conn, stems)
+    uncounted = {s: w for s, w in word_of.items() if s not in df}
+    df.update(retrieval.doc_freqs_capped(conn, uncounted, max(MATCH_ROWS, int(COMMON_SHARE * n_docs))))
     corpus = rank.Corpus.build(n_docs, avg_title, avg_body, df, Counter(all_stems))
     # Candidates come from FTS5 on the query's selective terms; the ranking is ours (BM25F over all terms).
     rows = retrieval.fts(conn, text.or_query(_candidate_terms(terms, text.stems(terms), df, n_docs)), project_id,

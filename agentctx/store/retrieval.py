@@ -183,3 +183,27 @@ def doc_freqs_capped(conn: sqlite3.Connection, terms: dict[str, str], cap: int) 
         ).fetchone()
         out[stem] = int(row[0])
     return out
+
+
+def cached_doc_freqs(conn: sqlite3.Connection, stems: Sequence[str]) -> dict[str, int]:
+    """Document frequencies of the common terms among `stems`, from term_stats (empty if never computed)."""
+    stem_list = sorted(set(stems))
+    if not stem_list:
+        return {}
+    try:
+        rows = conn.execute(f"SELECT term, df FROM term_stats WHERE term IN ({','.join('?' * len(stem_list))})",
+                            stem_list)
+        return {term: int(df) for term, df in rows}
+    except sqlite3.OperationalError:  # an older schema without the table: count instead
+        return {}
+
+
+def refresh_term_stats(conn: sqlite3.Connection, min_df: int) -> int:
+    """Recompute term_stats: every indexed term found in at least `min_df` records (one full vocabulary scan)."""
+    from ..db import atomic
+
+    with atomic(conn):
+        conn.execute("DELETE FROM term_stats")
+        cur = conn.execute("INSERT INTO term_stats (term, df) SELECT term, doc FROM records_fts_vocab WHERE doc >= ?",
+                            (min_df,))
+    return cur.rowcount

@@ -64,3 +64,20 @@ def test_global_records_do_not_count_as_another_namespace(conn, new):
     assert retrieval._one_namespace(conn, P) is True
     records.insert(conn, new(title="Use SQLite", body="One file", project_id=Q))
     assert retrieval._one_namespace(conn, P) is False
+
+
+def test_term_stats_hold_the_common_terms_and_search_reads_them(tmp_path):
+    from agentctx import db, search
+    from agentctx.models import NewRecord
+    from agentctx.store import records, retrieval
+
+    conn = db.connect(tmp_path / "s.db", create=True)
+    for i in range(30):
+        records.insert(conn, NewRecord("decision", f"Cache rule {i}", f"cache entries expire {'rarely' if i == 7 else 'often'}",
+                                       "p" * 64, confidence="explicit"))
+    assert retrieval.cached_doc_freqs(conn, ["cach"]) == {}  # never computed: search counts instead
+    before = [h.record.id for h in search.search(conn, "cache expire rarely", "p" * 64).hits]
+    assert retrieval.refresh_term_stats(conn, 10) >= 2
+    stats = retrieval.cached_doc_freqs(conn, ["cach", "expir", "rare"])
+    assert stats == {"cach": 30, "expir": 30}  # "rarely" is in one record: not a common term
+    assert [h.record.id for h in search.search(conn, "cache expire rarely", "p" * 64).hits] == before
