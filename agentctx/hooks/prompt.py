@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from .payload import Payload
 
 HEADER = "Relevant project context (agentctx):"
-SEARCH_LIMIT = 12
+SEARCH_LIMIT = 6  # top 3 injected, 3 spare for records already injected this session (pool: 24 candidates)
 UNCONFIRMED = " (unconfirmed pattern)"
 
 
