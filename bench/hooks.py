@@ -53,17 +53,6 @@ consolidate.run(p)
     subprocess.run([py, "-c", code], env=env, check=True)
 
 
-def median_ms(argv: list[str], env: dict[str, str], payloads: list[bytes], runs: int) -> float:
-    times = []
-    for i in range(runs + 2):
-        start = time.perf_counter()
-        subprocess.run(argv, input=payloads[i % len(payloads)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       env=env, check=False)
-        if i >= 2:  # two warm-up runs: page cache and bytecode
-            times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
-
-
 def installed_python(tmp: Path) -> str:
     """An interpreter with agentctx installed the way users install it (a regular, non-editable install):
     an editable install's import hook loads pathlib and friends into every process, floor included."""
@@ -100,15 +89,28 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
             "stop": [json.dumps({**base, "session_id": "b"}).encode()],
             "pre-compact": [json.dumps({**base, "session_id": "b", "trigger": "auto"}).encode()],
         }
-        floor = median_ms([py, "-I", "-c", "import sqlite3, json"], env, [b""], runs)
-        out = {"floor_ms": floor}
+        # Interleaved rounds: each round times the floor and every hook once, so a noisy neighbour slows them
+        # alike; the reported ratio is the median of per-round ratios, the milliseconds are plain medians.
         script = Path(py).parent / "agentctx"
+        commands = {"floor": ([py, "-I", "-c", "import sqlite3, json"], [b""])}
         for event, payloads in events.items():
-            out[f"{event}_ms"] = median_ms([py, "-m", "agentctx", "hook", event], env, payloads, runs)
+            commands[f"{event}_ms"] = ([py, "-m", "agentctx", "hook", event], payloads)
             if script.exists():
-                out[f"{event}_script_ms"] = median_ms([str(script), "hook", event], env, payloads, runs)
-        floor2 = median_ms([py, "-I", "-c", "import sqlite3, json"], env, [b""], runs)  # drift check
-        out["floor_ms"] = statistics.mean([floor, floor2])
+                commands[f"{event}_script_ms"] = ([str(script), "hook", event], payloads)
+        samples: dict[str, list[float]] = {name: [] for name in commands}
+        for i in range(runs + 2):
+            for name, (argv, payloads) in commands.items():
+                start = time.perf_counter()
+                subprocess.run(argv, input=payloads[i % len(payloads)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, env=env, check=False)
+                if i >= 2:  # two warm-up rounds: page cache and bytecode
+                    samples[name].append((time.perf_counter() - start) * 1000)
+        out = {"floor_ms": statistics.median(samples["floor"])}
+        for name, values in samples.items():
+            if name != "floor":
+                out[name] = statistics.median(values)
+                out[name.replace("_ms", "_ratio")] = statistics.median(
+                    v / f for v, f in zip(values, samples["floor"]))
         return out
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -138,16 +140,20 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         for key in [k for k in res if k.endswith("_ms") and k != "floor_ms" and "_script" not in k]:
             event = key[:-3]
             script = res.get(f"{event}_script_ms")
-            print(f"{event:<22}{res[key]:>10.1f}ms{res[key] / floor:>7.2f}x"
-                  + (f"{script:>10.1f}ms{script / floor:>7.2f}x" if script else ""))
+            print(f"{event:<22}{res[key]:>10.1f}ms{res[f'{event}_ratio']:>7.2f}x"
+                  + (f"{script:>10.1f}ms{res[f'{event}_script_ratio']:>7.2f}x" if script else ""))
         tag = f"_{n // 1000}k" if len(args.records) > 1 else ""
         summary[f"floor_ms{tag}"] = f"{floor:.1f}"
-        summary[f"ups_ratio{tag}"] = f"{res['user-prompt-submit_ms'] / floor:.2f}"
-        summary[f"session_start_ratio{tag}"] = f"{res['session-start_ms'] / floor:.2f}"
+        summary[f"ups_ratio{tag}"] = f"{res['user-prompt-submit_ratio']:.2f}"
+        summary[f"session_start_ratio{tag}"] = f"{res['session-start_ratio']:.2f}"
+        if "user-prompt-submit_script_ratio" in res:
+            summary[f"ups_script_ratio{tag}"] = f"{res['user-prompt-submit_script_ratio']:.2f}"
     if len(args.records) > 1:  # the unsuffixed names refer to the first size
         first = f"_{args.records[0] // 1000}k"
         summary["ups_ratio"] = summary[f"ups_ratio{first}"]
         summary["session_start_ratio"] = summary[f"session_start_ratio{first}"]
+        if f"ups_script_ratio{first}" in summary:
+            summary["ups_script_ratio"] = summary[f"ups_script_ratio{first}"]
     print(" ".join(f"{k}={v}" for k, v in summary.items()))
     return 0
 
