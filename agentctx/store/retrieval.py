@@ -133,24 +133,6 @@ def averages(conn: sqlite3.Connection) -> tuple[int, float, float]:
     return values[0], values[1] / values[0], values[2] / values[0]
 
 
-def doc_count(conn: sqlite3.Connection) -> int:
-    """Rows in the FTS index (the N of BM25's idf)."""
-    row = conn.execute("SELECT count(*) FROM records_fts_docsize").fetchone()
-    return int(row[0]) if row else 0
-
-
-def doc_freqs(conn: sqlite3.Connection, stems: Iterable[str]) -> dict[str, int]:
-    """How many records contain each (already stemmed) term, from the fts5vocab table."""
-    stem_list = sorted(set(stems))
-    if not stem_list:
-        return {}
-    rows = conn.execute(
-        f"SELECT term, doc FROM records_fts_vocab WHERE term IN ({','.join('?' * len(stem_list))})", stem_list
-    )
-    found = {term: int(doc) for term, doc in rows}
-    return {s: found.get(s, 0) for s in stem_list}
-
-
 def session_neighbours(conn: sqlite3.Connection, records_: Sequence[Record],
                        project_id: str) -> dict[str, tuple[Record | None, Record | None]]:
     """For each record with a session: the current records just before and just after it in that session."""
