@@ -1,11 +1,12 @@
-"""The record model: closed sets, limits, and the immutable named tuples every layer passes around."""
+"""The record model: closed sets, limits, and the immutable records every layer passes around."""
 
 from __future__ import annotations
 
-from collections import namedtuple
+from .frozen import record_type
 
 # The hooks import this module on every prompt: frozen dataclasses would pull in `inspect` (~8 ms) and
-# `typing` (~3 ms), so records are immutable named tuples and the Literal aliases exist for type checkers only.
+# `typing` (~3 ms), so records are immutable tuples with named fields (agentctx.frozen) and the Literal aliases
+# exist for type checkers only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Literal
@@ -29,7 +30,7 @@ TITLE_MAX = 120
 BODY_MAX = 2000
 
 
-class NewRecord(namedtuple("NewRecord", "type title body project_id scope confidence source session_id pinned valid_from",
+class NewRecord(record_type("NewRecord", "type title body project_id scope confidence source session_id pinned valid_from",
                            defaults=("project", "inferred", "cli", None, False, None))):
     """What a caller asks to store; validated by the store before anything is written.
 
@@ -49,7 +50,7 @@ _RECORD_FIELDS = (
 )
 
 
-class Record(namedtuple("Record", _RECORD_FIELDS)):
+class Record(record_type("Record", _RECORD_FIELDS)):
     """A stored record, as read back: the SPEC §3.1 columns in schema order."""
 
     __slots__ = ()
@@ -65,7 +66,7 @@ class Record(namedtuple("Record", _RECORD_FIELDS)):
         return self._replace(**changes)
 
 
-class SearchHit(namedtuple("SearchHit", "record score relevance degraded", defaults=(None,))):
+class SearchHit(record_type("SearchHit", "record score relevance degraded", defaults=(None,))):
     """One ranked search result: the record, its final score, and its relevance (how surely it is about the query;
     the specificity of the query words it shares; relevance floors apply to it)."""
 
@@ -87,7 +88,7 @@ class SearchHit(namedtuple("SearchHit", "record score relevance degraded", defau
         }
 
 
-class SearchResult(namedtuple("SearchResult", "hits degraded terms", defaults=((), None, ()))):
+class SearchResult(record_type("SearchResult", "hits degraded terms", defaults=((), None, ()))):
     """Hits plus the rung of the degradation ladder that produced them (None = full FTS5)."""
 
     __slots__ = ()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections import namedtuple
+from .frozen import record_type
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ _SCHEME = r"^[a-z][a-z0-9+.-]*://"
 _SCP = r"^(?:[^@/]+@)?([^:/]+):(?!//)(.*)$"
 
 
-class Project(namedtuple("Project", "id name root_dir remote")):
+class Project(record_type("Project", "id name root_dir remote")):
     """Where the agent is working: the namespace id, a display name, the repository root (`root_dir`, a string;
     `root`, a Path), and the normalised remote without credentials (or None)."""
 

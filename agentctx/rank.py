@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections import namedtuple
+from .frozen import record_type
 
 # BM25F parameters. Title matches count double: a title says what the record is about.
 K1 = 1.2
@@ -21,13 +21,13 @@ TELLING = 0.1  # about: a word found in fewer than half of all software document
 
 
 # Named tuples, not dataclasses: this runs in the prompt hook, where importing dataclasses costs ~8 ms.
-class DocTerms(namedtuple("DocTerms", "title body title_len body_len")):
+class DocTerms(record_type("DocTerms", "title body title_len body_len")):
     """Where each stem occurs in one record: per column, stem -> token positions; and the column lengths."""
 
     __slots__ = ()
 
 
-class Corpus(namedtuple("Corpus", "n_docs avg_title avg_body weight")):
+class Corpus(record_type("Corpus", "n_docs avg_title avg_body weight")):
     """Index-wide statistics and the query: record count, average column lengths, and each query stem's weight
     (idf, scaled by how often the query repeats the stem)."""
 

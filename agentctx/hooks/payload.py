@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections import namedtuple
+from ..frozen import record_type
 
-# An immutable namedtuple rather than a frozen dataclass: `dataclasses` pulls in `inspect`, about 8 ms of
-# imports on every hook process (measured: bench/hooks.py), a third of the interpreter's own start-up.
+# An immutable tuple with named fields (agentctx.frozen) rather than a frozen dataclass: `dataclasses` pulls in
+# `inspect`, about 8 ms of imports on every hook process (measured: bench/hooks.py).
 _FIELDS = ("session_id", "transcript_path", "cwd", "event_name", "source", "prompt", "tool_name", "tool_input",
            "tool_response", "trigger", "reason", "stop_hook_active")
 _DEFAULTS = ("", "", "", "", "", "", "", None, None, "", "", False)
@@ -20,7 +20,7 @@ def _obj(value: object) -> object:
     return value if isinstance(value, (dict, list, str)) else None
 
 
-class Payload(namedtuple("Payload", _FIELDS, defaults=_DEFAULTS)):
+class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
     """What Claude Code sends on stdin (vendor-notes/claude-code-hooks.md facts 5-6); unknown keys are ignored.
 
     `source` is SessionStart's startup|resume|clear|compact|fork, `prompt` UserPromptSubmit's text, `tool_*`
