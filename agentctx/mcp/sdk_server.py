@@ -40,6 +40,9 @@ def main(cwd: str | None = None) -> int:
     """Serve over stdio until the client closes stdin."""
     tools = make_context(cwd=cwd)
     server = build(tools)
+    from ..vectors import search as vector_search
+
+    vector_search.PREFER = "numpy"  # as in the hand-written server: a long-lived process keeps the matrix cached
     import anyio
     from mcp.server.stdio import stdio_server
 

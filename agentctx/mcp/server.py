@@ -176,6 +176,9 @@ def main(cwd: str | None = None) -> int:
     # Stray prints (ours or a library's) would corrupt the protocol stream; send them to stderr instead.
     sys.stdout = sys.stderr
     tools = make_context(cwd=cwd)
+    from ..vectors import search as vector_search  # imports no extra by itself
+
+    vector_search.PREFER = "numpy"  # a server lives long: the cached matrix beats a per-query SQL scan
     try:
         return serve(stdin, stdout, tools)
     finally:
