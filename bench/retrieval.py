@@ -83,7 +83,8 @@ def adr_queries(rows: list[dict], chars: int) -> list[tuple[str, set[str], str]]
 
 # -- retrievers -------------------------------------------------------------------------------------------
 
-def agentctx_retriever(docs, workdir: Path) -> Retriever:
+def load_store(docs, workdir: Path):
+    """A fresh store under `workdir` holding every document as a decision record; (connection, record id -> key)."""
     os.environ["AGENTCTX_HOME"] = str(workdir)
     conn = db.connect(create=True)
     key_of: dict[str, str] = {}
@@ -92,6 +93,11 @@ def agentctx_retriever(docs, workdir: Path) -> Retriever:
                                                 confidence="explicit", source="import", valid_from=when,
                                                 session_id=session))
         key_of[rec.id] = key
+    return conn, key_of
+
+
+def agentctx_retriever(docs, workdir: Path) -> Retriever:
+    conn, key_of = load_store(docs, workdir)
 
     def run(query: str) -> list[str]:
         result = search.search(conn, query, "bench", limit=10)
@@ -105,14 +111,7 @@ def hybrid_retrievers(docs, workdir: Path, embedder, modes: dict) -> dict[str, R
     from agentctx import hybrid
     from agentctx.vectors import backfill
 
-    os.environ["AGENTCTX_HOME"] = str(workdir)
-    conn = db.connect(create=True)
-    key_of: dict[str, str] = {}
-    for key, title, body, when, session in docs:
-        rec, _ = records.insert(conn, NewRecord(type="decision", title=title, body=body, project_id="bench",
-                                                confidence="explicit", source="import", valid_from=when,
-                                                session_id=session))
-        key_of[rec.id] = key
+    conn, key_of = load_store(docs, workdir)
     report = backfill.run(conn, embedder, batch=64)
     EMBED_STATS.append((report.embedded, report.seconds))
 
