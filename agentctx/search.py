@@ -99,16 +99,18 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
     all_stems = text.stems(tokens)
     stems = list(dict.fromkeys(all_stems))
     n_docs, avg_title, avg_body = retrieval.averages(conn)
-    word_of = {}
+    word_of: dict[str, str] = {}
+    stem_of: dict[str, str] = {}
     for token, stem in zip(tokens, all_stems):
         word_of.setdefault(stem, token)
+        stem_of.setdefault(token, stem)
     # Common terms come from the statistics consolidation keeps; the others are counted (cheap: they are rare).
     df = retrieval.cached_doc_freqs(conn, stems)
     uncounted = {s: w for s, w in word_of.items() if s not in df}
     df.update(retrieval.doc_freqs_capped(conn, uncounted, max(MATCH_ROWS, int(COMMON_SHARE * n_docs))))
     corpus = rank.Corpus.build(n_docs, avg_title, avg_body, df, Counter(all_stems))
     # Candidates come from FTS5 on the query's selective terms; the ranking is ours (BM25F over all terms).
-    rows = retrieval.fts(conn, text.or_query(_candidate_terms(terms, text.stems(terms), df, n_docs)), project_id,
+    rows = retrieval.fts(conn, text.or_query(_candidate_terms(terms, [stem_of[t] for t in terms], df, n_docs)), project_id,
                          types=types, history=history, scope=scope, limit=max(limit * CANDIDATE_FACTOR, POOL_MIN))
     if not rows:
         return SearchResult(terms=tuple(terms))
