@@ -1,3 +1,20 @@
 """agentctx: typed, bi-temporal memory for coding agents, in one SQLite file."""
 
 __version__ = "0.1.0"
+
+
+def console() -> None:
+    """The `agentctx` command and `python -m agentctx`.
+
+    Hooks go straight to their dispatcher, without the command-line package: a hook process pays for every module
+    it imports on every prompt. Everything else runs `agentctx.cli.main`.
+    """
+    import sys
+
+    if sys.argv[1:2] == ["hook"]:
+        from .hooks import console as hook_console
+
+        hook_console(sys.argv[2:])
+    from .cli import console as cli_console
+
+    cli_console()

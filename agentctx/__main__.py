@@ -1,5 +1,5 @@
 """`python -m agentctx`: the same as the `agentctx` command."""
 
-from .cli import console
+from . import console
 
 console()

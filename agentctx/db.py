@@ -1,7 +1,5 @@
 """Opening the database: private file, WAL, busy timeout, foreign keys, migrations; SQLite errors made readable."""
 
-from __future__ import annotations
-
 import os
 import sqlite3
 from datetime import datetime, timezone

@@ -1,7 +1,5 @@
 """The error root of agentctx: every failure a caller can act on, with a stable code and an exit status."""
 
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -44,7 +42,7 @@ class AgentctxError(Exception):
 
     exit_code = EX_OTHER
 
-    def __init__(self, code: str, **details: Any) -> None:
+    def __init__(self, code: str, **details: "Any") -> None:
         self.code = code
         self.details = details
         template = MESSAGES.get(code, code)
@@ -54,7 +52,7 @@ class AgentctxError(Exception):
             message = f"{code}: {details}"
         super().__init__(message)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> "dict[str, Any]":
         """The error as a JSON object for `--json` output and MCP results."""
         return {"error": str(self), "code": self.code}
 

@@ -5,8 +5,6 @@ seven such classes on every prompt, so this builds the same shape from plain clo
 property per field, keyword construction with defaults, `_fields`, `_replace`, `_asdict` and a readable repr.
 """
 
-from __future__ import annotations
-
 from operator import itemgetter
 
 TYPE_CHECKING = False
@@ -14,13 +12,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def record_type(name: str, fields: str | tuple[str, ...], *, defaults: tuple[Any, ...] = ()) -> type:
+def record_type(name: str, fields: str | tuple[str, ...], *, defaults: "tuple[Any, ...]" = ()) -> type:
     """A tuple subclass named `name` with `fields` (space-separated or a tuple); the last len(defaults) are optional."""
     names = tuple(fields.split()) if isinstance(fields, str) else tuple(fields)
     count = len(names)
     optional = dict(zip(names[count - len(defaults):], defaults))
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:  # noqa: N807
+    def __new__(cls, *args: "Any", **kwargs: "Any") -> "Any":  # noqa: N807
         if len(args) == count and not kwargs:
             return tuple.__new__(cls, args)
         if len(args) > count:
@@ -37,22 +35,22 @@ def record_type(name: str, fields: str | tuple[str, ...], *, defaults: tuple[Any
             raise TypeError(f"{name}() got unexpected or repeated arguments: {', '.join(sorted(kwargs))}")
         return tuple.__new__(cls, values)
 
-    def _replace(self: Any, **changes: Any) -> Any:
+    def _replace(self: "Any", **changes: "Any") -> "Any":
         unknown = set(changes) - set(names)
         if unknown:
             raise ValueError(f"{name} has no field(s) {', '.join(sorted(unknown))}")
         return tuple.__new__(type(self), [changes.get(f, v) for f, v in zip(names, self)])
 
-    def _asdict(self: Any) -> dict[str, Any]:
+    def _asdict(self: "Any") -> "dict[str, Any]":
         return dict(zip(names, self))
 
-    def __repr__(self: Any) -> str:
+    def __repr__(self: "Any") -> str:
         return f"{type(self).__name__}({', '.join(f'{f}={v!r}' for f, v in zip(names, self))})"
 
-    def __getnewargs__(self: Any) -> tuple[Any, ...]:
+    def __getnewargs__(self: "Any") -> "tuple[Any, ...]":
         return tuple(self)
 
-    namespace: dict[str, Any] = {
+    namespace: "dict[str, Any]" = {
         "__slots__": (), "_fields": names, "_field_defaults": optional, "__new__": __new__,
         "_replace": _replace, "_asdict": _asdict, "__repr__": __repr__, "__getnewargs__": __getnewargs__,
         "__match_args__": names,

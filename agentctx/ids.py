@@ -1,7 +1,5 @@
 """ULIDs (sortable by creation time, monotonic within a process) and UTC timestamps."""
 
-from __future__ import annotations
-
 import os
 import _thread
 import time

@@ -1,7 +1,5 @@
 """The record model: closed sets, limits, and the immutable records every layer passes around."""
 
-from __future__ import annotations
-
 from .frozen import record_type
 
 # The hooks import this module on every prompt: frozen dataclasses would pull in `inspect` (~8 ms) and

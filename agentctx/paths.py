@@ -4,8 +4,6 @@ Each location has a string form (`*_file`, `*_dir_str`) that the hooks use, beca
 hook about 3 ms on every prompt, and a `Path` form for everything else.
 """
 
-from __future__ import annotations
-
 import os
 import re
 

@@ -1,7 +1,5 @@
 """Scoring candidates: BM25F over title and body with squared, always-positive idf; relevance by specificity."""
 
-from __future__ import annotations
-
 import math
 from .frozen import record_type
 

@@ -1,7 +1,5 @@
 """The root cache: work-tree root -> project id, so a hook finds its project without parsing .git/config."""
 
-from __future__ import annotations
-
 import json
 import os
 

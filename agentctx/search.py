@@ -1,13 +1,9 @@
 """Ranked retrieval: FTS5 candidates, BM25F scoring, session neighbours, a prior, a relevance floor, the ladder."""
 
-from __future__ import annotations
-
 import sqlite3
 from collections import Counter
 from datetime import datetime, timezone
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Sequence
+from collections.abc import Sequence  # loaded by sqlite3 already: free at run time
 
 from . import rank, specificity, text
 from .db import has_fts

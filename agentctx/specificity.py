@@ -1,7 +1,5 @@
 """How specific a word is to a subject: rare in general software text (the background corpus) means specific."""
 
-from __future__ import annotations
-
 import math
 
 _table: tuple[str, bytes, float, float] | None = None

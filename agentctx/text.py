@@ -1,7 +1,5 @@
 """Query text: tokens as SQLite's unicode61 tokenizer splits them, stopwords, porter stems, safe FTS5 syntax."""
 
-from __future__ import annotations
-
 import re
 import sqlite3
 import _thread

@@ -1,7 +1,5 @@
 """Token budgets (SPEC §10): one estimate and one truncation rule used by every surface."""
 
-from __future__ import annotations
-
 SESSION_START_BUDGET = 1500
 PROMPT_BUDGET = 2000
 PROMPT_CHAR_CAP = 8000

@@ -91,19 +91,5 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def console() -> None:
-    """The `agentctx` console script and `python -m agentctx`: run main() and exit with its status.
-
-    A hook process exits through os._exit once its output is flushed: interpreter teardown (module cleanup,
-    garbage collection) costs a hook ~3 ms on every prompt and there is nothing left to clean up — the store is
-    closed and every file written by then.
-    """
-    code = main()
-    if sys.argv[1:2] == ["hook"]:
-        import os
-
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(code)
-    sys.exit(code)
+    """Run main() and exit with its status (the `agentctx` command reaches it through `agentctx.console`)."""
+    sys.exit(main())

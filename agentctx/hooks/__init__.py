@@ -1,10 +1,12 @@
 """`agentctx hook <event>`: read Claude Code's hook JSON, dispatch by table, print at most one JSON object, exit 0."""
 
-from __future__ import annotations
-
 import json
 import os
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 # Only json/os/sys here: a hook process pays for every import on every prompt. Handler modules load lazily.
 # kebab-case event -> (module under agentctx.hooks, function taking a Payload and returning the output or None).
@@ -106,3 +108,17 @@ def run(argv: list[str]) -> int:
     except BaseException as exc:  # fail open: SystemExit and KeyboardInterrupt included
         log(event, f"{type(exc).__name__}: {exc}")
     return 0
+
+
+def console(argv: list[str]) -> "NoReturn":
+    """`agentctx hook <event>` as a whole process: run it, flush, and leave through os._exit.
+
+    Interpreter teardown (module cleanup, garbage collection) costs a hook ~3 ms on every prompt and there is
+    nothing left to clean up: the store is closed and every file written by then.
+    """
+    code = run(argv)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)

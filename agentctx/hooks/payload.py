@@ -1,7 +1,5 @@
 """The hook's stdin JSON as an immutable record: known fields only, junk becomes empty values."""
 
-from __future__ import annotations
-
 import os
 from ..frozen import record_type
 

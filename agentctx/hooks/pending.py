@@ -1,7 +1,5 @@
 """Ledger rows a hook could not afford to write (SessionStart opens no database): appended to a file, drained later."""
 
-from __future__ import annotations
-
 import json
 import os
 

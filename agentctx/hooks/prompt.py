@@ -1,7 +1,5 @@
 """UserPromptSubmit: search on the literal prompt, inject the top new records under budget, record it in the ledger."""
 
-from __future__ import annotations
-
 import json
 import os
 

@@ -1,7 +1,5 @@
 """SessionStart: emit the pre-computed digest (never computed here), else the project profile, under 1,500 tokens."""
 
-from __future__ import annotations
-
 import os
 
 TYPE_CHECKING = False

@@ -1,11 +1,7 @@
 """Records: validated inserts, reads with namespace rules, bi-temporal supersession, pins, reinforcement."""
 
-from __future__ import annotations
-
 import sqlite3
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence  # loaded by sqlite3 already: free at run time
 
 from ..db import atomic
 from ..errors import ConflictError, NotFoundError, ValidationError

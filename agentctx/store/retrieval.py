@@ -1,11 +1,7 @@
 """Retrieval queries: FTS5 BM25 candidates, the LIKE fallback, pinned records, and term statistics."""
 
-from __future__ import annotations
-
 import sqlite3
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence  # loaded by sqlite3 already: free at run time
 
 from ..models import Record
 from ..text import varints
