@@ -8,8 +8,9 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Iterator
 
+    from .errors import StoreError
+
 from . import paths
-from .errors import NotFoundError, StoreError
 
 BUSY_TIMEOUT_MS = 15_000
 # The schema version this code reads and writes: migrations.LATEST (a test keeps them equal). A constant here
@@ -24,8 +25,10 @@ def _create_private(path: str) -> None:
     os.chmod(path, 0o600)
 
 
-def translate(exc: sqlite3.Error, path: "Path | str") -> StoreError:
+def translate(exc: sqlite3.Error, path: "Path | str") -> "StoreError":
     """Turn a raw SQLite error into a StoreError whose message names the file and `agentctx doctor`."""
+    from .errors import StoreError  # errors are rare: the hooks do not load the module for the happy path
+
     detail = str(exc) or type(exc).__name__
     low = detail.lower()
     if "locked" in low or "busy" in low:
@@ -38,6 +41,8 @@ def connect(path: "Path | str | None" = None, *, create: bool = False, migrate: 
     path = os.fspath(path) if path else paths.db_file()
     if not os.path.exists(path):
         if not create:
+            from .errors import NotFoundError
+
             raise NotFoundError("db_missing", path=str(path))
         _create_private(path)
     conn: sqlite3.Connection | None = None
@@ -51,7 +56,7 @@ def connect(path: "Path | str | None" = None, *, create: bool = False, migrate: 
         if conn is not None:
             conn.close()
         raise translate(exc, path) from None
-    except StoreError:
+    except BaseException:
         if conn is not None:
             conn.close()
         raise
@@ -71,6 +76,8 @@ def _prepare(conn: sqlite3.Connection, path: str, migrate: bool) -> None:
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
+                from .errors import StoreError
+
                 raise StoreError("db_newer", path=str(path), found=version, known=SCHEMA_VERSION)
             if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 conn.execute("PRAGMA journal_mode=WAL")

@@ -20,7 +20,7 @@ TELLING = 0.1  # about: a word found in fewer than half of all software document
 
 # Named tuples, not dataclasses: this runs in the prompt hook, where importing dataclasses costs ~8 ms.
 class DocTerms(record_type("DocTerms", "title body title_len body_len")):
-    """Where each stem occurs in one record: per column, stem -> token positions; and the column lengths."""
+    """How often each query stem occurs in one record, per column (stem -> count), and the column lengths in tokens."""
 
     __slots__ = ()
 
@@ -53,7 +53,7 @@ def bm25f(doc: DocTerms, stems: list[str], corpus: Corpus) -> tuple[float, list[
     matched = []
     weights = corpus.weight
     for stem in stems:
-        tf = TITLE_WEIGHT * len(doc.title.get(stem, ())) + BODY_WEIGHT * len(doc.body.get(stem, ()))
+        tf = TITLE_WEIGHT * doc.title.get(stem, 0) + BODY_WEIGHT * doc.body.get(stem, 0)
         if tf:
             matched.append(stem)
             total += weights[stem] * tf * (K1 + 1) / (tf + norm)

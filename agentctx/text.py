@@ -4,9 +4,11 @@ import re
 import sqlite3
 import _thread
 
+from . import porter
 from .rank import DocTerms
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+_ASCII_TOKEN = re.compile(r"[A-Za-z0-9]+")  # unicode61 tokens of plain-ASCII text
 
 # English function words plus the filler of requests to a coding agent ("please can you help me ...").
 # Content words, even common ones in code ("test", "file", "error"), stay: the relevance floor handles them.
@@ -55,15 +57,16 @@ def or_query(terms: list[str]) -> str:
     return " OR ".join(quote(t) for t in terms)
 
 
-class _Stemmer:
-    """Porter stems exactly as the index makes them, by asking FTS5 itself (an in-memory table)."""
+class _Fts5:
+    """Porter stems and per-column counts of text that is not plain ASCII, from FTS5 itself (an in-memory table):
+    unicode61's folding of other scripts and diacritics is not worth re-implementing for them."""
 
     def __init__(self) -> None:
         self._lock = _thread.allocate_lock()  # threading costs ~2 ms to import on the hook path
-        self._conn: sqlite3.Connection | None = None
+        self._conn: "sqlite3.Connection | None" = None
 
     def _open(self) -> sqlite3.Connection:
-        # One contentless table serves both jobs (each virtual table costs a hook ~0.2 ms to create).
+        # One contentless table serves both jobs (each virtual table costs ~0.2 ms to create).
         conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         conn.execute(
             "CREATE VIRTUAL TABLE d USING fts5(title, body, tokenize='porter unicode61 remove_diacritics 2', content='')"
@@ -71,7 +74,7 @@ class _Stemmer:
         conn.execute("CREATE VIRTUAL TABLE dv USING fts5vocab(d, 'instance')")
         return conn
 
-    def _tokenize(self, docs: list[tuple[str, str]], query: str, args: list[str]) -> tuple[list[tuple], list[tuple]]:
+    def _tokenize(self, docs: "list[tuple[str, str]]", query: str, args: "list[str]") -> "tuple[list[tuple], list[tuple]]":
         """Load (title, body) pairs as rows 1..n, run `query` on the instance vocabulary; (its rows, the sizes)."""
         with self._lock:
             if self._conn is None:
@@ -88,13 +91,13 @@ class _Stemmer:
                 conn.execute("COMMIT")
         return rows, sizes
 
-    def analyze(self, docs: list[tuple[str, str]], stems: list[str]) -> list[DocTerms]:
-        """Positions of `stems` per column and column lengths for each (title, body), tokenized as the index does."""
+    def analyze(self, docs: "list[tuple[str, str]]", stems: "list[str]") -> "list[DocTerms]":
         marks = ",".join("?" * len(stems))
-        rows, sizes = self._tokenize(docs, f"SELECT term, doc, col, offset FROM dv WHERE term IN ({marks})", stems)
-        cols: list[tuple[dict[str, list[int]], dict[str, list[int]]]] = [({}, {}) for _ in docs]
-        for term, doc, col, offset in rows:
-            cols[doc - 1][0 if col == "title" else 1].setdefault(term, []).append(offset)
+        rows, sizes = self._tokenize(docs, f"SELECT term, doc, col FROM dv WHERE term IN ({marks})", stems)
+        cols: "list[tuple[dict[str, int], dict[str, int]]]" = [({}, {}) for _ in docs]
+        for term, doc, col in rows:
+            counts = cols[doc - 1][0 if col == "title" else 1]
+            counts[term] = counts.get(term, 0) + 1
         lengths = [(0, 0)] * len(docs)
         for rowid, blob in sizes:
             values = varints(bytes(blob))
@@ -102,25 +105,68 @@ class _Stemmer:
                 lengths[rowid - 1] = (values[0], values[1])
         return [DocTerms(t, b, lengths[i][0], lengths[i][1]) for i, (t, b) in enumerate(cols)]
 
-    def stems(self, terms: list[str]) -> list[str]:
-        if not terms:
-            return []
+    def stems(self, terms: "list[str]") -> "list[str]":
         rows, _ = self._tokenize([(" ".join(terms), "")], "SELECT term, offset FROM dv", [])
         by_offset = {off: term for term, off in rows}
         return [by_offset.get(i, t) for i, t in enumerate(terms)]
 
 
-_stemmer = _Stemmer()
+_fts5 = _Fts5()
 
 
-def stems(terms: list[str]) -> list[str]:
-    """The porter stem of each term (same order); needs FTS5."""
-    return _stemmer.stems(terms)
+class _Counter:
+    """Counts, per column, the tokens of plain-ASCII text whose porter stem is one of `stems`.
+
+    A token can only stem to S if it is longer than S minus its last letter and starts with it (porter removes or
+    rewrites the end of a word, only a stem's last letter can differ from the word, and no stem is longer than its
+    word), so one regular expression finds the few tokens worth stemming; each is stemmed once per query.
+    """
+
+    def __init__(self, stems: "list[str]") -> None:
+        self.wanted = set(stems)
+        prefixes = "|".join(re.escape(s[:-1]) for s in sorted(self.wanted))
+        self.candidates = re.compile(f"(?<![a-z0-9])(?:{prefixes})[a-z0-9]+")
+        self.stem_of: "dict[str, str]" = {}
+
+    def column(self, text: str) -> "tuple[dict[str, int], int]":
+        counts: "dict[str, int]" = {}
+        stem_of = self.stem_of
+        for tok in self.candidates.findall(text.lower()):
+            found = stem_of.get(tok)
+            if found is None:
+                found = porter.stem(tok)
+                found = stem_of[tok] = found if found in self.wanted else ""
+            if found:
+                counts[found] = counts.get(found, 0) + 1
+        return counts, len(_ASCII_TOKEN.findall(text))
 
 
-def analyze(docs: list[tuple[str, str]], stems: list[str]) -> list[DocTerms]:
-    """Per-column positions of `stems` and column lengths of (title, body) pairs; needs FTS5."""
-    return _stemmer.analyze(docs, stems) if docs and stems else [DocTerms({}, {}, 0, 0) for _ in docs]
+def stems(terms: "list[str]") -> "list[str]":
+    """The porter stem of each term (same order), as the index makes them."""
+    if not terms:
+        return []
+    if all(t.isascii() for t in terms):
+        return [porter.stem(t) for t in terms]
+    return _fts5.stems(terms)
+
+
+def analyze(docs: "list[tuple[str, str]]", stems: "list[str]") -> "list[DocTerms]":
+    """Per-column counts of `stems` and column lengths (tokens) of (title, body) pairs, tokenized as the index does."""
+    if not docs or not stems:
+        return [DocTerms({}, {}, 0, 0) for _ in docs]
+    out: "list[DocTerms | None]" = [None] * len(docs)
+    other: "list[int]" = []
+    counter = _Counter(stems)
+    for i, (title, body) in enumerate(docs):
+        if title.isascii() and body.isascii():
+            (t_counts, t_len), (b_counts, b_len) = counter.column(title), counter.column(body)
+            out[i] = DocTerms(t_counts, b_counts, t_len, b_len)
+        else:
+            other.append(i)
+    if other:
+        for i, doc in zip(other, _fts5.analyze([docs[i] for i in other], stems)):
+            out[i] = doc
+    return out  # type: ignore[return-value]
 
 
 def varints(blob: bytes) -> list[int]:

@@ -1,4 +1,31 @@
 """All record SQL: records and supersession, retrieval queries, the entity graph, sessions and the ledger.
 
 Submodules are imported where used (`from agentctx.store import records`): the hooks load only what they need.
+The records table's row shape lives here, so reading records does not load the writing side (validation, errors).
 """
+
+import sqlite3
+from collections.abc import Sequence  # loaded by sqlite3 already: free at run time
+
+from ..models import Record
+
+COLUMNS = (
+    "id, project_id, type, title, body, scope, pinned, confidence, reinforce_count, valid_from, recorded_at, "
+    "superseded_at, superseded_by, access_count, last_accessed, score, claudemd_drift_score, source, session_id, "
+    "pending_embedding"
+)
+# What a project may read: its own namespace plus records that are global in scope (SPEC §3.4).
+VISIBLE = "(project_id = ? OR (project_id = '_global' AND scope = 'global'))"
+CURRENT = "superseded_at IS NULL"
+
+
+def to_record(row: sqlite3.Row | Sequence[object]) -> Record:
+    (rid, project_id, type_, title, body, scope, pinned, confidence, reinforce_count, valid_from, recorded_at,
+     superseded_at, superseded_by, access_count, last_accessed, score, drift, source, session_id, pending) = tuple(row)[:20]
+    return Record(
+        id=rid, project_id=project_id, type=type_, title=title, body=body, scope=scope or "project",
+        pinned=bool(pinned), confidence=confidence or "inferred", reinforce_count=reinforce_count or 0,
+        valid_from=valid_from, recorded_at=recorded_at, superseded_at=superseded_at, superseded_by=superseded_by,
+        access_count=access_count or 0, last_accessed=last_accessed, score=1.0 if score is None else float(score),
+        claudemd_drift_score=float(drift or 0.0), source=source, session_id=session_id, pending_embedding=bool(pending),
+    )

@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from typing import Iterable
 
 from ..db import atomic
-from .records import COLUMNS, CURRENT, to_record
+from . import COLUMNS, CURRENT, to_record
 from ..models import Record
 
 

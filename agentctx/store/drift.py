@@ -7,7 +7,7 @@ from typing import Mapping, Sequence
 
 from ..db import atomic
 from ..models import Record
-from .records import COLUMNS, to_record
+from . import COLUMNS, to_record
 
 # What CLAUDE.md is for: rules an agent must keep following. Inferred records are hypotheses (SPEC §3.3).
 DRIFT_TYPES = ("decision", "convention")

@@ -11,7 +11,7 @@ from ..db import atomic
 from ..ids import ulid
 from ..models import NODE_KINDS, REL_TYPES, Record
 from ..errors import ValidationError
-from .records import COLUMNS, to_record
+from . import COLUMNS, to_record
 
 MAX_DEPTH = 6
 

@@ -17,29 +17,10 @@ from ..models import (
     NewRecord,
     Record,
 )
+from . import COLUMNS, CURRENT, VISIBLE, to_record  # noqa: F401 (re-exported: the row shape lives in the package)
 
-COLUMNS = (
-    "id, project_id, type, title, body, scope, pinned, confidence, reinforce_count, valid_from, recorded_at, "
-    "superseded_at, superseded_by, access_count, last_accessed, score, claudemd_drift_score, source, session_id, "
-    "pending_embedding"
-)
-# What a project may read: its own namespace plus records that are global in scope (SPEC §3.4).
-VISIBLE = "(project_id = ? OR (project_id = '_global' AND scope = 'global'))"
-CURRENT = "superseded_at IS NULL"
 # Keyed types: a new one replaces the current one with the same key, deterministically (SPEC §3.5).
 KEYED_TYPES = ("handover", "profile")
-
-
-def to_record(row: sqlite3.Row | Sequence[object]) -> Record:
-    (rid, project_id, type_, title, body, scope, pinned, confidence, reinforce_count, valid_from, recorded_at,
-     superseded_at, superseded_by, access_count, last_accessed, score, drift, source, session_id, pending) = tuple(row)[:20]
-    return Record(
-        id=rid, project_id=project_id, type=type_, title=title, body=body, scope=scope or "project",
-        pinned=bool(pinned), confidence=confidence or "inferred", reinforce_count=reinforce_count or 0,
-        valid_from=valid_from, recorded_at=recorded_at, superseded_at=superseded_at, superseded_by=superseded_by,
-        access_count=access_count or 0, last_accessed=last_accessed, score=1.0 if score is None else float(score),
-        claudemd_drift_score=float(drift or 0.0), source=source, session_id=session_id, pending_embedding=bool(pending),
-    )
 
 
 def _check_choice(value: str, allowed: tuple[str, ...], code: str) -> None:

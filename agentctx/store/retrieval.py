@@ -5,7 +5,7 @@ from collections.abc import Iterable, Sequence  # loaded by sqlite3 already: fre
 
 from ..models import Record
 from ..text import varints
-from .records import COLUMNS, CURRENT, VISIBLE, to_record
+from . import COLUMNS, CURRENT, VISIBLE, to_record
 
 # Title matches count more than body matches: titles are what a record is about.
 TITLE_WEIGHT = 2.0

@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from typing import Iterable, Sequence
 
 from ..db import atomic
-from .records import COLUMNS, to_record
+from . import COLUMNS, to_record
 from .retrieval import _filters
 
 if TYPE_CHECKING:
