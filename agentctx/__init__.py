@@ -12,8 +12,10 @@ def console() -> None:
     import sys
 
     if sys.argv[1:2] == ["hook"]:
-        from .hooks import console as hook_console
-
+        try:
+            from .hooks import console as hook_console
+        except Exception:  # a hook must never break the agent's session, even when agentctx cannot load
+            sys.exit(0)
         hook_console(sys.argv[2:])
     from .cli import console as cli_console
 

@@ -1,7 +1,5 @@
 """The SessionStart digest: composed by consolidation, stored as a file, read by the hook in one open()."""
 
-from __future__ import annotations
-
 import json
 import os
 

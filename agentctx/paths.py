@@ -45,8 +45,13 @@ def state_dir_str() -> str:
     return os.path.join(home_dir(), "state")
 
 
+_SAFE_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+
+
 def _safe(name: str) -> str:
     # Session and project ids come from outside (hook payloads): keep them from escaping the directory.
+    if name and len(name) <= 128 and not name.strip(_SAFE_CHARS):
+        return name  # the usual UUID: no regex to compile on the hook path
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:128] or "_"
 
 
@@ -56,7 +61,7 @@ def digest_file(project_id: str) -> str:
 
 def dedup_file(session_id: str) -> str:
     """Per-session injection dedup file (derived, disposable) in the temp dir."""
-    return os.path.join(temp_dir(), f"agentctx-{_safe(session_id)}.json")
+    return os.path.join(temp_dir(), f"agentctx-{_safe(session_id)}.seen")
 
 
 def temp_dir() -> str:

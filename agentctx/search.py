@@ -5,7 +5,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from collections.abc import Sequence  # loaded by sqlite3 already: free at run time
 
-from . import rank, specificity, text
+from . import rank, text
 from .db import has_fts
 from .ids import parse_iso
 from .models import Record, SearchHit, SearchResult
@@ -127,7 +127,7 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
                 bonus[neighbour.id] = bonus.get(neighbour.id, 0.0) + NEIGHBOUR_WEIGHT * own[rid][0]
         own.update(_score_all(extra, stems, corpus))
     hits = []
-    specific = specificity.weight(stems)
+    specific = rank.specificity(stems)
     for rid, (query_score, matched) in own.items():
         total = query_score + bonus.get(rid, 0.0)
         relevance = rank.relevance(matched, len(stems), specific)

@@ -83,7 +83,7 @@ def main() -> int:
 
     tf.tempdir = str(tmp)
     from agentctx import db, paths, search
-    from agentctx.hooks.payload import Payload
+    from agentctx.hooks import Payload
     from agentctx.hooks.prompt import user_prompt_submit
     from agentctx.models import NewRecord
     from agentctx.project import detect

@@ -47,7 +47,7 @@ def test_session_files_cannot_escape_their_directory():
     assert path.parent == Path(os.environ["TMPDIR"])  # the temp dir, as tempfile would choose it
     assert "/" not in path.name and path.name.startswith("agentctx-")
     assert paths.digest_path("a/b").parent == paths.digests_dir()
-    assert paths.dedup_path("").name == "agentctx-_.json"
+    assert paths.dedup_path("").name == "agentctx-_.seen"
 
 
 def test_session_file_names_are_bounded():

@@ -1,4 +1,5 @@
-"""`agentctx hook <event>`: read Claude Code's hook JSON, dispatch by table, print at most one JSON object, exit 0."""
+"""`agentctx hook <event>`: read Claude Code's hook JSON as a Payload, dispatch by table, print at most one JSON
+object, exit 0."""
 
 import json
 import os
@@ -8,7 +9,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NoReturn
 
-# Only json/os/sys here: a hook process pays for every import on every prompt. Handler modules load lazily.
+from ..frozen import record_type
+
+# Only json/os/sys and the tuple factory here: a hook process pays for every import on every prompt. Handler
+# modules load lazily.
 # kebab-case event -> (module under agentctx.hooks, function taking a Payload and returning the output or None).
 HANDLERS: dict[str, tuple[str, str]] = {
     "session-start": ("session", "session_start"),
@@ -21,6 +25,48 @@ HANDLERS: dict[str, tuple[str, str]] = {
 
 STDIN_LIMIT = 16 * 1024 * 1024  # a PostToolUse payload carries tool output; anything larger is not a hook payload
 STDIN_WAIT_S = 5.0
+
+
+# An immutable tuple with named fields (agentctx.frozen) rather than a frozen dataclass: `dataclasses` pulls in
+# `inspect`, about 8 ms of imports on every hook process (measured: bench/hooks.py).
+_FIELDS = ("session_id", "transcript_path", "cwd", "event_name", "source", "prompt", "tool_name", "tool_input",
+           "tool_response", "trigger", "reason", "stop_hook_active")
+_DEFAULTS = ("", "", "", "", "", "", "", None, None, "", "", False)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _obj(value: object) -> object:
+    return value if isinstance(value, (dict, list, str)) else None
+
+
+class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
+    """What Claude Code sends on stdin (vendor-notes/claude-code-hooks.md facts 5-6); unknown keys are ignored.
+
+    `source` is SessionStart's startup|resume|clear|compact|fork, `prompt` UserPromptSubmit's text, `tool_*`
+    PostToolUse's, `trigger` PreCompact's manual|auto, `reason` SessionEnd's. A wrong type reads as empty.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Payload":  # type: ignore[type-arg]
+        return cls(
+            session_id=_text(data.get("session_id")),
+            transcript_path=_text(data.get("transcript_path")),
+            cwd=_text(data.get("cwd")) or os.getcwd(),
+            event_name=_text(data.get("hook_event_name")),
+            source=_text(data.get("source")),
+            prompt=_text(data.get("prompt")),
+            tool_name=_text(data.get("tool_name")),
+            tool_input=_obj(data.get("tool_input")),
+            tool_response=_obj(data.get("tool_response")),
+            trigger=_text(data.get("trigger")),
+            reason=_text(data.get("reason")),
+            stop_hook_active=data.get("stop_hook_active") is True,
+        )
 
 
 def log(event: str, message: str) -> None:
@@ -97,8 +143,6 @@ def run(argv: list[str]) -> int:
         if not isinstance(data, dict):
             log(event, "stdin is not a JSON object; nothing done")
             return 0
-        from .payload import Payload
-
         payload = Payload.from_json(data)
         module = __import__(f"{__name__}.{target[0]}", fromlist=[target[1]])
         output = getattr(module, target[1])(payload)

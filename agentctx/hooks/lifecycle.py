@@ -8,7 +8,7 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .payload import Payload
+    from . import Payload
 
 # Stop fires after every turn: extract again only when the transcript grew this much, or after this long.
 DEBOUNCE_BYTES = 24 * 1024

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..models import SearchHit
-    from .payload import Payload
+    from . import Payload
 
 HEADER = "Relevant project context (agentctx):"
 SEARCH_LIMIT = 6  # top 3 injected, 3 spare for records already injected this session (pool: 24 candidates)
@@ -42,7 +42,7 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
         if not chosen:
             return None
         if payload.session_id:
-            _append_dedup(paths.dedup_file(payload.session_id), seen, [h.record.id for h in chosen])
+            _append_dedup(paths.dedup_file(payload.session_id), [h.record.id for h in chosen])
         _account(payload, project_id, chosen, tokens.estimate(text))
     finally:
         conn.close()
@@ -69,25 +69,24 @@ def render(hits: "list[SearchHit]") -> "tuple[list[SearchHit], str]":
 
 
 def _read_dedup(path: str) -> set[str]:
-    """Ids already injected this session; a missing or damaged file only means re-injection."""
+    """Ids already injected this session (one per line); a missing or damaged file only means re-injection."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return set(fh.read().split())
+    except OSError:
         return set()
-    return {i for i in data if isinstance(i, str)} if isinstance(data, list) else set()
 
 
-def _append_dedup(path: str, seen: set[str], ids: list[str]) -> None:
-    import os
-
-    merged = sorted(_read_dedup(path) | seen | set(ids))  # re-read: a parallel prompt may have written meanwhile
-    tmp = f"{path}.{os.getpid()}.tmp"
+def _append_dedup(path: str, ids: list[str]) -> None:
+    """One appended write per prompt: parallel prompts of a session cannot drop each other's ids, and nothing is
+    rewritten. O_NOFOLLOW: the file lives in the shared temp dir, where a planted symlink must not be written through."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(merged, fh)
-        os.replace(tmp, path)
+        fd = os.open(path, flags, 0o600)
+        try:
+            os.write(fd, ("\n".join(ids) + "\n").encode("ascii", "replace"))
+        finally:
+            os.close(fd)
     except OSError:
         pass
 

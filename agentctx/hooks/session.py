@@ -4,7 +4,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .payload import Payload
+    from . import Payload
 
 PROFILE_FALLBACK_BUDGET = 200
 

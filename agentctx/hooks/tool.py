@@ -6,7 +6,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .payload import Payload
+    from . import Payload
 
 
 def post_tool_use(payload: "Payload") -> None:

@@ -51,7 +51,7 @@ def test_prompt_injects_top3_then_dedups(hook, add, repo):
     second = hook("user-prompt-submit", payload)["hookSpecificOutput"]["additionalContext"]
     assert second.count("[decision]") == 1
     assert hook("user-prompt-submit", payload) is None
-    assert len(json.loads(paths.dedup_path("s1").read_text())) == 4
+    assert len(set(paths.dedup_path("s1").read_text().split())) == 4
 
 
 def test_prompt_corrupt_dedup_file_reinjects(hook, add, repo):
@@ -85,3 +85,13 @@ def test_prompt_nothing_for_unrelated_or_empty(hook, add, repo):
 def test_prompt_nothing_without_store(hook, repo):
     assert hook("user-prompt-submit", {"session_id": "s", "cwd": str(repo), "prompt": "sqlite"}) is None
     assert not paths.db_path().exists()
+
+
+def test_prompt_dedup_file_is_not_written_through_a_planted_symlink(hook, add, repo, tmp_path):
+    add("Storage decision", "We keep records in sqlite.")
+    target = tmp_path / "victim.txt"
+    target.write_text("precious\n", encoding="utf-8")
+    paths.dedup_path("s9").symlink_to(target)
+    out = hook("user-prompt-submit", {"session_id": "s9", "cwd": str(repo), "prompt": "sqlite storage"})
+    assert "[decision] Storage decision" in out["hookSpecificOutput"]["additionalContext"]
+    assert target.read_text(encoding="utf-8") == "precious\n"

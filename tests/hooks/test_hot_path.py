@@ -1,0 +1,53 @@
+"""The prompt and session-start hooks load only their lean module set (a regression guard for hook latency)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agentctx import consolidate
+from agentctx.project import detect
+
+ROOT = Path(__file__).resolve().parents[2]
+# Modules a hook must not pay for on the way to injecting: each costs from 0.2 ms (`__future__`) to ~8 ms
+# (`dataclasses` pulls in `inspect`). -S keeps site (and an editable install's import hook) out of the picture.
+HEAVY = ("dataclasses", "inspect", "typing", "pathlib", "hashlib", "threading", "contextlib", "tempfile",
+         "__future__", "select", "agentctx.cli", "agentctx.errors", "agentctx.store.records", "agentctx.migrations",
+         "agentctx.project", "agentctx.digest")
+CODE = """
+import io, json, sys
+sys.path.insert(0, {root!r})
+sys.stdin = io.StringIO({payload!r})
+from agentctx import hooks
+out, real = io.StringIO(), sys.stdout
+sys.stdout = out
+hooks.run([{event!r}])
+sys.stdout = real
+print(json.dumps({{"output": out.getvalue(), "modules": sorted(sys.modules)}}))
+"""
+
+
+def _run(event: str, payload: dict) -> dict:
+    code = CODE.format(root=str(ROOT), payload=json.dumps(payload), event=event)
+    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=dict(os.environ),
+                          timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+def test_an_injecting_prompt_loads_no_heavy_module(add, repo):
+    add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
+    consolidate.run(detect(repo))  # writes the root cache the hooks read
+    got = _run("user-prompt-submit", {"session_id": "s1", "cwd": str(repo), "prompt": "sqlite storage and WAL"})
+    assert "[decision] Storage decision" in got["output"]
+    assert [m for m in HEAVY if m in got["modules"]] == []
+    assert "agentctx.search" in got["modules"] and "agentctx.porter" in got["modules"]
+
+
+def test_session_start_with_a_digest_loads_no_heavy_module_and_no_sqlite(add, repo):
+    add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
+    consolidate.run(detect(repo))
+    got = _run("session-start", {"session_id": "s1", "cwd": str(repo), "source": "startup"})
+    assert "Storage decision" in got["output"]
+    assert [m for m in HEAVY if m in got["modules"] and m != "agentctx.digest"] == []
+    assert "sqlite3" not in got["modules"]
