@@ -141,6 +141,7 @@ def hybrid_modes() -> dict:
     d = hybrid.DEFAULT
     return {"dense": hybrid.Fusion("dense", 0.0, 60, 0.0, "minmax", False),
             "dense +neighbours": hybrid.Fusion("dense", 0.0, 60, d.neighbours, "minmax", False),
+            "dense PRF (kw top 3)": hybrid.Fusion("dense", 0.0, 60, 0.0, "minmax", False, 3, 1.0),
             "rrf (plain)": hybrid.RRF,
             "rrf k=1 +neighbours": hybrid.Fusion("rrf", 0.5, 1, d.neighbours, "minmax", False),
             "cc .7 max (previous)": hybrid.KEYWORD_HEAVY,
@@ -148,6 +149,7 @@ def hybrid_modes() -> dict:
             "hybrid max-norm": d._replace(norm="max"),
             "hybrid alpha .7": d._replace(alpha=0.7),
             "hybrid -dense nbrs": d._replace(neighbours=0.0),
+            "hybrid +dense PRF": d._replace(prf=3, beta=1.0),
             "hybrid": d}
 
 

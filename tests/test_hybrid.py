@@ -120,3 +120,23 @@ def test_keyword_candidates_outside_the_dense_top_get_their_own_cosine(conn):
     assert set(found) == {near.id, far.id}  # the nearest one, plus the keyword candidate it pushed out
     expected = float(fake.embed_query(query) @ fake.embed([document_text(far.title, far.body)])[0])
     assert found[far.id] == pytest.approx(expected, abs=1e-5)
+
+
+def test_dense_feedback_moves_the_query_towards_the_keyword_seeds(conn):
+    fake = _fake(dims=256)
+    from agentctx.vectors import backfill
+    from agentctx.vectors.embedder import document_text
+
+    seed = _add(conn, "Retry uploads with backoff", "Jitter spreads the retries.")
+    other = _add(conn, "Upload size limit", "Uploads over 10 MB are rejected.")
+    backfill.run(conn, fake)
+    query = "retry uploads"
+    plain = dict(hybrid._dense(conn, fake, query, P, (), False, None, 2, []))
+    fed = dict(hybrid._dense(conn, fake, query, P, (), False, None, 2, [], [seed.id], 1.0))
+    assert fed[seed.id] > plain[seed.id] and fed[other.id] < plain[other.id]
+    # Rocchio with beta 1: the unit query plus the seed's unit vector, renormalised.
+    q, d = fake.embed_query(query), fake.embed([document_text(seed.title, seed.body)])[0]
+    expected = (q + d) / float(((q + d) ** 2).sum() ** 0.5)
+    assert fed[seed.id] == pytest.approx(float(expected @ d), abs=1e-5)
+    result = hybrid.search(conn, query, P, embedder=fake, fusion=hybrid.DEFAULT._replace(prf=1))
+    assert result.hits[0].record.id == seed.id
