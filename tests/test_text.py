@@ -13,6 +13,17 @@ def test_tokens_split_like_unicode61():
     assert text.tokens("Auth-tokens rotate_daily, v2.1 Ünïcode") == ["auth", "tokens", "rotate", "daily", "v2", "1", "ünïcode"]
 
 
+def test_ascii_tokens_split_exactly_like_the_unicode_rule():
+    import random
+    import re
+
+    rng = random.Random(2)
+    alphabet = [chr(c) for c in range(128)]
+    for _ in range(500):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
+        assert text.tokens(sample) == [t.lower() for t in re.findall(r"[^\W_]+", sample)], sample
+
+
 def test_content_terms_drop_stopwords_and_noise_and_duplicates():
     assert text.content_terms("Please can you help me: how do we rotate the auth tokens, tokens?") == [
         "rotate", "auth", "tokens"]

@@ -160,6 +160,9 @@ def console(argv: list[str]) -> "NoReturn":
     Interpreter teardown (module cleanup, garbage collection) costs a hook ~3 ms on every prompt and there is
     nothing left to clean up: the store is closed and every file written by then.
     """
+    import gc
+
+    gc.disable()  # a short-lived process that leaves through os._exit: collection cycles would only cost time
     code = run(argv)
     try:
         sys.stdout.flush()
