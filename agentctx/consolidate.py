@@ -14,7 +14,7 @@ from .ids import now_iso, parse_iso
 from .models import NewRecord
 from .project import Project
 from .store import capture as capture_sql
-from .store import records
+from .store import records, sessions
 
 # Half-life in days of the derived `score` by type; None = does not decay (SPEC §3.2 lifecycle column).
 HALF_LIFE_DAYS: dict[str, float | None] = {"decision": None, "convention": None, "profile": None, "preference": 180.0,
@@ -133,9 +133,7 @@ def run(project: Project, *, session_id: str | None = None, transcript: str | No
         report["skipped"] = "no store: run `agentctx init`"
         return report
     try:
-        from .hooks import pending
-
-        report["ledger_rows_drained"] = pending.drain(conn)
+        report["ledger_rows_drained"] = sessions.drain_pending(conn)
         if session_id:
             report["session"] = wrap_session(conn, project, session_id, transcript)
         report["reinforced"] = capture_sql.promote_reinforced(conn, int(config.load()["reinforceThreshold"]))

@@ -45,6 +45,11 @@ def state_dir_str() -> str:
     return os.path.join(home_dir(), "state")
 
 
+def pending_ledger_file() -> str:
+    """Ledger rows the hooks append instead of writing to the store; drained by `store.sessions.drain_pending`."""
+    return os.path.join(state_dir_str(), "pending-ledger.jsonl")
+
+
 _SAFE_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 
 

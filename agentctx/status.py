@@ -14,9 +14,7 @@ from .store import records, sessions
 
 def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
     """Counts by type, sessions, tokens injected, extraction cost, recent injections and the retrieval rung."""
-    from .hooks import pending
-
-    pending.drain(conn)  # ledger rows the hooks appended to a file since the last drain
+    sessions.drain_pending(conn)  # ledger rows the hooks appended to a file since the last drain
     counts = records.counts_by_type(conn, project.id)
     # Only what the project can see: a `_global` row scoped "project" is invisible (SPEC §3.4).
     global_counts = records.counts_by_type(conn, GLOBAL_PROJECT, scope="global")

@@ -101,8 +101,9 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         for i in range(runs + 2):
             for name, (argv, payloads) in commands.items():
                 start = time.perf_counter()
+                # cwd = the project, as Claude Code runs hooks (and `python -m` must not find a checkout's package).
                 subprocess.run(argv, input=payloads[i % len(payloads)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, env=env, check=False)
+                               stderr=subprocess.DEVNULL, env=env, check=False, cwd=str(repo))
                 if i >= 2:  # two warm-up rounds: page cache and bytecode
                     samples[name].append((time.perf_counter() - start) * 1000)
         out = {"floor_ms": statistics.median(samples["floor"])}

@@ -62,10 +62,9 @@ def cmd_profile(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
-    from ..hooks import pending
     from ..store import records, sessions
 
-    pending.drain(ctx.conn)  # the hooks append ledger rows to a file; bring them in first
+    sessions.drain_pending(ctx.conn)  # the hooks append ledger rows to a file; bring them in first
     rows = sessions.injections(ctx.conn, ctx.project.id, session_id=args.session, limit=args.limit)
     out = []
     for inj in rows:

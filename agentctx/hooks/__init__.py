@@ -69,6 +69,30 @@ class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
         )
 
 
+def record_pending(entry: dict[str, object]) -> None:
+    """Append one ledger row to the pending file (the hooks write no row to the store; `agentctx why`, `status` and
+    consolidation drain it). One short O_APPEND write: rows from parallel hooks do not interleave."""
+    from .. import paths
+    from ..ids import now_iso
+
+    entry.setdefault("at", now_iso())
+    path = paths.pending_ledger_file()
+    line = (json.dumps(entry, separators=(",", ":")) + "\n").encode("utf-8")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        try:
+            fd = os.open(path, flags, 0o600)
+        except FileNotFoundError:  # the first row: create the state directory
+            paths.ensure_private_dir_str(os.path.dirname(path))
+            fd = os.open(path, flags, 0o600)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
 def log(event: str, message: str) -> None:
     """Append one line to ~/.agentctx/logs/hooks.log; logging itself must never fail the hook."""
     try:

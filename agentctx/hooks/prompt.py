@@ -95,8 +95,8 @@ def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tok
     """The ledger row goes to the pending file (one appended line, no database write on the prompt's path);
     `agentctx why`, `status` and consolidation move it into the database."""
     from ..ids import sha256_hex
-    from . import pending
+    from . import record_pending
 
-    pending.append({"event": "UserPromptSubmit", "session_id": payload.session_id, "project_id": project_id,
+    record_pending({"event": "UserPromptSubmit", "session_id": payload.session_id, "project_id": project_id,
                     "prompt_hash": sha256_hex(payload.prompt)[:16], "record_ids": [h.record.id for h in hits],
                     "scores": [round(h.score, 4) for h in hits], "tokens": n_tokens})

@@ -26,9 +26,9 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         from .. import tokens
 
         text = tokens.truncate(text, tokens.SESSION_START_BUDGET)
-    from . import pending
+    from . import record_pending
 
-    pending.append({"event": "SessionStart", "session_id": payload.session_id, "project_id": project_id,
+    record_pending({"event": "SessionStart", "session_id": payload.session_id, "project_id": project_id,
                     "tokens": digest.estimate(text) if text else 0})
     if not text:
         return None

@@ -89,3 +89,43 @@ def stats(conn: sqlite3.Connection, project_id: str) -> dict[str, object]:
     injected = conn.execute("SELECT count(*) FROM injections WHERE project_id = ?", (project_id,)).fetchone()[0]
     return {"sessions": row[0], "tokens_injected": row[1], "extraction_cost_usd": round(float(row[2]), 6),
             "last_session_at": row[3], "injections": injected}
+
+
+def drain_pending(conn: sqlite3.Connection) -> int:
+    """Move the rows the hooks appended to the pending file (`hooks.record_pending`) into the ledger and the session
+    table; the file is renamed first, so rows appended meanwhile wait for the next drain. Returns the rows moved."""
+    import os
+
+    from .. import paths
+    from . import records
+
+    path = paths.pending_ledger_file()
+    claimed = f"{path}.{os.getpid()}"
+    try:
+        os.replace(path, claimed)
+        with open(claimed, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:  # nothing pending
+        return 0
+    done = 0
+    for line in lines:
+        try:
+            row = json.loads(line)
+            sid = row.get("session_id") or None
+            if row.get("tokens"):
+                ids = [i for i in row.get("record_ids") or () if isinstance(i, str)]
+                log_injection(conn, session_id=sid, project_id=row["project_id"], event=row["event"],
+                              prompt_hash=row.get("prompt_hash"), record_ids=ids,
+                              scores=[float(x) for x in row.get("scores") or ()], tokens=int(row["tokens"]),
+                              created_at=row.get("at") if isinstance(row.get("at"), str) else None)
+                records.touch(conn, ids)  # injected records count as read (derived access statistics)
+            elif sid:
+                touch(conn, sid, row["project_id"])
+            done += 1
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+    try:
+        os.unlink(claimed)
+    except OSError:
+        pass
+    return done

@@ -16,9 +16,9 @@ def test_session_start_emits_digest_on_every_source(hook, conn, add, repo):
         text = out["hookSpecificOutput"]["additionalContext"]
         assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
         assert "Use SQLite for storage" in text
-    from agentctx.hooks import pending
+    from agentctx.store import sessions
 
-    assert pending.drain(conn) == 4
+    assert sessions.drain_pending(conn) == 4
     assert sessions.stats(conn, project.id)["tokens_injected"] == 4 * tokens.estimate(text)
 
 
@@ -68,10 +68,10 @@ def test_prompt_budget_and_unconfirmed_label(hook, add, repo, conn):
     text = out["hookSpecificOutput"]["additionalContext"]
     assert len(text) <= tokens.PROMPT_CHAR_CAP and tokens.estimate(text) <= tokens.PROMPT_BUDGET
     assert "(unconfirmed pattern)" in text
-    from agentctx.hooks import pending
+    from agentctx.store import sessions
 
     assert sessions.injections(conn, detect(repo).id, session_id="s3") == []  # the hook wrote no database row
-    pending.drain(conn)
+    sessions.drain_pending(conn)
     ledger = sessions.injections(conn, detect(repo).id, session_id="s3")
     assert ledger and ledger[0].tokens == tokens.estimate(text) and ledger[0].prompt_hash
 
