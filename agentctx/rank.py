@@ -47,24 +47,25 @@ def idf(n_docs: int, df: int) -> float:
     return math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) ** IDF_EXPONENT
 
 
-def bm25f(doc: DocTerms, stems: list[str], corpus: Corpus) -> tuple[float, list[str]]:
-    """(BM25F score, the query stems the record contains)."""
+def bm25f(doc: DocTerms, stems: list[str], corpus: Corpus) -> "tuple[float, dict[str, float]]":
+    """(BM25F score, the query stems the record contains, each with the weight of the best field it is in)."""
     avg = TITLE_WEIGHT * corpus.avg_title + BODY_WEIGHT * corpus.avg_body or 1.0
     length = TITLE_WEIGHT * doc.title_len + BODY_WEIGHT * doc.body_len
     norm = K1 * (1 - B + B * length / avg)
     total = 0.0
-    matched = []
+    matched: "dict[str, float]" = {}
     weights = corpus.weight
     for stem in stems:
         tf = TITLE_WEIGHT * doc.title.get(stem, 0) + BODY_WEIGHT * doc.body.get(stem, 0)
         if tf:
-            matched.append(stem)
+            matched[stem] = TITLE_WEIGHT if stem in doc.title else BODY_WEIGHT
             total += weights[stem] * tf * (K1 + 1) / (tf + norm)
     return total, matched
 
 
-def relevance(matched: list[str], n_query: int, specific: dict[str, float]) -> float:
-    """How surely a record is about the query: the specificity of the query words it shares.
+def relevance(matched: "dict[str, float]", n_query: int, specific: dict[str, float]) -> float:
+    """How surely a record is about the query: the specificity of the query words it shares, a word in the title
+    counting TITLE_WEIGHT times (as in BM25F: a title says what the record is about).
 
     Generic words ("add", "fix", "run") are shared by unrelated text; words rare in general software text are
     not. A record must share at least two telling (not generic) words with the query, unless it has only one.
@@ -72,7 +73,7 @@ def relevance(matched: list[str], n_query: int, specific: dict[str, float]) -> f
     telling = [s for s in matched if specific.get(s, 1.0) >= TELLING]
     if len(telling) < min(MIN_SHARED, n_query):
         return 0.0
-    return sum(specific.get(s, 1.0) for s in matched)
+    return sum(specific.get(s, 1.0) * weight for s, weight in matched.items())
 
 
 # Word specificity: background idf, looked up in the sorted stem list of agentctx.background.

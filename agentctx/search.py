@@ -34,8 +34,11 @@ MAX_TERMS = 64
 # its follow-up): each of the best hits lends this share of its score to its session neighbours.
 NEIGHBOUR_WEIGHT = 0.5
 DEFAULT_FLOOR = 0.0
-# UserPromptSubmit injects only what clears this relevance: an unrelated prompt should inject nothing.
-PROMPT_FLOOR = 0.6
+# UserPromptSubmit injects only what clears this relevance: an unrelated prompt should inject nothing. Set where
+# at most 10% of ordinary unrelated requests inject anything (bench/injection.py; docs/benchmarks.md).
+PROMPT_FLOOR = 1.0
+# The LIKE rung knows only the share of query terms a record contains: a floor means at most this share there.
+LIKE_SHARE_MAX = 0.6
 
 
 def recency(record: Record, now: datetime) -> float:
@@ -157,7 +160,7 @@ def _candidate_terms(terms: list[str], term_stems: list[str], df: dict[str, int]
     return chosen
 
 
-def _score_all(records_: list[Record], stems: list[str], corpus: rank.Corpus) -> dict[str, tuple[float, list[str]]]:
+def _score_all(records_: list[Record], stems: list[str], corpus: rank.Corpus) -> "dict[str, tuple[float, dict[str, float]]]":
     analyzed = text.analyze([(r.title, r.body) for r in records_], stems)
     return {r.id: rank.bm25f(doc, stems, corpus) for r, doc in zip(records_, analyzed)}
 
@@ -177,7 +180,8 @@ def _like_search(conn: sqlite3.Connection, terms: list[str], project_id: str, ty
     rows = retrieval.like(conn, terms, project_id, types=types, history=history, scope=scope,
                           limit=max(limit * CANDIDATE_FACTOR, 20))
     # Without the index there are no word statistics: relevance is the share of query terms a record contains.
+    share_floor = min(floor, LIKE_SHARE_MAX)
     hits = [SearchHit(r, n / len(terms) * prior(r, now), n / len(terms), "like-search") for r, n in rows
-            if n / len(terms) >= floor]
+            if n / len(terms) >= share_floor]
     hits.sort(key=lambda h: (-h.score, h.record.id))
     return SearchResult(tuple(hits[:limit]), "like-search", tuple(terms))

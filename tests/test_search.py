@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from agentctx import db, search
+from agentctx import db, rank, search
 from agentctx.models import NewRecord
 from agentctx.store import records, retrieval
 
@@ -176,6 +176,15 @@ def test_relevance_floor_drops_weak_matches(corpus):
     assert search.search(corpus, "auth tokens rotate", P, floor=strongest + 0.01).hits == ()
 
 
+def test_title_words_count_double_in_relevance():
+    specific = {"grpc": 0.8, "servic": 0.3, "intern": 0.4}
+    body_only = rank.relevance({"grpc": rank.BODY_WEIGHT, "servic": rank.BODY_WEIGHT}, 3, specific)
+    in_title = rank.relevance({"grpc": rank.TITLE_WEIGHT, "servic": rank.BODY_WEIGHT}, 3, specific)
+    assert body_only == pytest.approx(1.1) and in_title == pytest.approx(1.9)
+    # Still two telling words at least: one word in the title is not enough, however specific.
+    assert rank.relevance({"grpc": rank.TITLE_WEIGHT}, 3, specific) == 0.0
+
+
 def test_a_whole_title_match_clears_the_prompt_floor(corpus):
     hit = search.search(corpus, "Use gRPC for internal services", P).hits[0]
     assert hit.relevance >= search.PROMPT_FLOOR
@@ -234,6 +243,15 @@ def test_rung4_like_search_without_the_fts_table(corpus):
     assert all(h.degraded == "like-search" for h in result.hits)
     assert titles(result)[0] == "Use gRPC for internal services"
     assert "Added after the index went away" in titles(result)
+
+
+def test_rung4_applies_the_prompt_floor_as_a_share_of_the_terms(corpus):
+    drop_fts(corpus)
+    # The prompt floor is in specificity units; on this rung it means at most LIKE_SHARE_MAX of the terms.
+    two_of_three = search.search(corpus, "grpc internal kubernetes", P, floor=search.PROMPT_FLOOR)
+    assert search.PROMPT_FLOOR > search.LIKE_SHARE_MAX and 1 / 3 < search.LIKE_SHARE_MAX <= 2 / 3
+    assert titles(two_of_three)[0] == "Use gRPC for internal services"
+    assert search.search(corpus, "grpc kubernetes helm", P, floor=search.PROMPT_FLOOR).hits == ()
 
 
 def test_rung4_when_fts5_is_unavailable(corpus, monkeypatch):
