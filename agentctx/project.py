@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from .frozen import record_type
+from .models import record_type
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

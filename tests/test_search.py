@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from agentctx import db, rank, search
+from agentctx import db, search
 from agentctx.models import NewRecord
 from agentctx.store import records, retrieval
 
@@ -178,11 +178,11 @@ def test_relevance_floor_drops_weak_matches(corpus):
 
 def test_title_words_count_double_in_relevance():
     specific = {"grpc": 0.8, "servic": 0.3, "intern": 0.4}
-    body_only = rank.relevance({"grpc": rank.BODY_WEIGHT, "servic": rank.BODY_WEIGHT}, 3, specific)
-    in_title = rank.relevance({"grpc": rank.TITLE_WEIGHT, "servic": rank.BODY_WEIGHT}, 3, specific)
+    body_only = search.relevance({"grpc": search.BODY_WEIGHT, "servic": search.BODY_WEIGHT}, 3, specific)
+    in_title = search.relevance({"grpc": search.TITLE_WEIGHT, "servic": search.BODY_WEIGHT}, 3, specific)
     assert body_only == pytest.approx(1.1) and in_title == pytest.approx(1.9)
     # Still two telling words at least: one word in the title is not enough, however specific.
-    assert rank.relevance({"grpc": rank.TITLE_WEIGHT}, 3, specific) == 0.0
+    assert search.relevance({"grpc": search.TITLE_WEIGHT}, 3, specific) == 0.0
 
 
 def test_a_whole_title_match_clears_the_prompt_floor(corpus):

@@ -9,7 +9,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NoReturn
 
-from ..frozen import record_type
+from ..models import record_type
 
 # Only json/os/sys and the tuple factory here: a hook process pays for every import on every prompt. Handler
 # modules load lazily.
@@ -27,7 +27,7 @@ STDIN_LIMIT = 16 * 1024 * 1024  # a PostToolUse payload carries tool output; any
 STDIN_WAIT_S = 5.0
 
 
-# An immutable tuple with named fields (agentctx.frozen) rather than a frozen dataclass: `dataclasses` pulls in
+# An immutable tuple with named fields (models.record_type) rather than a frozen dataclass: `dataclasses` pulls in
 # `inspect`, about 8 ms of imports on every hook process (measured: bench/hooks.py).
 _FIELDS = ("session_id", "transcript_path", "cwd", "event_name", "source", "prompt", "tool_name", "tool_input",
            "tool_response", "trigger", "reason", "stop_hook_active")

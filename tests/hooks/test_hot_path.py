@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # (`dataclasses` pulls in `inspect`). -S keeps site (and an editable install's import hook) out of the picture.
 HEAVY = ("dataclasses", "inspect", "typing", "pathlib", "hashlib", "threading", "contextlib", "tempfile",
          "__future__", "select", "agentctx.cli", "agentctx.errors", "agentctx.store.records", "agentctx.migrations",
-         "agentctx.project", "agentctx.digest")
+         "agentctx.project", "agentctx.digest", "agentctx.background")
 CODE = """
 import io, json, sys
 sys.path.insert(0, {root!r})
@@ -41,7 +41,7 @@ def test_an_injecting_prompt_loads_no_heavy_module(add, repo):
     got = _run("user-prompt-submit", {"session_id": "s1", "cwd": str(repo), "prompt": "sqlite storage and WAL"})
     assert "[decision] Storage decision" in got["output"]
     assert [m for m in HEAVY if m in got["modules"]] == []
-    assert "agentctx.search" in got["modules"] and "agentctx.porter" in got["modules"]
+    assert "agentctx.search" in got["modules"] and "agentctx.text" in got["modules"]
 
 
 def test_session_start_with_a_digest_loads_no_heavy_module_and_no_sqlite(add, repo):

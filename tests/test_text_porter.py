@@ -5,7 +5,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-from agentctx import porter, text
+from agentctx import text
 
 LETTERS = "aeiouybcdlmnrstwxz0"
 
@@ -34,14 +34,14 @@ def test_stems_equal_fts5_porter_on_a_large_vocabulary():
     words = _vocabulary()
     assert len(words) > 20_000
     expected = _fts5_stems(words)
-    wrong = [(w, expected[w], porter.stem(w)) for w in words if porter.stem(w) != expected[w]]
+    wrong = [(w, expected[w], text.porter_stem(w)) for w in words if text.porter_stem(w) != expected[w]]
     assert wrong == []
 
 
 def test_a_stem_differs_from_its_word_only_in_its_last_letter():
     # text._Counter relies on this to stem only the tokens that start with a wanted stem minus its last letter.
     words = _vocabulary()
-    assert [w for w in words if not w.startswith(porter.stem(w)[:-1]) or len(porter.stem(w)) > len(w)] == []
+    assert [w for w in words if not w.startswith(text.porter_stem(w)[:-1]) or len(text.porter_stem(w)) > len(w)] == []
 
 
 def test_ascii_analysis_equals_the_fts5_analysis():

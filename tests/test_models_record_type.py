@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from agentctx.frozen import record_type
+from agentctx.models import record_type
 
 Point = record_type("Point", "x y label", defaults=("none",))
 
