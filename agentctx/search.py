@@ -40,8 +40,11 @@ PIN_WEIGHT = 1.5
 HALF_LIFE_DAYS = {"decision": None, "convention": None, "profile": None, "preference": 180.0,
                   "discovery": 60.0, "bugfix": 60.0, "handover": 14.0}
 RECENCY_FLOOR = 0.5
+# Candidates scored per search: 4 per requested hit, at least 32 (the prompt hook asks for 6). Candidates are chosen
+# by the idf of the selective terms they contain; a pool wider than BM25's own candidates would need keeps what
+# the full ranking would show (measured in docs/benchmarks.md).
 CANDIDATE_FACTOR = 4
-POOL_MIN = 20
+POOL_MIN = 32
 # A term in more than this share of the store (and more than COMMON_MIN records) does not generate candidates.
 COMMON_SHARE = 0.05
 COMMON_MIN = 50
@@ -122,17 +125,28 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
     for token, stem in zip(tokens, all_stems):
         word_of.setdefault(stem, token)
         stem_of.setdefault(token, stem)
-    # Common terms come from the statistics consolidation keeps; the others are counted (cheap: they are rare).
+    # Common terms' counts come from the statistics consolidation keeps; the others' posting lists are read (cheap:
+    # they are rare, and capped), which counts them too.
     df = retrieval.cached_doc_freqs(conn, stems)
-    uncounted = {s: w for s, w in word_of.items() if s not in df}
-    df.update(retrieval.doc_freqs_capped(conn, uncounted, max(MATCH_ROWS, int(COMMON_SHARE * n_docs))))
+    cap = max(MATCH_ROWS, int(COMMON_SHARE * n_docs))
+    postings = retrieval.term_rows(conn, {s: w for s, w in word_of.items() if s not in df}, cap)
+    df.update((s, len(rows)) for s, rows in postings.items())
     corpus = Corpus.build(n_docs, avg_title, avg_body, df, Counter(all_stems))
-    # Candidates come from FTS5 on the query's selective terms; the ranking is ours (BM25F over all terms).
-    rows = retrieval.fts(conn, text.or_query(_candidate_terms(terms, [stem_of[t] for t in terms], df, n_docs)), project_id,
-                         types=types, history=history, scope=scope, limit=max(limit * CANDIDATE_FACTOR, POOL_MIN))
+    chosen = list(dict.fromkeys(stem_of[t] for t in _candidate_terms(terms, [stem_of[t] for t in terms], df, n_docs)))
+    postings.update(retrieval.term_rows(conn, {s: word_of[s] for s in chosen if s not in postings}, cap))
+    # Candidates: the rows matching the selective terms, most idf-weighted selective terms first, newest first among
+    # equals; the ranking is ours (BM25F over all terms). FTS5's own bm25() would cost ~2 µs per matching row.
+    coverage: dict[int, float] = {}
+    for stem in chosen:
+        weight = corpus.weight.get(stem, 0.0)
+        for rid in postings[stem]:
+            coverage[rid] = coverage.get(rid, 0.0) + weight
+    ranked = sorted(coverage, key=lambda rid: (-coverage[rid], -rid))
+    rows = retrieval.in_order(conn, ranked, project_id, types=types, history=history, scope=scope,
+                              limit=max(limit * CANDIDATE_FACTOR, POOL_MIN))
     if not rows:
         return SearchResult(terms=tuple(terms))
-    found = {record.id: record for record, _ in rows}
+    found = {record.id: record for record in rows}
     own = _score_all(list(found.values()), stems, corpus)
     bonus: dict[str, float] = {}
     if NEIGHBOUR_WEIGHT and not history:
@@ -162,10 +176,10 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
 
 
 def _candidate_terms(terms: list[str], term_stems: list[str], df: dict[str, int], n_docs: int) -> list[str]:
-    """The terms worth asking FTS5 for, rarest first, until they would match about MATCH_ROWS records.
+    """The terms whose matching rows become candidates, rarest first, until they would match about MATCH_ROWS rows.
 
-    FTS5 must compute BM25 for every row a term matches; common terms match thousands of rows while adding almost
-    nothing to any score, so they count in the scoring but do not generate candidates.
+    Common terms match thousands of rows while adding almost nothing to any score: they count in the scoring but
+    do not generate candidates.
     """
     by_rarity = sorted(zip(terms, term_stems), key=lambda ts: df.get(ts[1], 0))
     chosen: list[str] = []
@@ -259,42 +273,44 @@ def relevance(matched: "dict[str, float]", n_query: int, specific: dict[str, flo
 # Word specificity: background idf, from agentctx/background.txt (built by tools/build_background.py): a header of
 # "# documents N" and "# scale S" lines, then "stem<TAB>bucket" lines sorted by stem, bucket = round(S * ln(df)).
 BACKGROUND_FILE = "background.txt"
-_table: "tuple[str, float, float] | None" = None
+_table: "tuple[bytes, float, float] | None" = None
 
 
-def _load() -> "tuple[str, float, float]":
-    """(the stem lines as one newline-framed string, N, scale). A data file rather than a module: reading 53 KB
-    costs a prompt hook far less than importing it, and the lines stay one string (splitting 5,600 of them costs
-    ~0.4 ms; a lookup ~20 µs)."""
+def _load() -> "tuple[bytes, float, float]":
+    """(the stem lines as one newline-framed bytes object, N, scale). A data file rather than a module: reading 53 KB
+    costs a prompt hook far less than importing it; bytes, because decoding text with a few non-ASCII stems costs
+    ~0.15 ms and UTF-8 sorts as the stems do; one object, because splitting 5,600 lines costs ~0.4 ms and a lookup
+    ~10 µs."""
     global _table
     if _table is None:
         import os
 
-        with open(os.path.join(os.path.dirname(__file__), BACKGROUND_FILE), encoding="utf-8") as fh:
+        with open(os.path.join(os.path.dirname(__file__), BACKGROUND_FILE), "rb") as fh:
             data = fh.read()
-        header: dict[str, str] = {}
+        header: dict[bytes, bytes] = {}
         body = 0
-        while data.startswith("#", body):
-            end = data.index("\n", body)
-            key, _, value = data[body + 1:end].strip().partition(" ")
+        while data.startswith(b"#", body):
+            end = data.index(b"\n", body)
+            key, _, value = data[body + 1:end].strip().partition(b" ")
             header[key] = value
             body = end + 1
-        _table = ("\n" + data[body:].rstrip("\n") + "\n", float(header["documents"]), float(header["scale"]))
+        _table = (b"\n" + data[body:].rstrip(b"\n") + b"\n", float(header[b"documents"]), float(header[b"scale"]))
     return _table
 
 
-def _find(table: str, stem: str) -> int:
+def _find(table: bytes, stem: str) -> int:
     """The bucket of `stem` in the sorted, newline-framed "stem<TAB>bucket" lines, or -1: a binary search on the
-    string ("\t" sorts before every character a stem has, so the lines sort as their stems do)."""
+    bytes ("\t" sorts before every character a stem has, so the lines sort as their stems do)."""
+    key = stem.encode("utf-8")
     lo, hi = 0, len(table) - 1  # both are framing newlines; the lines still in play lie between them
     while lo < hi:
-        start = table.rfind("\n", lo, (lo + hi) // 2 + 1)  # the newline opening the line at the middle
-        end = table.find("\n", start + 1)
-        tab = table.find("\t", start + 1, end)
+        start = table.rfind(b"\n", lo, (lo + hi) // 2 + 1)  # the newline opening the line at the middle
+        end = table.find(b"\n", start + 1)
+        tab = table.find(b"\t", start + 1, end)
         word = table[start + 1:tab]
-        if word == stem:
+        if word == key:
             return int(table[tab + 1:end])
-        if word < stem:
+        if word < key:
             lo = end
         else:
             hi = start

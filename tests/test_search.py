@@ -265,7 +265,7 @@ def test_rung4_when_the_index_is_broken(corpus, monkeypatch):
     def broken(*args, **kwargs):
         raise sqlite3.OperationalError("fts5: corrupt structure")
 
-    monkeypatch.setattr(retrieval, "fts", broken)
+    monkeypatch.setattr(retrieval, "term_rows", broken)
     assert search.search(corpus, "auth tokens", P).degraded == "like-search"
 
 
@@ -332,6 +332,6 @@ def test_a_corrupt_index_degrades_instead_of_raising(corpus, monkeypatch):
     def corrupt(*args, **kwargs):
         raise sqlite3.DatabaseError("database disk image is malformed")
 
-    monkeypatch.setattr(retrieval, "fts", corrupt)
+    monkeypatch.setattr(retrieval, "term_rows", corrupt)
     assert search.search(corpus, "auth tokens", P).degraded == "like-search"
 

@@ -1,4 +1,5 @@
-"""Retrieval queries: FTS5 BM25 candidates, the LIKE fallback, pinned records, and term statistics."""
+"""Retrieval queries: posting lists of query terms, candidates in rank order, the LIKE fallback, pinned records,
+term statistics."""
 
 import sqlite3
 from collections.abc import Iterable, Sequence  # loaded by sqlite3 already: free at run time
@@ -7,9 +8,6 @@ from ..models import Record
 from ..text import varints
 from . import COLUMNS, CURRENT, VISIBLE, to_record
 
-# Title matches count more than body matches: titles are what a record is about.
-TITLE_WEIGHT = 2.0
-BODY_WEIGHT = 1.0
 _R_COLUMNS = ", ".join(f"r.{c.strip()}" for c in COLUMNS.split(","))
 _R_VISIBLE = VISIBLE.replace("project_id", "r.project_id").replace("r.r.", "r.")
 
@@ -33,66 +31,37 @@ def _filters(project_id: str | None, types: Sequence[str], history: bool, scope:
     return " AND ".join(clauses), args
 
 
-# How many of the best-ranked matches the filter-later path looks at before falling back, in multiples of `limit`.
-FTS_POOL = 4
-
-
-def fts(conn: sqlite3.Connection, match: str, project_id: str, *, types: Sequence[str] = (), history: bool = False,
-        scope: str | None = None, limit: int = 50) -> list[tuple[Record, float]]:
-    """Records matching the FTS5 expression, best BM25 first, as (record, bm25) with bm25 > 0 meaning better."""
+def in_order(conn: sqlite3.Connection, rowids: Sequence[int], project_id: str, *, types: Sequence[str] = (),
+             history: bool = False, scope: str | None = None, limit: int = 50) -> list[Record]:
+    """The first `limit` records among `rowids` (in that order) that are visible, current unless `history`, and of
+    the requested types and scope: fetched a batch at a time, so a store of one project reads one batch."""
     where, args = _filters(project_id, types, history, scope)
-    if not types and scope != "global" and _one_namespace(conn, project_id):
-        # Rank the index alone and filter only the best rows: joining every matching row to `records` just to
-        # filter it costs more than ranking them all (~2 µs a row, thousands of rows). When the store holds no
-        # other project's current records, the winners are nearly always the first `limit`; with other projects
-        # the join is cheaper (BM25 runs only on the rows it keeps). Ties go by rowid on both paths.
-        found = _fts_then_filter(conn, match, where, args, limit)
-        if found is not None:
-            return found
-    # Rank row ids only, then fetch the winners: a sorter holding whole records (bodies included) for every
-    # matching row is what made large stores slow.
-    sql = (
-        f"WITH best AS (SELECT r.rowid AS rid, bm25(records_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}) AS rank "
-        f"FROM records_fts JOIN records r ON r.rowid = records_fts.rowid "
-        f"WHERE records_fts MATCH ? AND {where} ORDER BY rank, r.rowid LIMIT ?) "
-        f"SELECT {_R_COLUMNS}, -best.rank FROM best JOIN records r ON r.rowid = best.rid ORDER BY best.rank, best.rid"
-    )
-    rows = conn.execute(sql, [match, *args, limit]).fetchall()
-    return [(to_record(row), float(row[20])) for row in rows]
-
-
-def _one_namespace(conn: sqlite3.Connection, project_id: str) -> bool:
-    """Whether every current record belongs to `project_id` or the global namespace: index seeks, no scan."""
-    low = conn.execute("SELECT min(project_id) FROM records WHERE superseded_at IS NULL").fetchone()[0]
-    if low is None:
-        return True
-    allowed = (project_id, "_global")
-    while low in allowed:  # at most twice: the next project id above each allowed one
-        low = conn.execute("SELECT min(project_id) FROM records WHERE superseded_at IS NULL AND project_id > ?",
-                           (low,)).fetchone()[0]
-        if low is None:
-            return True
-    return False
-
-
-def _fts_then_filter(conn: sqlite3.Connection, match: str, where: str, args: list[object],
-                     limit: int) -> list[tuple[Record, float]] | None:
-    """The best `limit` rows passing `where` among the FTS_POOL * limit best matches; None when too few pass."""
-    pool = FTS_POOL * limit
-    ranked = conn.execute(
-        f"SELECT rowid, bm25(records_fts, {TITLE_WEIGHT}, {BODY_WEIGHT}) AS bm FROM records_fts "
-        "WHERE records_fts MATCH ? ORDER BY bm, rowid LIMIT ?", (match, pool)).fetchall()
-    out: list[tuple[Record, float]] = []
-    for batch in (ranked[:limit], ranked[limit:]):
-        if not batch:
-            break
+    out: list[Record] = []
+    start = 0
+    while len(out) < limit and start < len(rowids):
+        batch = list(rowids[start:start + max(limit, 32)])
+        start += len(batch)
         rows = {row[20]: row for row in conn.execute(
             f"SELECT {_R_COLUMNS}, r.rowid FROM records r WHERE r.rowid IN ({','.join('?' * len(batch))}) AND {where}",
-            [rid for rid, _ in batch] + args)}
-        out.extend((to_record(rows[rid]), -bm) for rid, bm in batch if rid in rows)
-        if len(out) >= limit:
-            return out[:limit]
-    return out if len(ranked) < pool else None  # every match seen, or too few of the best pass the filters
+            [*batch, *args])}
+        out.extend(to_record(rows[rid]) for rid in batch if rid in rows)
+    return out[:limit]
+
+
+def term_rows(conn: sqlite3.Connection, words: dict[str, str], cap: int) -> dict[str, list[int]]:
+    """For each stem (-> one query word with that stem), the row ids of the index rows matching the word, newest
+    first, at most `cap` + 1 of them: its posting list, which also gives its document frequency up to the cap.
+
+    fts5vocab computes a term's count by walking its whole posting list, which for a common word in a large store
+    costs milliseconds on a cold cache; a LIMIT stops early, and past the cap the exact number hardly changes a
+    score. Index-wide: across namespaces and history.
+    """
+    out: dict[str, list[int]] = {}
+    for stem, word in words.items():
+        out[stem] = [rid for (rid,) in conn.execute(
+            "SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+            ('"' + word.replace('"', '""') + '"', cap + 1))]
+    return out
 
 
 def like(conn: sqlite3.Connection, terms: Sequence[str], project_id: str, *, types: Sequence[str] = (),
@@ -143,23 +112,6 @@ def session_neighbours(conn: sqlite3.Connection, records_: Sequence[Record],
         before = conn.execute(prev_sql, (record.session_id, record.id, project_id)).fetchone()
         after = conn.execute(next_sql, (record.session_id, record.id, project_id)).fetchone()
         out[record.id] = (to_record(before) if before else None, to_record(after) if after else None)
-    return out
-
-
-def doc_freqs_capped(conn: sqlite3.Connection, terms: dict[str, str], cap: int) -> dict[str, int]:
-    """How many records contain each term, counted up to `cap` + 1 (stem -> count; `terms` maps stem -> a word).
-
-    fts5vocab computes a term's count by walking its whole posting list, which for a common word in a large store
-    costs milliseconds on a cold cache; counting matches with a LIMIT stops early, and past the cap the exact
-    number hardly changes a score.
-    """
-    out: dict[str, int] = {}
-    for stem, word in terms.items():
-        row = conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ? LIMIT ?)",
-            ('"' + word.replace('"', '""') + '"', cap + 1),
-        ).fetchone()
-        out[stem] = int(row[0])
     return out
 
 

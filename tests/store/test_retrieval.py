@@ -1,4 +1,4 @@
-"""FTS candidates: the filter-later path and the join path choose the same records in the same order."""
+"""Retrieval queries: posting lists, candidates in rank order under the visibility rules, term statistics."""
 
 from __future__ import annotations
 
@@ -22,48 +22,63 @@ def _fill(conn, new, *, other_share: float, superseded_share: float) -> None:
             records.supersede(conn, record.id, record.project_id, body=body + " revised")
 
 
-def _join_path(conn, match, limit, **kw):
-    """The join path alone: the filter-later path disabled."""
-    original = retrieval._one_namespace
-    retrieval._one_namespace = lambda conn, project_id: False
-    try:
-        return retrieval.fts(conn, match, P, limit=limit, **kw)
-    finally:
-        retrieval._one_namespace = original
+def _visible(conn, rowid, *, history=False, scope=None, types=()):
+    """The reference rule, record by record: what in_order must keep."""
+    row = conn.execute("SELECT project_id, scope, superseded_at, type FROM records WHERE rowid = ?", (rowid,)).fetchone()
+    project_id, record_scope, superseded_at, type_ = row
+    if superseded_at is not None and not history:
+        return False
+    if types and type_ not in types:
+        return False
+    if scope == "global":
+        return project_id == "_global" and record_scope == "global"
+    if scope == "project":
+        return project_id == P
+    return project_id == P or (project_id == "_global" and record_scope == "global")
 
 
-def _same(conn, *, expect_one_namespace: bool) -> None:
-    assert retrieval._one_namespace(conn, P) is expect_one_namespace
-    for query in ("cache", "sqlite OR token", "hook OR digest OR parser", "router"):
-        for limit in (1, 5, 12, 48):
-            for kw in ({}, {"history": True}, {"scope": "project"}):
-                fast = retrieval.fts(conn, query, P, limit=limit, **kw)
-                assert fast == _join_path(conn, query, limit, **kw)
-                assert len(fast) <= limit
+def _check_in_order(conn):
+    rng = random.Random(5)
+    rowids = [r for (r,) in conn.execute("SELECT rowid FROM records")]
+    for _ in range(20):
+        ranked = rng.sample(rowids, len(rowids))
+        for limit in (1, 5, 32, 200):
+            for kw in ({}, {"history": True}, {"scope": "project"}, {"types": ("discovery",)}):
+                got = [r.id for r in retrieval.in_order(conn, ranked, P, limit=limit, **kw)]
+                want = [conn.execute("SELECT id FROM records WHERE rowid = ?", (rid,)).fetchone()[0]
+                        for rid in ranked if _visible(conn, rid, **kw)][:limit]
+                assert got == want
 
 
-def test_one_namespace_store_gives_the_join_paths_results(conn, new):
+def test_in_order_keeps_the_rank_order_and_the_visibility_rules(conn, new):
     _fill(conn, new, other_share=0.0, superseded_share=0.1)
-    _same(conn, expect_one_namespace=True)
+    _check_in_order(conn)
 
 
-def test_mostly_superseded_store_falls_back_to_the_join(conn, new):
-    _fill(conn, new, other_share=0.0, superseded_share=0.9)
-    _same(conn, expect_one_namespace=True)
+def test_in_order_reads_past_batches_of_invisible_rows(conn, new):
+    _fill(conn, new, other_share=0.8, superseded_share=0.5)  # most rows belong to Q or are history
+    _check_in_order(conn)
 
 
-def test_other_projects_take_the_join_path(conn, new):
-    _fill(conn, new, other_share=0.5, superseded_share=0.1)
-    _same(conn, expect_one_namespace=False)
-    assert retrieval._one_namespace(conn, Q) is False
+def test_in_order_shows_global_records_but_not_other_projects(conn, new):
+    own = records.insert(conn, new(title="Use SQLite", body="One file"))[0]
+    shared = records.insert(conn, new(type_="preference", title="Tabs", body="Tabs over spaces", scope="global"))[0]
+    other = records.insert(conn, new(title="Use SQLite", body="One file", project_id=Q))[0]
+    rowid = {rid: r for r, rid in conn.execute("SELECT rowid, id FROM records")}
+    ranked = [rowid[other.id], rowid[shared.id], rowid[own.id]]
+    assert [r.id for r in retrieval.in_order(conn, ranked, P)] == [shared.id, own.id]
+    assert [r.id for r in retrieval.in_order(conn, ranked, P, scope="global")] == [shared.id]
 
 
-def test_global_records_do_not_count_as_another_namespace(conn, new):
-    records.insert(conn, new(type_="preference", title="Tabs", body="Tabs over spaces", scope="global"))
-    records.insert(conn, new(title="Use SQLite", body="One file"))
-    assert retrieval._one_namespace(conn, P) is True
-    records.insert(conn, new(title="Use SQLite", body="One file", project_id=Q))
-    assert retrieval._one_namespace(conn, P) is False
+def test_term_rows_are_posting_lists_newest_first_and_capped(conn, new):
+    for i in range(12):
+        records.insert(conn, new(title=f"Caching rule {i}", body="entries are cached" if i % 2 else "nothing here"))
+    rows = retrieval.term_rows(conn, {"cach": "caching", "entri": "entries", "zzz": 'zz"z'}, cap=100)
+    everything = [r for (r,) in conn.execute("SELECT rowid FROM records ORDER BY rowid DESC")]
+    assert rows["cach"] == everything  # every title has "Caching": stems match inflections
+    assert rows["entri"] == [r for r in everything if r % 2 == 0]  # rowids 2, 4, ... hold the odd i
+    assert rows["zzz"] == []  # a quote in a term is a literal, not FTS5 syntax
+    assert retrieval.term_rows(conn, {"cach": "cache"}, cap=4)["cach"] == everything[:5]  # cap + 1: "more than cap"
 
 
 def test_term_stats_hold_the_common_terms_and_search_reads_them(tmp_path):
