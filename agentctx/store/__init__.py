@@ -19,13 +19,12 @@ VISIBLE = "(project_id = ? OR (project_id = '_global' AND scope = 'global'))"
 CURRENT = "superseded_at IS NULL"
 
 
-def to_record(row: sqlite3.Row | Sequence[object]) -> Record:
+def to_record(row: "sqlite3.Row | Sequence[object]") -> Record:
     (rid, project_id, type_, title, body, scope, pinned, confidence, reinforce_count, valid_from, recorded_at,
      superseded_at, superseded_by, access_count, last_accessed, score, drift, source, session_id, pending) = tuple(row)[:20]
+    # Positional, in schema order: keyword construction costs ~10 µs a record, and the prompt hook reads dozens.
     return Record(
-        id=rid, project_id=project_id, type=type_, title=title, body=body, scope=scope or "project",
-        pinned=bool(pinned), confidence=confidence or "inferred", reinforce_count=reinforce_count or 0,
-        valid_from=valid_from, recorded_at=recorded_at, superseded_at=superseded_at, superseded_by=superseded_by,
-        access_count=access_count or 0, last_accessed=last_accessed, score=1.0 if score is None else float(score),
-        claudemd_drift_score=float(drift or 0.0), source=source, session_id=session_id, pending_embedding=bool(pending),
+        rid, project_id, type_, title, body, scope or "project", bool(pinned), confidence or "inferred",
+        reinforce_count or 0, valid_from, recorded_at, superseded_at, superseded_by, access_count or 0,
+        last_accessed, 1.0 if score is None else float(score), float(drift or 0.0), source, session_id, bool(pending),
     )
