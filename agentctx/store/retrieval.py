@@ -34,18 +34,32 @@ def _filters(project_id: str | None, types: Sequence[str], history: bool, scope:
 def in_order(conn: sqlite3.Connection, rowids: Sequence[int], project_id: str, *, types: Sequence[str] = (),
              history: bool = False, scope: str | None = None, limit: int = 50) -> list[Record]:
     """The first `limit` records among `rowids` (in that order) that are visible, current unless `history`, and of
-    the requested types and scope: fetched a batch at a time, so a store of one project reads one batch."""
+    the requested types and scope. The best rows are read whole at once: in a store of one project that is all.
+    When too few of them pass (other projects' records, history), the rest are filtered by id first, then only the
+    rows needed are read: three queries at most, however many rows other projects hold."""
     where, args = _filters(project_id, types, history, scope)
-    out: list[Record] = []
-    start = 0
-    while len(out) < limit and start < len(rowids):
-        batch = list(rowids[start:start + max(limit, 32)])
-        start += len(batch)
-        rows = {row[20]: row for row in conn.execute(
-            f"SELECT {_R_COLUMNS}, r.rowid FROM records r WHERE r.rowid IN ({','.join('?' * len(batch))}) AND {where}",
-            [*batch, *args])}
-        out.extend(to_record(rows[rid]) for rid in batch if rid in rows)
-    return out[:limit]
+    head = list(rowids[:max(limit, 32)])
+    out = _read_in_order(conn, head, where, args)
+    if len(out) >= limit or len(head) == len(rowids):
+        return out[:limit]
+    rest = rowids[len(head):]
+    passing: set[int] = set()
+    for i in range(0, len(rest), 900):  # under SQLite's smallest limit on bound parameters
+        chunk = list(rest[i:i + 900])
+        passing.update(rid for (rid,) in conn.execute(
+            f"SELECT r.rowid FROM records r WHERE r.rowid IN ({','.join('?' * len(chunk))}) AND {where}",
+            [*chunk, *args]))
+    wanted = [rid for rid in rest if rid in passing][:limit - len(out)]
+    return out + _read_in_order(conn, wanted, where, args)
+
+
+def _read_in_order(conn: sqlite3.Connection, rowids: list[int], where: str, args: list[object]) -> list[Record]:
+    if not rowids:
+        return []
+    rows = {row[20]: row for row in conn.execute(
+        f"SELECT {_R_COLUMNS}, r.rowid FROM records r WHERE r.rowid IN ({','.join('?' * len(rowids))}) AND {where}",
+        [*rowids, *args])}
+    return [to_record(rows[rid]) for rid in rowids if rid in rows]
 
 
 def term_rows(conn: sqlite3.Connection, words: dict[str, str], cap: int) -> dict[str, list[int]]:

@@ -96,3 +96,12 @@ def test_term_stats_hold_the_common_terms_and_search_reads_them(tmp_path):
     stats = retrieval.cached_doc_freqs(conn, ["cach", "expir", "rare"])
     assert stats == {"cach": 30, "expir": 30}  # "rarely" is in one record: not a common term
     assert [h.record.id for h in search.search(conn, "cache expire rarely", "p" * 64).hits] == before
+
+
+def test_in_order_filters_long_rankings_in_chunks(conn, new):
+    for i in range(1000):
+        records.insert(conn, new(title=f"Other project rule {i}", body="x", project_id=Q if i < 990 else P))
+    ranked = [r for (r,) in conn.execute("SELECT rowid FROM records ORDER BY rowid")]  # P's rows come last
+    got = retrieval.in_order(conn, ranked, P, limit=5)
+    assert [r.title for r in got] == [f"Other project rule {i}" for i in range(990, 995)]
+    assert retrieval.in_order(conn, ranked, P, limit=50) == retrieval.in_order(conn, ranked[::-1], P, limit=50)[::-1]
