@@ -47,9 +47,9 @@ def connect(path: "Path | str | None" = None, *, create: bool = False, migrate: 
         _create_private(path)
     conn: sqlite3.Connection | None = None
     try:
+        # `timeout` is SQLite's busy timeout (sqlite3_busy_timeout): no PRAGMA needed.
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         conn.row_factory = sqlite3.Row
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         _prepare(conn, path, migrate)
         return conn
     except sqlite3.Error as exc:
