@@ -43,10 +43,12 @@ now = now_iso(); rows = []
 for i in range({n}):
     title = " ".join(rng.choices(words, weights, k=6)).capitalize()
     body = " ".join(rng.choices(words, weights, k=60))
-    rows.append((ulid(), p.id, types[i % len(types)], title, body, "explicit", now, now, "cli"))
+    # Like a real store: most records come from extraction, a few per session; the rest were added by hand.
+    session = f"session-{{i // 8}}" if i % 5 else None
+    rows.append((ulid(), p.id, types[i % len(types)], title, body, "explicit", now, now, "cli", session))
 conn.execute("BEGIN")
-conn.executemany("INSERT INTO records (id, project_id, type, title, body, confidence, valid_from, recorded_at, source) "
-                 "VALUES (?,?,?,?,?,?,?,?,?)", rows)
+conn.executemany("INSERT INTO records (id, project_id, type, title, body, confidence, valid_from, recorded_at, source, "
+                 "session_id) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
 conn.execute("COMMIT")
 consolidate.run(p)
 """

@@ -105,3 +105,20 @@ def test_in_order_filters_long_rankings_in_chunks(conn, new):
     got = retrieval.in_order(conn, ranked, P, limit=5)
     assert [r.title for r in got] == [f"Other project rule {i}" for i in range(990, 995)]
     assert retrieval.in_order(conn, ranked, P, limit=50) == retrieval.in_order(conn, ranked[::-1], P, limit=50)[::-1]
+
+
+def test_session_neighbours_skip_history_and_other_projects(conn, new):
+    def add(title, session, project=P):
+        return records.insert(conn, new(title=title, body="b", project_id=project, session_id=session))[0]
+
+    a, b = add("a", "s1"), add("b", "s1")
+    hidden = add("hidden", "s1", project=Q)  # another project's record in the same session id
+    old = add("old", "s1")
+    records.supersede(conn, old.id, P, body="changed")  # its successor comes later, in no session
+    c = add("c", "s1")
+    lone = add("lone", "s2")
+    got = retrieval.session_neighbours(conn, [a, b, c, lone, new_free := records.insert(conn, new(title="x"))[0]], P)
+    assert new_free.id not in got  # no session: no neighbours
+    name = {None: None, **{r.id: r.title for r in (a, b, c, lone, hidden)}}
+    pairs = {name[k]: tuple(r.title if r else None for r in v) for k, v in got.items()}
+    assert pairs == {"a": (None, "b"), "b": ("a", "c"), "c": ("b", None), "lone": (None, None)}
