@@ -141,7 +141,8 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
         weight = corpus.weight.get(stem, 0.0)
         for rid in postings[stem]:
             coverage[rid] = coverage.get(rid, 0.0) + weight
-    ranked = sorted(coverage, key=lambda rid: (-coverage[rid], -rid))
+    # Newest first, then (a stable sort) by coverage: C-level keys, no Python call per row.
+    ranked = sorted(sorted(coverage, reverse=True), key=coverage.__getitem__, reverse=True)
     rows = retrieval.in_order(conn, ranked, project_id, types=types, history=history, scope=scope,
                               limit=max(limit * CANDIDATE_FACTOR, POOL_MIN))
     if not rows:
