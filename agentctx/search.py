@@ -1,4 +1,5 @@
-"""Ranked retrieval: FTS5 candidates, BM25F scoring, session neighbours, a prior, a relevance floor, the ladder.
+"""Ranked retrieval: candidates from FTS5 posting lists, BM25F scoring, session neighbours, a prior, a relevance
+floor, the ladder.
 
 Relevance is word specificity: a word is specific when it is rare in general software text (its idf in the
 background corpus, agentctx/background.txt).
@@ -40,9 +41,9 @@ PIN_WEIGHT = 1.5
 HALF_LIFE_DAYS = {"decision": None, "convention": None, "profile": None, "preference": 180.0,
                   "discovery": 60.0, "bugfix": 60.0, "handover": 14.0}
 RECENCY_FLOOR = 0.5
-# Candidates scored per search: 4 per requested hit, at least 32 (the prompt hook asks for 6). Candidates are chosen
-# by the idf of the selective terms they contain; a pool wider than BM25's own candidates would need keeps what
-# the full ranking would show (measured in docs/benchmarks.md).
+# Candidates scored per search: 4 per requested hit, at least 32 (the prompt hook asks for 6). They are chosen by
+# the idf of the selective terms they contain, which needs a wider pool than FTS5's bm25 order would to keep what
+# scoring every matching row would show (measured in docs/benchmarks.md, Hooks).
 CANDIDATE_FACTOR = 4
 POOL_MIN = 32
 # A term in more than this share of the store (and more than COMMON_MIN records) does not generate candidates.
