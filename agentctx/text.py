@@ -142,7 +142,7 @@ class _Counter:
         prefixes = "|".join(re.escape(s[:-1]) for s in sorted(self.wanted))
         # Every token matches; a token starting with a prefix is captured, the others capture "".
         self.tokens = re.compile(f"((?:{prefixes})[a-z0-9]+)|[a-z0-9]+")
-        self.stem_of: "dict[str, str]" = {"": ""}
+        self.stem_of: "dict[str, str]" = {}
 
     def column(self, text: str) -> "tuple[dict[str, int], int]":
         counts: "dict[str, int]" = {}
