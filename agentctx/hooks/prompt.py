@@ -1,6 +1,5 @@
 """UserPromptSubmit: search on the literal prompt, inject the top new records under budget, record it in the ledger."""
 
-import json
 import os
 
 TYPE_CHECKING = False
@@ -36,13 +35,14 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
     try:
         result = search.search(conn, payload.prompt, project_id, limit=SEARCH_LIMIT,
                                floor=search.PROMPT_FLOOR if floor is None else floor)
-        seen = _read_dedup(paths.dedup_file(payload.session_id)) if payload.session_id else set()
+        dedup = paths.dedup_file(payload.session_id) if payload.session_id else None
+        seen = _read_dedup(dedup) if dedup else set()
         fresh = [h for h in result.hits if h.record.id not in seen][: tokens.PROMPT_TOP_K]
         chosen, text = render(fresh)
         if not chosen:
             return None
-        if payload.session_id:
-            _append_dedup(paths.dedup_file(payload.session_id), [h.record.id for h in chosen])
+        if dedup:
+            _append_dedup(dedup, [h.record.id for h in chosen])
         _account(payload, project_id, chosen, tokens.estimate(text))
     finally:
         conn.close()
