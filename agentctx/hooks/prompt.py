@@ -4,14 +4,11 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import sqlite3
-    from pathlib import Path
-
     from ..models import SearchHit
     from . import Payload
 
 HEADER = "Relevant project context (agentctx):"
-SEARCH_LIMIT = 6  # top 3 injected, 3 spare for records already injected this session (pool: 24 candidates)
+SEARCH_LIMIT = 6  # top 3 injected, 3 spare for records already injected this session (pool: 32 candidates)
 UNCONFIRMED = " (unconfirmed pattern)"
 
 

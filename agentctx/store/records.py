@@ -1,7 +1,7 @@
 """Records: validated inserts, reads with namespace rules, bi-temporal supersession, pins, reinforcement."""
 
 import sqlite3
-from collections.abc import Iterable, Sequence  # loaded by sqlite3 already: free at run time
+from collections.abc import Iterable  # loaded by sqlite3 already: free at run time
 
 from ..db import atomic
 from ..errors import ConflictError, NotFoundError, ValidationError

@@ -2,7 +2,7 @@
 term statistics."""
 
 import sqlite3
-from collections.abc import Iterable, Sequence  # loaded by sqlite3 already: free at run time
+from collections.abc import Sequence  # loaded by sqlite3 already: free at run time
 
 from ..models import Record
 from ..text import varints
