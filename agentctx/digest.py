@@ -1,9 +1,8 @@
 """The SessionStart digest: composed by consolidation, stored as a file, read by the hook in one open()."""
 
-import json
 import os
 
-from . import paths
+from . import jsonfast, paths
 from .roots import git_root, roots_file, stamp
 from .tokens import SESSION_START_BUDGET, estimate
 
@@ -33,7 +32,7 @@ def read_text(project_id: str) -> str:
     """The stored digest text of a project, or "" when it is missing, unreadable or of another version."""
     try:
         with open(paths.digest_file(project_id), encoding="utf-8") as fh:
-            data = json.load(fh)
+            data = jsonfast.loads(fh.read())
     except (OSError, ValueError):
         return ""
     if not isinstance(data, dict) or data.get("version") != VERSION:
@@ -49,7 +48,7 @@ def remember_root(project: "Project") -> None:
         return
     try:
         with open(roots_file(), encoding="utf-8") as fh:
-            data = json.load(fh)
+            data = jsonfast.loads(fh.read())
         if not isinstance(data, dict):
             data = {}
     except (OSError, ValueError):
@@ -62,6 +61,8 @@ def remember_root(project: "Project") -> None:
 
 
 def _write_json(target: str, data: object) -> None:
+    import json  # indented for people who read the file; only consolidation writes it
+
     paths.ensure_private_dir(paths.digests_dir())
     tmp = f"{target}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

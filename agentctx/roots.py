@@ -1,9 +1,8 @@
 """The root cache: work-tree root -> project id, so a hook finds its project without parsing .git/config."""
 
-import json
 import os
 
-from . import paths
+from . import jsonfast, paths
 
 # Written by digest.remember_root when consolidation refreshes a digest; read by the SessionStart and
 # UserPromptSubmit hooks, which import this module instead of the digest composer.
@@ -43,7 +42,7 @@ def cached_project_id(cwd: str) -> str | None:
         return None
     try:
         with open(roots_file(), encoding="utf-8") as fh:
-            entry = json.load(fh).get(root)
+            entry = jsonfast.loads(fh.read()).get(root)
     except (OSError, ValueError, AttributeError):
         return None
     if isinstance(entry, list) and len(entry) == 2 and entry[1] == stamp(root) and isinstance(entry[0], str):

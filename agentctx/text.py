@@ -1,16 +1,14 @@
 """Query text: tokens as SQLite's unicode61 tokenizer splits them, stopwords, porter stems (FTS5's variant, in
 Python), per-column counts of stems, safe FTS5 syntax."""
 
-import re
 import sqlite3
 import _thread
 
 from .models import record_type
 
-# unicode61 on plain ASCII: letters and digits make tokens, every other character separates them. A translation
-# table does the split without compiling a regular expression (~0.1 ms each, on every prompt).
+# unicode61: letters and digits make tokens, every other character separates them. Translation tables do the split:
+# no regular expression, because `re` (with `enum`) costs ~3 ms to import in a hook process.
 _ASCII_SEPARATORS = {c: " " for c in range(128) if not chr(c).isalnum()}
-_token_pattern: "re.Pattern[str] | None" = None
 
 # Named tuples, not dataclasses: this runs in the prompt hook, where importing dataclasses costs ~8 ms.
 class DocTerms(record_type("DocTerms", "title body title_len body_len")):
@@ -39,10 +37,10 @@ def tokens(text: str) -> list[str]:
     """Lower-cased tokens, split where unicode61 splits (anything not a letter or digit)."""
     if text.isascii():
         return text.lower().translate(_ASCII_SEPARATORS).split()
-    global _token_pattern
-    if _token_pattern is None:
-        _token_pattern = re.compile(r"[^\W_]+", re.UNICODE)
-    return [t.lower() for t in _token_pattern.findall(text)]
+    # str.isalnum is exactly the regular expression [^\W_]; split first, then lower (lowering can add marks).
+    spaced = text.translate(_ASCII_SEPARATORS)
+    other = {ord(c): " " for c in set(spaced) if not c.isascii() and not c.isalnum()}
+    return [t.lower() for t in spaced.translate(other).split()]
 
 
 def content_tokens(text: str, *, max_tokens: int = 256) -> list[str]:
@@ -131,27 +129,24 @@ _fts5 = _Fts5()
 class _Counter:
     """Counts, per column, the tokens of plain-ASCII text whose porter stem is one of `stems`.
 
-    A token can only stem to S if it is longer than S minus its last letter and starts with it (porter removes or
-    rewrites the end of a word, only a stem's last letter can differ from the word, and no stem is longer than its
-    word), so one regular expression walks the tokens and captures the few worth stemming; each is stemmed once
-    per query.
+    A token can only stem to S if it starts with S minus its last letter (porter removes or rewrites the end of a
+    word, and only a stem's last letter can differ from the word), so only the tokens with one of those prefixes
+    are worth stemming; each is stemmed once per query.
     """
 
     def __init__(self, stems: "list[str]") -> None:
         self.wanted = set(stems)
-        prefixes = "|".join(re.escape(s[:-1]) for s in sorted(self.wanted))
-        # Every token matches; a token starting with a prefix is captured, the others capture "".
-        self.tokens = re.compile(f"((?:{prefixes})[a-z0-9]+)|[a-z0-9]+")
+        self.prefixes = tuple(s[:-1] for s in self.wanted)
         self.stem_of: "dict[str, str]" = {}
 
     def column(self, text: str) -> "tuple[dict[str, int], int]":
         counts: "dict[str, int]" = {}
         stem_of = self.stem_of
-        found_tokens = self.tokens.findall(text.lower())
-        for tok in filter(None, found_tokens):
+        found_tokens = text.lower().translate(_ASCII_SEPARATORS).split()
+        for tok in found_tokens:
             found = stem_of.get(tok)
             if found is None:
-                found = porter_stem(tok)
+                found = porter_stem(tok) if tok.startswith(self.prefixes) else ""
                 found = stem_of[tok] = found if found in self.wanted else ""
             if found:
                 counts[found] = counts.get(found, 0) + 1

@@ -24,6 +24,19 @@ def test_ascii_tokens_split_exactly_like_the_unicode_rule():
         assert text.tokens(sample) == [t.lower() for t in re.findall(r"[^\W_]+", sample)], sample
 
 
+def test_unicode_tokens_split_exactly_like_the_unicode_rule():
+    # Without a regular expression (the hook path does not import re): isalnum, then lower each token.
+    import random
+    import re
+
+    rng = random.Random(3)
+    alphabet = [chr(c) for c in range(128)] + list("ÜéßİıǅΣσςЖж中文ー٣₂²½\u0301\u200b\xa0\u2028\u3000—’“”😀🎉_") + [
+        chr(rng.randrange(0x80, 0x30000)) for _ in range(400)]
+    for _ in range(1000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 60)))
+        assert text.tokens(sample) == [t.lower() for t in re.findall(r"[^\W_]+", sample)], ascii(sample)
+
+
 def test_content_terms_drop_stopwords_and_noise_and_duplicates():
     assert text.content_terms("Please can you help me: how do we rotate the auth tokens, tokens?") == [
         "rotate", "auth", "tokens"]

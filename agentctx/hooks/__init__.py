@@ -1,7 +1,6 @@
 """`agentctx hook <event>`: read Claude Code's hook JSON as a Payload, dispatch by table, print at most one JSON
 object, exit 0."""
 
-import json
 import os
 import sys
 
@@ -9,10 +8,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NoReturn
 
+from .. import jsonfast
 from ..models import record_type
 
-# Only json/os/sys and the tuple factory here: a hook process pays for every import on every prompt. Handler
-# modules load lazily.
+# Only os/sys, jsonfast (JSON without the json package) and the tuple factory here: a hook process pays for every
+# import on every prompt. Handler modules load lazily.
 # kebab-case event -> (module under agentctx.hooks, function taking a Payload and returning the output or None).
 HANDLERS: dict[str, tuple[str, str]] = {
     "session-start": ("session", "session_start"),
@@ -77,7 +77,7 @@ def record_pending(entry: dict[str, object]) -> None:
 
     entry.setdefault("at", now_iso())
     path = paths.pending_ledger_file()
-    line = (json.dumps(entry, separators=(",", ":")) + "\n").encode("utf-8")
+    line = (jsonfast.dumps(entry) + "\n").encode("utf-8")
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
     try:
         try:
@@ -161,7 +161,7 @@ def run(argv: list[str]) -> int:
     try:
         raw = read_stdin()
         try:
-            data = json.loads(raw) if raw.strip() else None
+            data = jsonfast.loads(raw) if raw.strip() else None
         except ValueError:
             data = None
         if not isinstance(data, dict):
@@ -171,7 +171,7 @@ def run(argv: list[str]) -> int:
         module = __import__(f"{__name__}.{target[0]}", fromlist=[target[1]])
         output = getattr(module, target[1])(payload)
         if output:
-            sys.stdout.write(json.dumps(output, ensure_ascii=False, separators=(",", ":")) + "\n")
+            sys.stdout.write(jsonfast.dumps(output, ensure_ascii=False) + "\n")
             sys.stdout.flush()
     except BaseException as exc:  # fail open: SystemExit and KeyboardInterrupt included
         log(event, f"{type(exc).__name__}: {exc}")
