@@ -31,7 +31,12 @@ if TYPE_CHECKING:
 # prf, beta: dense pseudo-relevance feedback seeded by keyword (Rocchio in embedding space: the query vector plus
 # beta x the mean of the `prf` best keyword hits' vectors; Li et al., "To Interpolate or not to Interpolate: PRF,
 # Dense and Sparse Retrievers", SIGIR 2022). Off (0) by default: measured no better than the plain query once fused.
-Fusion = namedtuple("Fusion", "method alpha k neighbours norm exact prf beta", defaults=("minmax", True, 0, 1.0))
+# session: the share of a candidate's fused score taken from its session's best candidate (cluster-based smoothing,
+# sessions as the clusters: Liu & Croft, "Cluster-Based Retrieval Using Language Models", SIGIR 2004); records
+# without a session keep their own score. Off (0) by default: on LoCoMo never below the default, above it by more
+# than noise in only a few settings (docs/benchmarks.md), and it cannot move stores without sessions.
+Fusion = namedtuple("Fusion", "method alpha k neighbours norm exact prf beta session",
+                    defaults=("minmax", True, 0, 1.0, 0.0))
 DEFAULT = Fusion("cc", 0.5, 60, keyword.NEIGHBOUR_WEIGHT, "minmax", True)
 # The earlier default (keyword-heavy, max-normalised, only dense top-k candidates scored): a benchmark row.
 KEYWORD_HEAVY = Fusion("cc", 0.7, 60, keyword.NEIGHBOUR_WEIGHT, "max", False)
@@ -195,6 +200,8 @@ def _fuse(conn: sqlite3.Connection, kw_hits: Sequence[SearchHit], dense: list[tu
         kw_n, dn_n = _normalise(kw, fusion.norm), _normalise(dn, fusion.norm)
         fused = {rid: fusion.alpha * kw_n.get(rid, 0.0) + (1 - fusion.alpha) * dn_n.get(rid, 0.0)
                  for rid in set(kw) | set(dn)}
+    if fusion.session:
+        fused = _session_smoothed(fused, found, fusion.session)
     hits = []
     for rid, value in fused.items():
         record = found[rid]
@@ -204,3 +211,15 @@ def _fuse(conn: sqlite3.Connection, kw_hits: Sequence[SearchHit], dense: list[tu
         hits.append(SearchHit(record, value * keyword.prior(record, now), rel))
     hits.sort(key=lambda h: (-h.score, h.record.id))
     return hits
+
+
+def _session_smoothed(fused: dict[str, float], found: dict[str, Record], share: float) -> dict[str, float]:
+    """Each candidate's score moved `share` of the way towards its session's best candidate score: a turn of the
+    session the query is about outranks an equally scored turn of an unrelated one. Sessionless records unchanged."""
+    best: dict[str, float] = {}
+    for rid, value in fused.items():
+        session = found[rid].session_id
+        if session:
+            best[session] = max(best.get(session, 0.0), value)
+    return {rid: (1 - share) * value + share * best[found[rid].session_id] if found[rid].session_id else value
+            for rid, value in fused.items()}

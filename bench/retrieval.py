@@ -150,6 +150,7 @@ def hybrid_modes() -> dict:
             "hybrid alpha .7": d._replace(alpha=0.7),
             "hybrid -dense nbrs": d._replace(neighbours=0.0),
             "hybrid +dense PRF": d._replace(prf=3, beta=1.0),
+            "hybrid +session .25": d._replace(session=0.25),
             "hybrid": d}
 
 

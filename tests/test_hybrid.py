@@ -140,3 +140,27 @@ def test_dense_feedback_moves_the_query_towards_the_keyword_seeds(conn):
     assert fed[seed.id] == pytest.approx(float(expected @ d), abs=1e-5)
     result = hybrid.search(conn, query, P, embedder=fake, fusion=hybrid.DEFAULT._replace(prf=1))
     assert result.hits[0].record.id == seed.id
+
+
+def test_session_smoothing_lifts_the_turns_of_the_best_session(conn):
+    fake = _fake(dims=256)
+    from agentctx.vectors import backfill
+
+    def turn(text, session):
+        return records.insert(conn, NewRecord(type="decision", title=text, body=text, project_id=P,
+                                              confidence="explicit", session_id=session))[0]
+
+    elsewhere = turn("Downloads use backoff too", "s2")
+    best = turn("Retry uploads with exponential backoff", "s1")
+    turn("Logs rotate daily", "s1")  # keeps the next turn out of the best hit's neighbour share
+    same = turn("Downloads use backoff too", "s1")
+    loose = _add(conn, "Uploads over 10 MB are rejected", "Size limit.")  # no session: smoothing leaves it alone
+    backfill.run(conn, fake)
+    query = "exponential backoff for upload retries"
+    plain = {h.record.id: h.score for h in hybrid.search(conn, query, P, embedder=fake).hits}
+    smooth = {h.record.id: h.score for h in hybrid.search(conn, query, P, embedder=fake,
+                                                           fusion=hybrid.DEFAULT._replace(session=0.5)).hits}
+    assert plain[same.id] == pytest.approx(plain[elsewhere.id]) and smooth[same.id] > smooth[elsewhere.id]
+    assert smooth[best.id] == pytest.approx(plain[best.id]) and smooth[loose.id] == pytest.approx(plain[loose.id])
+    # Halfway towards the session's best candidate; a session's best keeps its own score.
+    assert smooth[same.id] == pytest.approx((plain[same.id] + plain[best.id]) / 2)
