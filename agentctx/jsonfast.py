@@ -23,7 +23,6 @@ class _Defaults:
     parse_float = float
     parse_int = int
     parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
-    memo: "dict[object, object]" = {}
 
 
 _scan = None
