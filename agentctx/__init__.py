@@ -17,6 +17,9 @@ def console() -> None:
         except Exception:  # a hook must never break the agent's session, even when agentctx cannot load
             sys.exit(0)
         hook_console(sys.argv[2:])
+    from .spawn import limit_lifetime
+
+    limit_lifetime()  # a detached worker (consolidate, extract) ends when its spawner's deadline runs out
     from .cli import console as cli_console
 
     cli_console()

@@ -18,6 +18,7 @@ from .store import capture as capture_sql
 from .store import graph, records
 
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+LOG_READ_LIMIT = 4 * 1024 * 1024  # the session's working log: a torn first line is skipped like any bad line
 OUTPUT_CHARS = 200_000  # enough of a command's output to find its verdict; a huge log is not read whole
 _TEST_CMD = re.compile(
     r"(?:^|[\s;&|(])(?:py\.?test|python[\d.]*\s+-m\s+(?:pytest|unittest)|tox|nox|go\s+test|cargo\s+(?:test|nextest)"
@@ -199,11 +200,13 @@ def append_log(session_id: str, observations: list[Observation]) -> None:
 
 
 def read_log(session_id: str) -> list[dict[str, Any]]:
-    try:
-        with open(log_path(session_id), encoding="utf-8") as fh:
-            lines = fh.readlines()
+    from .safeio import read_tail
+
+    try:  # our own file, but read as any other: a regular file only, its newest LOG_READ_LIMIT bytes
+        raw, _ = read_tail(os.fspath(log_path(session_id)), LOG_READ_LIMIT, follow=False)
     except OSError:
         return []
+    lines = raw.decode("utf-8", "replace").splitlines()
     out = []
     for line in lines:
         try:

@@ -31,12 +31,10 @@ def _user_text(entry: dict[str, Any]) -> str:
 
 def recent_prompts(transcript: str, limit: int = 3) -> list[str]:
     """The last `limit` developer prompts within the final 256 KB of the transcript (partial first line skipped)."""
+    from .safeio import read_tail
+
     try:
-        with open(transcript, "rb") as fh:
-            fh.seek(0, 2)
-            size = fh.tell()
-            fh.seek(max(0, size - TAIL_BYTES))
-            raw = fh.read()
+        raw, size = read_tail(transcript, TAIL_BYTES)  # a regular file only: never a device or a FIFO
     except OSError:
         return []
     lines = raw.decode("utf-8", "replace").splitlines()

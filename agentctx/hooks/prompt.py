@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 HEADER = "Relevant project context (agentctx):"
 SEARCH_LIMIT = 6  # top 3 injected, 3 spare for records already injected this session (pool: 32 candidates)
 UNCONFIRMED = " (unconfirmed pattern)"
+DEDUP_READ_LIMIT = 1024 * 1024  # ~37,000 ids: a session injecting more simply re-injects its oldest
 
 
 def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dict[str, object] | None:
@@ -66,20 +67,26 @@ def render(hits: "list[SearchHit]") -> "tuple[list[SearchHit], str]":
 
 
 def _read_dedup(path: str) -> set[str]:
-    """Ids already injected this session (one per line); a missing or damaged file only means re-injection."""
+    """Ids already injected this session (one per line); a missing or damaged file only means re-injection.
+
+    The file lives in the shared temp dir: read it only as a regular file reached without a symlink, and at
+    most DEDUP_READ_LIMIT bytes (a planted link to /dev/zero or a FIFO must not stall or exhaust the hook)."""
+    from ..safeio import read_tail
+
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return set(fh.read().split())
+        raw, _ = read_tail(path, DEDUP_READ_LIMIT, follow=False)
     except OSError:
         return set()
+    return set(raw.decode("ascii", "replace").split())
 
 
 def _append_dedup(path: str, ids: list[str]) -> None:
     """One appended write per prompt: parallel prompts of a session cannot drop each other's ids, and nothing is
     rewritten. O_NOFOLLOW: the file lives in the shared temp dir, where a planted symlink must not be written through."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+    from ..safeio import open_append
+
     try:
-        fd = os.open(path, flags, 0o600)
+        fd = open_append(path)  # no symlink, FIFO, device or another user's file
         try:
             os.write(fd, ("\n".join(ids) + "\n").encode("ascii", "replace"))
         finally:

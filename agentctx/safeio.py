@@ -1,0 +1,79 @@
+"""Reading files agentctx does not control: regular files only, never blocking on a FIFO, never more than a cap."""
+
+import os
+import stat
+
+# O_NONBLOCK: opening a FIFO nobody writes returns at once (then fstat refuses it) instead of hanging the hook.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def open_regular(path: str, *, follow: bool = True) -> int:
+    """A read descriptor on `path` if it is a regular file; OSError for a FIFO, device, directory or socket
+    (and, with follow=False, a symlink: for files in shared places that agentctx creates itself)."""
+    fd = os.open(path, _READ_FLAGS | (0 if follow else NOFOLLOW))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(22, "not a regular file", path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    left = limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_head(path: str, limit: int, *, start: int = 0, follow: bool = True) -> bytes:
+    """At most `limit` bytes of the regular file `path` from byte `start`."""
+    fd = open_regular(path, follow=follow)
+    try:
+        if start:
+            os.lseek(fd, start, os.SEEK_SET)
+        return _read(fd, limit)
+    finally:
+        os.close(fd)
+
+
+def read_tail(path: str, limit: int, *, follow: bool = True) -> "tuple[bytes, int]":
+    """The last `limit` bytes of the regular file `path`, and the file's size when it was opened."""
+    fd = open_regular(path, follow=follow)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            os.lseek(fd, size - limit, os.SEEK_SET)
+        return _read(fd, limit), size
+    finally:
+        os.close(fd)
+
+
+def size_of(path: str, *, follow: bool = True) -> int:
+    """The size of a regular file (OSError for anything else), without opening it."""
+    st = os.stat(path) if follow else os.lstat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(22, "not a regular file", path)
+    return st.st_size
+
+
+def open_append(path: str, *, mode: int = 0o600) -> int:
+    """An append descriptor on `path`, created if missing: never through a symlink, never a FIFO or device, and
+    never a file another user planted (the dedup files live in the shared temp dir)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, mode)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+            raise OSError(22, "not a regular file of ours", path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
