@@ -55,6 +55,10 @@ class Observation:
     outcome: str = ""  # test: passed | failed
     path: str = ""
 
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "command": self.command, "detail": self.detail, "outcome": self.outcome,
+                "path": self.path}
+
 
 def _output(response: Any) -> str:
     if isinstance(response, str):

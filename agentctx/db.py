@@ -36,8 +36,13 @@ def translate(exc: sqlite3.Error, path: "Path | str") -> "StoreError":
     return StoreError("db_corrupt", path=str(path), detail=detail)
 
 
-def connect(path: "Path | str | None" = None, *, create: bool = False, migrate: bool = True) -> sqlite3.Connection:
-    """Open (and with `create`, make) the store; raises NotFoundError or StoreError, never a raw sqlite3 error."""
+def connect(path: "Path | str | None" = None, *, create: bool = False, migrate: bool = True,
+            timeout: float | None = None) -> sqlite3.Connection:
+    """Open (and with `create`, make) the store; raises NotFoundError or StoreError, never a raw sqlite3 error.
+
+    `timeout` (seconds, default BUSY_TIMEOUT_MS) bounds every wait for a lock another process holds, on open and
+    on each later statement: the hooks pass their own budget (hooks/budget.py)."""
+    wait = BUSY_TIMEOUT_MS / 1000 if timeout is None else timeout
     path = os.fspath(path) if path else paths.db_file()
     if not os.path.exists(path):
         if not create:
@@ -48,9 +53,9 @@ def connect(path: "Path | str | None" = None, *, create: bool = False, migrate: 
     conn: sqlite3.Connection | None = None
     try:
         # `timeout` is SQLite's busy timeout (sqlite3_busy_timeout): no PRAGMA needed.
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn = sqlite3.connect(path, timeout=wait, isolation_level=None)
         conn.row_factory = sqlite3.Row
-        _prepare(conn, path, migrate)
+        _prepare(conn, path, migrate, wait)
         return conn
     except sqlite3.Error as exc:
         if conn is not None:
@@ -62,7 +67,7 @@ def connect(path: "Path | str | None" = None, *, create: bool = False, migrate: 
         raise
 
 
-def _prepare(conn: sqlite3.Connection, path: str, migrate: bool) -> None:
+def _prepare(conn: sqlite3.Connection, path: str, migrate: bool, wait: float) -> None:
     """Check the schema version, switch to WAL, set per-connection pragmas, migrate if needed.
 
     Switching a fresh file to WAL and migrating need locks that SQLite refuses at once (no busy wait) when another
@@ -70,7 +75,7 @@ def _prepare(conn: sqlite3.Connection, path: str, migrate: bool) -> None:
     """
     import time
 
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    deadline = time.monotonic() + wait
     delay = 0.005
     while True:
         try:

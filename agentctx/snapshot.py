@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from typing import Any
 
 from .capture import scrub_text
@@ -87,3 +88,17 @@ def compose(prompts: list[str], log: list[dict[str, Any]], *, when: str) -> str:
         return ""
     body = "\n\n".join(parts)
     return body if len(body) <= BODY_MAX else body[: BODY_MAX - 1] + "…"
+
+
+def save(conn: "sqlite3.Connection", project_id: str, session_id: str | None, body: str, title: str) -> bool:
+    """Store a snapshot handover unless an extracted or explicit handover is current (it says more); True if
+    written. Used by PreCompact and by the drain of a snapshot PreCompact had to queue."""
+    from .models import NewRecord
+    from .store import records
+
+    current = records.current(conn, project_id, types=["handover"], own_only=True, limit=1)
+    if current and current[0].source != "hook_observation":
+        return False
+    records.insert(conn, NewRecord(type="handover", title=title, body=body, project_id=project_id,
+                                   source="hook_observation", session_id=session_id or None))
+    return True

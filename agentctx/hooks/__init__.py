@@ -69,9 +69,10 @@ class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
         )
 
 
-def record_pending(entry: dict[str, object]) -> None:
+def record_pending(entry: dict[str, object]) -> bool:
     """Append one ledger row to the pending file (the hooks write no row to the store; `agentctx why`, `status` and
-    consolidation drain it). One short O_APPEND write: rows from parallel hooks do not interleave."""
+    consolidation drain it). One short O_APPEND write: rows from parallel hooks do not interleave. False if the
+    row could not be written."""
     from .. import paths
     from ..ids import now_iso
 
@@ -90,7 +91,8 @@ def record_pending(entry: dict[str, object]) -> None:
         finally:
             os.close(fd)
     except OSError:
-        pass
+        return False
+    return True
 
 
 def log(event: str, message: str) -> None:
@@ -158,6 +160,9 @@ def run(argv: list[str]) -> int:
     if target is None:
         log(event, f"unknown hook event {event!r}")
         return 0
+    from . import budget
+
+    watchdog = budget.arm(event)  # the hook's own wall-clock budget (budget.TOTAL_S)
     try:
         raw = read_stdin()
         try:
@@ -173,8 +178,10 @@ def run(argv: list[str]) -> int:
         if output:
             sys.stdout.write(jsonfast.dumps(output, ensure_ascii=False) + "\n")
             sys.stdout.flush()
-    except BaseException as exc:  # fail open: SystemExit and KeyboardInterrupt included
+    except BaseException as exc:  # fail open: SystemExit, KeyboardInterrupt and BudgetExceeded included
         log(event, f"{type(exc).__name__}: {exc}")
+    finally:
+        budget.disarm(watchdog)
     return 0
 
 

@@ -67,13 +67,14 @@ def stop(payload: "Payload") -> None:
 
 
 def pre_compact(payload: "Payload") -> None:
-    """Snapshot the working state as a handover before compaction, unless a richer handover is current."""
+    """Snapshot the working state as a handover before compaction, unless a richer handover is current; a store
+    locked past the hook's budget gets the snapshot later, through the pending ledger."""
     from .. import db, paths, snapshot
     from ..capture import read_log
+    from ..errors import StoreError
     from ..ids import now_iso
-    from ..models import NewRecord
     from ..project import detect
-    from ..store import records
+    from .budget import defer, lock_wait
 
     if not os.path.exists(paths.db_file()):
         return None
@@ -83,42 +84,60 @@ def pre_compact(payload: "Payload") -> None:
     if not body:
         return None
     project = detect(payload.cwd)
-    conn = db.connect(paths.db_file())
     try:
-        current = records.current(conn, project.id, types=["handover"], own_only=True, limit=1)
-        if current and current[0].source != "hook_observation":
-            return None  # an extracted or explicit handover says more than a snapshot: keep it
-        records.insert(conn, NewRecord(type="handover", title=SNAPSHOT_TITLE, body=body, project_id=project.id,
-                                       source="hook_observation", session_id=payload.session_id or None))
-    finally:
-        conn.close()
+        conn = db.connect(paths.db_file(), timeout=lock_wait("pre-compact"))
+        try:
+            snapshot.save(conn, project.id, payload.session_id, body, SNAPSHOT_TITLE)
+        finally:
+            conn.close()
+    except StoreError as exc:
+        defer("pre-compact", {"event": "PreCompact", "write": "snapshot", "session_id": payload.session_id,
+                              "project_id": project.id, "title": SNAPSHOT_TITLE, "body": body}, exc)
     return None
 
 
 def session_end(payload: "Payload") -> None:
-    """Close the session, drop the dedup file, spawn `agentctx consolidate`; returns at once (1.5 s budget)."""
+    """Close the session, drop the dedup file, spawn `agentctx consolidate`; returns at once (1.5 s budget).
+
+    The consolidation starts whatever happens before it (a locked store, the watchdog): it is what drains a
+    session end the store could not take in time."""
     from .. import paths
     from ..spawn import agentctx_argv, detached
 
-    if payload.session_id:
-        try:
-            os.unlink(paths.dedup_file(payload.session_id))
-        except OSError:
-            pass
-    if os.path.exists(paths.db_file()) and payload.session_id:
-        from .. import db
-        from ..project import detect
-        from ..store import sessions
+    try:
+        if payload.session_id:
+            try:
+                os.unlink(paths.dedup_file(payload.session_id))
+            except OSError:
+                pass
+        if os.path.exists(paths.db_file()) and payload.session_id:
+            _end_session(payload)
+    finally:
+        argv = agentctx_argv("consolidate")
+        if payload.session_id:
+            argv += ["--session-id", payload.session_id]
+            if payload.transcript_path:
+                argv += ["--transcript", payload.transcript_path]
+        detached(argv, cwd=payload.cwd)
+    return None
 
-        conn = db.connect(paths.db_file())
+
+def _end_session(payload: "Payload") -> None:
+    from .. import db, paths
+    from ..errors import StoreError
+    from ..ids import now_iso
+    from ..project import detect
+    from ..store import sessions
+    from .budget import defer, lock_wait
+
+    project_id = detect(payload.cwd).id
+    ended = now_iso()
+    try:
+        conn = db.connect(paths.db_file(), timeout=lock_wait("session-end"))
         try:
-            sessions.end(conn, payload.session_id, detect(payload.cwd).id)
+            sessions.end(conn, payload.session_id, project_id, at=ended)
         finally:
             conn.close()
-    argv = agentctx_argv("consolidate")
-    if payload.session_id:
-        argv += ["--session-id", payload.session_id]
-        if payload.transcript_path:
-            argv += ["--transcript", payload.transcript_path]
-    detached(argv, cwd=payload.cwd)
-    return None
+    except StoreError as exc:
+        defer("session-end", {"event": "SessionEnd", "write": "session_end", "session_id": payload.session_id,
+                              "project_id": project_id, "ended_at": ended}, exc)

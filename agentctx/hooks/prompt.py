@@ -29,7 +29,16 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
         from ..project import detect
 
         project_id = detect(payload.cwd).id
-    conn = db.connect(db_file)
+    from .budget import lock_wait
+
+    wait = lock_wait("user-prompt-submit")
+    try:
+        conn = db.connect(db_file, timeout=wait)
+    except Exception as exc:  # the store is locked (or unusable): the prompt goes on without context
+        from . import log
+
+        log("user-prompt-submit", f"injected nothing: {exc} (waited at most {wait:g} s)")
+        return None
     try:
         result = search.search(conn, payload.prompt, project_id, limit=SEARCH_LIMIT,
                                floor=search.PROMPT_FLOOR if floor is None else floor)

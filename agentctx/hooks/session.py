@@ -41,7 +41,15 @@ def _profile_fallback(project_id: str) -> str:
 
     if not os.path.exists(paths.db_file()):
         return ""
-    conn = db.connect(paths.db_file())
+    from .budget import lock_wait
+
+    try:
+        conn = db.connect(paths.db_file(), timeout=lock_wait("session-start"))
+    except Exception as exc:  # locked or unusable: the session starts without a profile
+        from . import log
+
+        log("session-start", f"no profile injected: {exc}")
+        return ""
     try:
         return digest.profile_section(conn, project_id, PROFILE_FALLBACK_BUDGET)
     finally:

@@ -20,11 +20,18 @@ def post_tool_use(payload: "Payload") -> None:
     observations = capture.observe(payload.tool_name, payload.tool_input, payload.tool_response, payload.cwd)
     if not observations:
         return None
+    from ..errors import StoreError
+    from .budget import defer, lock_wait
+
     project = detect(payload.cwd)
-    conn = db.connect(paths.db_file())
     try:
-        capture.store(conn, project.id, payload.session_id, observations)
-    finally:
-        conn.close()
+        conn = db.connect(paths.db_file(), timeout=lock_wait("post-tool-use"))
+        try:
+            capture.store(conn, project.id, payload.session_id, observations)
+        finally:
+            conn.close()
+    except StoreError as exc:  # locked past the budget (or disk trouble): queued, stored by the next drain
+        defer("post-tool-use", {"event": "PostToolUse", "write": "capture", "session_id": payload.session_id,
+                                "project_id": project.id, "observations": [o.to_dict() for o in observations]}, exc)
     capture.append_log(payload.session_id, observations)
     return None

@@ -27,10 +27,10 @@ def touch(conn: sqlite3.Connection, session_id: str, project_id: str) -> None:
         )
 
 
-def end(conn: sqlite3.Connection, session_id: str, project_id: str) -> None:
+def end(conn: sqlite3.Connection, session_id: str, project_id: str, *, at: str | None = None) -> None:
     with atomic(conn):
         touch(conn, session_id, project_id)
-        conn.execute("UPDATE sessions SET ended_at = ? WHERE session_id = ?", (now_iso(), session_id))
+        conn.execute("UPDATE sessions SET ended_at = ? WHERE session_id = ?", (at or now_iso(), session_id))
 
 
 def add_cost(conn: sqlite3.Connection, session_id: str, project_id: str, usd: float) -> None:
@@ -91,28 +91,66 @@ def stats(conn: sqlite3.Connection, project_id: str) -> dict[str, object]:
             "last_session_at": row[3], "injections": injected}
 
 
+# A claimed ledger file whose drain is older than this is adopted even if its pid is alive (pid reuse); a drain
+# runs inside consolidation, whose lifetime (spawn.LIFETIME_S) is far shorter.
+CLAIM_STALE_S = 900.0
+
+
 def drain_pending(conn: sqlite3.Connection) -> int:
-    """Move the rows the hooks appended to the pending file (`hooks.record_pending`) into the ledger and the session
-    table; the file is renamed first, so rows appended meanwhile wait for the next drain. Returns the rows moved."""
+    """Move the rows the hooks appended to the pending file (`hooks.record_pending`) into the store: ledger rows,
+    session starts and ends, and writes a hook had to defer (`agentctx.pending`). Returns the rows moved.
+
+    The file is renamed first, so rows appended meanwhile wait for the next drain. Every row moves in one
+    transaction: a drain that fails (locked, disk full) puts every row back, and the claimed file of a drain that
+    was killed is adopted by the next one. A row that cannot be applied (malformed) is skipped."""
     import os
 
     from .. import paths
-    from . import records
 
     path = paths.pending_ledger_file()
-    claimed = f"{path}.{os.getpid()}"
+    claimed = _adopt_orphans(path)
+    mine = f"{path}.{os.getpid()}"
     try:
-        os.replace(path, claimed)
-        with open(claimed, encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines()
+        os.replace(path, mine)
+        claimed.append(mine)
     except OSError:  # nothing pending
-        return 0
-    done = 0
-    for line in lines:
+        pass
+    lines: list[str] = []
+    for name in claimed:
         try:
-            row = json.loads(line)
-            sid = row.get("session_id") or None
-            if row.get("tokens"):
+            with open(name, encoding="utf-8", errors="replace") as fh:
+                lines.extend(fh.read().splitlines())
+        except OSError:
+            continue
+    if not claimed:
+        return 0
+    try:
+        with atomic(conn):
+            done = sum(1 for line in lines if _apply(conn, line))
+    except BaseException:
+        if _put_back(path, lines):
+            _unlink(claimed)
+        raise
+    _unlink(claimed)
+    return done
+
+
+def _apply(conn: sqlite3.Connection, line: str) -> bool:
+    """One pending row into the store, in a savepoint of its own; False for a row that cannot be applied."""
+    from ..errors import AgentctxError, StoreError
+    from . import records
+
+    try:
+        row = json.loads(line)
+        if not isinstance(row, dict):
+            return False
+        sid = row.get("session_id") or None
+        with atomic(conn):
+            if row.get("write"):
+                from ..pending import replay
+
+                replay(conn, row)
+            elif row.get("tokens"):
                 ids = [i for i in row.get("record_ids") or () if isinstance(i, str)]
                 log_injection(conn, session_id=sid, project_id=row["project_id"], event=row["event"],
                               prompt_hash=row.get("prompt_hash"), record_ids=ids,
@@ -121,11 +159,79 @@ def drain_pending(conn: sqlite3.Connection) -> int:
                 records.touch(conn, ids)  # injected records count as read (derived access statistics)
             elif sid:
                 touch(conn, sid, row["project_id"])
-            done += 1
-        except (ValueError, KeyError, TypeError, AttributeError):
-            continue
+        return True
+    except StoreError:
+        raise  # the store itself failed: the whole drain is put back
+    except (ValueError, KeyError, TypeError, AttributeError, AgentctxError):
+        return False
+
+
+def _adopt_orphans(path: str) -> list[str]:
+    """Claimed files of drains that died (kill -9, a lifetime that ran out), renamed to this process's name."""
+    import os
+    import time
+
+    directory, base = os.path.split(path)
+    adopted: list[str] = []
     try:
-        os.unlink(claimed)
+        names = os.listdir(directory)
     except OSError:
-        pass
-    return done
+        return adopted
+    me = os.getpid()
+    for name in names:
+        suffix = name[len(base) + 1:] if name.startswith(base + ".") else ""
+        if not suffix.isdigit() or int(suffix) == me:
+            continue
+        full = os.path.join(directory, name)
+        try:
+            stale = time.time() - os.stat(full).st_mtime > CLAIM_STALE_S
+        except OSError:
+            continue
+        if not stale and _alive(int(suffix)):
+            continue
+        target = f"{path}.{me}.{len(adopted)}"
+        try:
+            os.replace(full, target)  # atomic: of two drains adopting together, one wins
+        except OSError:
+            continue
+        adopted.append(target)
+    return adopted
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, not ours
+        return True
+    return True
+
+
+def _put_back(path: str, lines: list[str]) -> bool:
+    """Return the rows of a failed drain to the pending file (one appended write)."""
+    import os
+
+    if not lines:
+        return True
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            os.write(fd, ("\n".join(lines) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _unlink(names: list[str]) -> None:
+    import os
+
+    for name in names:
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
