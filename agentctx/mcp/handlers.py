@@ -74,6 +74,10 @@ def index_entry(record: Record, score: float, now: datetime) -> dict[str, Any]:
 
 def resolve_file(project: Project, file: str) -> Path:
     """A file argument as the absolute path file nodes are named by (relative paths are from the project root)."""
+    if "\0" in file:  # no file name holds one; os calls would raise ValueError
+        from ..errors import ValidationError
+
+        raise ValidationError("invalid_field", field="file", problem="contains a NUL character")
     path = Path(file).expanduser()
     if not path.is_absolute():
         path = project.root / path

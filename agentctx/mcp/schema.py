@@ -38,7 +38,7 @@ def validate(value: Any, schema: dict[str, Any], path: str = "") -> list[str]:
     if "const" in schema and value != schema["const"]:
         errors.append(f"{_where(path)} must be {schema['const']!r}")
     if "enum" in schema and value not in schema["enum"]:
-        errors.append(f"{_where(path)} must be one of {', '.join(map(str, schema['enum']))}, not {value!r}")
+        errors.append(f"{_where(path)} must be one of {', '.join(map(str, schema['enum']))}, not {_clip(repr(value))}")
     if "anyOf" in schema and not any(not validate(value, sub, path) for sub in schema["anyOf"]):
         errors.append(f"{_where(path)} matches none of the allowed forms")
     if isinstance(value, str):
@@ -63,12 +63,13 @@ def _array(value: list[Any], schema: dict[str, Any], path: str) -> list[str]:
     if "minItems" in schema and len(value) < schema["minItems"]:
         errors.append(f"{_where(path)} must have at least {schema['minItems']} items")
     if "maxItems" in schema and len(value) > schema["maxItems"]:
-        errors.append(f"{_where(path)} has {len(value)} items; the limit is {schema['maxItems']}")
+        # Stop here: checking each of a million items (or their uniqueness) is work an oversized array must not buy.
+        return errors + [f"{_where(path)} has {len(value)} items; the limit is {schema['maxItems']}"]
     if schema.get("uniqueItems"):
         seen: list[Any] = []
         for item in value:
             if item in seen:
-                errors.append(f"{_where(path)} must not repeat {item!r}")
+                errors.append(f"{_where(path)} must not repeat {_clip(repr(item))}")
                 break
             seen.append(item)
     items = schema.get("items")
@@ -96,7 +97,13 @@ def _object(value: dict[str, Any], schema: dict[str, Any], path: str) -> list[st
 
 
 def _join(path: str, name: str) -> str:
+    name = _clip(name)
     return f"{path}.{name}" if path else name
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    """A value or field name quoted in a message, cut short: an error never echoes a huge argument."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 def _json_type(value: Any) -> str:

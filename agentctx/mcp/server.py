@@ -18,8 +18,10 @@ from .tools import INSTRUCTIONS, TOOLS, call
 # Newest first. The legacy (initialize-handshake) era; the stateless 2026-07-28 era is not served here, and a
 # client probing it with `server/discover` gets −32601 and falls back to `initialize` (vendor-notes/mcp-stdio.md).
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-# A line longer than this is answered with a parse error and skipped, so one message cannot exhaust memory.
-MAX_LINE = 8 * 1024 * 1024
+# A line longer than this is answered with a parse error and skipped, so one message cannot exhaust memory or
+# hold the one-request-at-a-time loop. The largest valid request (a ctx_record body of 2,000 characters, each
+# escaped as a 12-byte surrogate pair) is under 30 KB.
+MAX_LINE = 1024 * 1024
 
 
 @dataclass
@@ -141,7 +143,8 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, tools: ToolContext) -> int:
                 return 0
             if line == b"\0":
                 reply: dict[str, Any] | None = jsonrpc.error(None, jsonrpc.PARSE_ERROR,
-                                                             f"Parse error: line longer than {MAX_LINE} bytes")
+                                                             f"Parse error: line longer than {MAX_LINE} bytes",
+                                                             {"max_line_bytes": MAX_LINE})
             else:
                 parsed = jsonrpc.parse_line(line)
                 if parsed is None:

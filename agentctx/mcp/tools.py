@@ -21,6 +21,9 @@ from .schema import validate
 Handler = Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
 
 ID = {"type": "string", "minLength": 1, "maxLength": 64}
+# A path argument longer than Linux's PATH_MAX names no file; capped so resolving it stays cheap (an uncapped
+# "a/" x 262,144 took 11 s).
+MAX_PATH_CHARS = 4096
 NULLABLE_STR = {"type": ["string", "null"]}
 INDEX_ENTRY = {
     "type": "object",
@@ -90,7 +93,7 @@ _TOOL_LIST = (
         "Confidence \"inferred\" means an unconfirmed pattern, not an established fact.",
         _obj({"query": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "keywords or a question"},
               "type": {"type": "string", "enum": list(RECORD_TYPES)},
-              "file": {"type": "string", "minLength": 1, "description": "a path, absolute or relative to the project root"},
+              "file": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS, "description": "a path, absolute or relative to the project root"},
               "scope": {"type": "string", "enum": list(SCOPES)},
               "limit": {"type": "integer", "minimum": 1, "default": 10,
                         "description": f"results wanted; more than {SEARCH_LIMIT_MAX} are capped"}},
@@ -154,7 +157,7 @@ _TOOL_LIST = (
         "ctx_related", "Memory about a file",
         "Records linked to a file (edited in past sessions, failing there, or decisions about it), nearest "
         "first, in the compact index format. Use it before changing a file you have not touched this session.",
-        _obj({"file": {"type": "string", "minLength": 1, "description": "absolute, or relative to the project root"}},
+        _obj({"file": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS, "description": "absolute, or relative to the project root"}},
              ("file",)),
         _out({"file": {"type": "string"}, "results": {"type": "array", "items": INDEX_ENTRY}}, ("file", "results")),
         READ_ONLY, handlers.ctx_related,

@@ -116,8 +116,8 @@ def test_thousand_pipelined_requests_answered_in_order(ctx_a, helpers):
     assert [r["id"] for r in replies] == list(range(0, 1001))
 
 
-def test_one_megabyte_line(ctx_a, helpers):
-    big = "x" * (1024 * 1024)
+def test_a_large_line_under_the_cap(ctx_a, helpers):
+    big = "x" * (512 * 1024)
     replies = helpers.rpc(ctx_a, [
         helpers.msg("tools/call", {"name": "ctx_search", "arguments": {"query": big}}, id=1),
         helpers.msg("ping", {"pad": big}, id=2),
