@@ -26,14 +26,37 @@ def _create_private(path: str) -> None:
 
 
 def translate(exc: sqlite3.Error, path: "Path | str") -> "StoreError":
-    """Turn a raw SQLite error into a StoreError whose message names the file and `agentctx doctor`."""
+    """Turn a raw SQLite error into a StoreError that says what happened and what to do: locked (by whom, when
+    /proc/locks tells), read-only or permission denied, no space left, an I/O error; "damaged" only for
+    corruption (SQLITE_CORRUPT, SQLITE_NOTADB), which `agentctx doctor` confirms with integrity_check."""
+    from . import dbdiag as d
     from .errors import StoreError  # errors are rare: the hooks do not load the module for the happy path
 
+    path = os.fspath(path)
     detail = str(exc) or type(exc).__name__
     low = detail.lower()
-    if "locked" in low or "busy" in low:
-        return StoreError("db_locked", path=str(path), detail=detail)
-    return StoreError("db_corrupt", path=str(path), detail=detail)
+    code = d.primary_code(exc)
+    if code in (d.SQLITE_BUSY, d.SQLITE_LOCKED) or (code is None and ("locked" in low or "busy" in low)):
+        return StoreError("db_locked", path=path, detail=detail, holder=d.lock_holder(path) or "another process")
+    if code in (d.SQLITE_CORRUPT, d.SQLITE_NOTADB) or "malformed" in low or "not a database" in low:
+        return StoreError("db_corrupt", path=path, detail=detail)
+    free = d.free_bytes(path)
+    if code == d.SQLITE_FULL or "disk is full" in low:
+        return StoreError("db_full", path=path, detail=detail, free=d.human(free) if free is not None else "unknown")
+    if code in (d.SQLITE_READONLY, d.SQLITE_CANTOPEN, d.SQLITE_IOERR) or "readonly" in low or "unable to open" in low \
+            or "i/o error" in low:
+        problem = d.unwritable(path)
+        if problem:
+            return StoreError("db_readonly", path=path, detail=detail, reason=problem[0], fix=problem[1])
+        if code == d.SQLITE_IOERR or "i/o error" in low:
+            if free is not None and free < d.LOW_SPACE_BYTES:  # a full disk often surfaces as an I/O error
+                return StoreError("db_full", path=path, detail=detail, free=d.human(free))
+            return StoreError("db_io", path=path, detail=detail)
+        if code == d.SQLITE_CANTOPEN or "unable to open" in low:
+            return StoreError("db_unopenable", path=path, detail=detail)
+        return StoreError("db_readonly", path=path, detail=detail, reason="SQLite refused to write",
+                          fix="check the file's permissions and owner")
+    return StoreError("db_error", path=path, detail=detail)
 
 
 def connect(path: "Path | str | None" = None, *, create: bool = False, migrate: bool = True,

@@ -166,9 +166,64 @@ def check_vectors(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
     return [Check("vectors", "warn" if pending else "ok", detail, "agentctx embed" if pending else None)]
 
 
+def check_storage(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    """Whether the data directory can be written and has room: a store that opens may still refuse every write."""
+    from . import dbdiag
+
+    path = str(paths.db_path())
+    if not paths.home().exists():
+        return []
+    problem = dbdiag.unwritable(path)
+    if problem:
+        return [Check("storage", "fail", problem[0], problem[1])]
+    free = dbdiag.free_bytes(path)
+    if free is not None and free < LOW_SPACE_WARN_BYTES:
+        status: Status = "fail" if free < dbdiag.LOW_SPACE_BYTES else "warn"
+        return [Check("storage", status, f"only {dbdiag.human(free)} free on the file system holding {paths.home()}",
+                      "free some space: writes fail (and hooks queue them) when it runs out")]
+    return [Check("storage", "ok", f"writable, {dbdiag.human(free)} free" if free is not None else "writable")]
+
+
+def _cannot_open(exc: AgentctxError, path: Path) -> Check:
+    """The database check when the store cannot be opened: the error's own cause and remedy; corruption only
+    when integrity_check (on a read-only connection) confirms it."""
+    code = getattr(exc, "code", "")
+    if code == "db_corrupt":
+        verdict = _integrity_readonly(path)
+        if verdict == "ok":
+            return Check("database", "fail", f"{exc}; but PRAGMA integrity_check finds the file intact",
+                         "retry; if it persists, copy the file aside and run `agentctx doctor --repair`")
+        return Check("database", "fail", f"damaged, confirmed by PRAGMA integrity_check: {verdict}",
+                     "restore a backup, or move the file aside and run `agentctx init`")
+    fixes = {
+        "db_locked": "wait for that process to finish or close it (a DB browser holds the lock while open), then retry",
+        "db_readonly": str(getattr(exc, "details", {}).get("fix", "make the data directory writable")),
+        "db_full": "free space on that file system, then retry",
+        "db_io": "check the disk (system log, SMART), then run `agentctx doctor` again",
+        "db_unopenable": f"check that {path} and its directory exist and belong to you",
+        "db_newer": "upgrade agentctx",
+    }
+    return Check("database", "fail", str(exc), fixes.get(code, "run `agentctx doctor` again; report it if it persists"))
+
+
+def _integrity_readonly(path: Path) -> str:
+    """integrity_check's verdict on a read-only connection ("ok", the problems found, or why it cannot run)."""
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=1)
+        try:
+            rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return f"cannot be read as a database ({exc})"
+    return "ok" if rows == ["ok"] else "; ".join(rows[:5])
+
+
+LOW_SPACE_WARN_BYTES = 64 * 1024 * 1024
+
 # Each check gets the open connection (None when the database cannot be opened) and the repair flag.
 CHECKS: list[Callable[[sqlite3.Connection | None, bool], list[Check]]] = [
-    check_permissions, check_integrity, check_schema, check_fts, check_wal, check_config, check_vectors,
+    check_permissions, check_storage, check_integrity, check_schema, check_fts, check_wal, check_config, check_vectors,
 ]
 
 
@@ -185,7 +240,9 @@ def run(repair: bool = False) -> list[Check]:
             conn.execute("SELECT count(*) FROM records").fetchone()
             results.append(Check("database", "ok", str(path)))
         except (AgentctxError, sqlite3.Error) as exc:
-            results.append(Check("database", "fail", str(exc), "restore a backup or move the file aside and run `agentctx init`"))
+            if isinstance(exc, sqlite3.Error):
+                exc = db.translate(exc, path)
+            results.append(_cannot_open(exc, path))
             conn = None
     try:
         for check in CHECKS:

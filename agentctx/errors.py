@@ -24,7 +24,16 @@ MESSAGES: dict[str, str] = {
     "cross_namespace": "record {id} belongs to another namespace; records with scope: \"global\" can only be superseded by global records",
     "db_missing": "no agentctx database at {path}; run `agentctx init`",
     "db_corrupt": "the database at {path} is damaged ({detail}); run `agentctx doctor`",
-    "db_locked": "the database at {path} is locked by another process ({detail}); retry, or run `agentctx doctor`",
+    "db_locked": "the database at {path} is locked by {holder} ({detail}); retry when it is done (close it if it "
+                 "is a database browser), or run `agentctx doctor`",
+    "db_readonly": "cannot write the database at {path}: {reason} ({detail}); {fix} (this is not corruption)",
+    "db_full": "no space left for the database at {path} ({free} free; {detail}); free some space and retry "
+               "(the write was not made; this is not corruption)",
+    "db_io": "the disk reported an I/O error on the database at {path} ({detail}); check the disk and its "
+             "system log, then run `agentctx doctor`",
+    "db_unopenable": "cannot open the database at {path} ({detail}); check that the file and its directory exist "
+                     "and are yours, then run `agentctx doctor`",
+    "db_error": "the database at {path} reported an error ({detail}); run `agentctx doctor`",
     "db_newer": "the database at {path} has schema version {found}, newer than this agentctx ({known}); upgrade agentctx",
     "config_invalid": "config {path} is not valid JSON ({detail})",
     "config_unknown_key": "unknown config key {key!r}: known keys are {known}",

@@ -55,7 +55,7 @@ def test_missing_extra_names_the_pip_command():
 
 @pytest.mark.parametrize("code", ["db_corrupt", "db_locked"])
 def test_store_messages_name_doctor(code):
-    assert "agentctx doctor" in str(StoreError(code, path="/x.db", detail="d"))
+    assert "agentctx doctor" in str(StoreError(code, path="/x.db", detail="d", holder="process 42"))
 
 
 def test_every_template_is_one_line():
