@@ -14,6 +14,16 @@ from agentctx.project import detect
 from agentctx.store import records
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `slow` run only when the -m expression names them (`python -m pytest -m slow`)."""
+    if "slow" in (config.getoption("markexpr", "") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with `python -m pytest -m slow`")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path, monkeypatch):
     """Point HOME, AGENTCTX_HOME and TMPDIR at fresh directories so no test touches the user's files."""
