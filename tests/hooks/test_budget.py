@@ -206,3 +206,14 @@ def test_a_hook_that_overruns_its_total_budget_is_stopped_and_logged(monkeypatch
     monkeypatch.setattr("agentctx.hooks.lifecycle.stop", slow)
     _, took = _timed(hook, "stop", {"session_id": "s1", "cwd": str(repo)})
     assert took < 2 and "budget" in _log()
+
+
+def test_parallel_hooks_appending_to_the_pending_ledger_never_interleave_rows():
+    code = ("import sys; from agentctx.hooks import record_pending\n"
+            "for i in range(200): record_pending({'event': 'SessionStart', 'session_id': 's%s-%d' % (sys.argv[1], i),"
+            " 'project_id': 'p', 'pad': 'x' * 2000})")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(k)]) for k in range(8)]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    with open(paths.pending_ledger_file(), encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
+    assert len({r["session_id"] for r in rows}) == len(rows) == 1600
