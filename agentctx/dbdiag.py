@@ -57,6 +57,8 @@ def lock_holder(path: str) -> str | None:
     """"process N (name)" holding a write lock on the store or its -shm file, from /proc/locks; None if unknown
     (another OS, OFD locks, a holder in another PID namespace). One read of one small file: cheap enough for
     an error path."""
+    if not os.path.exists("/proc/locks"):  # Linux only
+        return None
     inodes: set[tuple[int, int, int]] = set()
     for target in (path, path + "-shm"):
         try:
