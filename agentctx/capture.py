@@ -196,7 +196,7 @@ def append_log(session_id: str, observations: list[Observation]) -> None:
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     lines = "".join(json.dumps({"at": now_iso(), "kind": o.kind, "command": o.command, "detail": o.detail,
                                 "outcome": o.outcome, "path": o.path}, ensure_ascii=False) + "\n" for o in observations)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         os.write(fd, lines.encode("utf-8"))
     finally:
