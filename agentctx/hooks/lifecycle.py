@@ -71,6 +71,8 @@ def pre_compact(payload: "Payload") -> None:
     locked past the hook's budget gets the snapshot later, through the pending ledger."""
     from .. import db, paths, snapshot
     from ..capture import read_log
+    import sqlite3
+
     from ..errors import StoreError
     from ..ids import now_iso
     from ..project import detect
@@ -90,7 +92,7 @@ def pre_compact(payload: "Payload") -> None:
             snapshot.save(conn, project.id, payload.session_id, body, SNAPSHOT_TITLE)
         finally:
             conn.close()
-    except StoreError as exc:
+    except (StoreError, sqlite3.Error) as exc:  # locked past the budget, or a statement failed: queued
         defer("pre-compact", {"event": "PreCompact", "write": "snapshot", "session_id": payload.session_id,
                               "project_id": project.id, "title": SNAPSHOT_TITLE, "body": body}, exc)
     return None
@@ -124,6 +126,8 @@ def session_end(payload: "Payload") -> None:
 
 def _end_session(payload: "Payload") -> None:
     from .. import db, paths
+    import sqlite3
+
     from ..errors import StoreError
     from ..ids import now_iso
     from ..project import detect
@@ -138,6 +142,6 @@ def _end_session(payload: "Payload") -> None:
             sessions.end(conn, payload.session_id, project_id, at=ended)
         finally:
             conn.close()
-    except StoreError as exc:
+    except (StoreError, sqlite3.Error) as exc:  # locked past the budget, or a statement failed: queued
         defer("session-end", {"event": "SessionEnd", "write": "session_end", "session_id": payload.session_id,
                               "project_id": project_id, "ended_at": ended}, exc)

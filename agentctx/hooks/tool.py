@@ -20,6 +20,8 @@ def post_tool_use(payload: "Payload") -> None:
     observations = capture.observe(payload.tool_name, payload.tool_input, payload.tool_response, payload.cwd)
     if not observations:
         return None
+    import sqlite3
+
     from ..errors import StoreError
     from .budget import defer, lock_wait
 
@@ -30,7 +32,7 @@ def post_tool_use(payload: "Payload") -> None:
             capture.store(conn, project.id, payload.session_id, observations)
         finally:
             conn.close()
-    except StoreError as exc:  # locked past the budget (or disk trouble): queued, stored by the next drain
+    except (StoreError, sqlite3.Error) as exc:  # locked past the budget, or a statement failed: queued
         defer("post-tool-use", {"event": "PostToolUse", "write": "capture", "session_id": payload.session_id,
                                 "project_id": project.id, "observations": [o.to_dict() for o in observations]}, exc)
     capture.append_log(payload.session_id, observations)
