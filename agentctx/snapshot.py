@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .capture import scrub_text
+from .redact import scrub_text
 
 TAIL_BYTES = 256 * 1024
 PROMPT_CHARS = 600
