@@ -163,3 +163,22 @@ def test_the_scrubber_is_not_on_the_prompt_hot_path():
     code = "import sys; import agentctx.store.records; print('agentctx.redact' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_consolidation_rescrubs_records_stored_before_a_rule_existed(ready, conn):
+    from agentctx import consolidate, redact
+
+    pid = detect(ready).id
+    conn.execute("INSERT INTO records (id, project_id, type, title, body, scope, valid_from, recorded_at, source) "
+                 "VALUES ('01OLDRECORD0000000000000000', ?, 'decision', ?, ?, 'project', '2026-01-01', "
+                 "'2026-01-01', 'import')", (pid, f"key {STRIPE}", f"SMTP_PASSWORD={SPECIAL}"))
+    conn.commit()
+    report = consolidate.run(detect(ready))
+    assert report["records_rescrubbed"] == 1
+    rec = records.get(conn, "01OLDRECORD0000000000000000")
+    assert (rec.title, rec.body) == ("key [REDACTED:stripe_key]", "SMTP_PASSWORD=[REDACTED:secret]")
+    assert _leaks(_store_bytes()) == []  # gone from the file, the FTS index and the WAL, not only the row
+    vocab = " ".join(r[0] for r in conn.execute("SELECT term FROM records_fts_vocab"))
+    assert "klmnopqrst" not in vocab
+    assert consolidate.run(detect(ready))["records_rescrubbed"] is None  # once per rule change
+    assert (paths.state_dir() / "redaction-rules").read_text().strip() == redact.rules_id()
