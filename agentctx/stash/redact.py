@@ -185,9 +185,9 @@ _CODE_LIKE = re.compile(
 )
 _TYPE_NAMES = frozenset({"str", "bytes", "int", "float", "bool", "Any", "SecretStr", "string", "object"})
 _LINE_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?[A-Za-z0-9_.-]*")
-# A secret header's value in the middle of a line: credential-shaped (a digit, six or more characters), so
-# `the api-key: header` or `{"x-api-key": api_key}` stay as they are.
-_HEADER_VALUE = re.compile(r"""(?=[^\d]*\d)(?![$%{<])[^\s"'`]{6,}""")
+# A secret header's value in the middle of a line: credential-shaped (a digit, six or more characters, no
+# brackets), so `the api-key: header`, `{"x-api-key": api_key}` and `{'x-api-key': keys[0]}` stay as they are.
+_HEADER_VALUE = re.compile(r"""(?=[^\d]*\d)(?![$%])[^\s"'`()\[\]{}<>]{6,}""")
 _SCHEME_CREDENTIAL = re.compile(r"[ \t]+([A-Za-z0-9._~+/=:-]+|\[REDACTED:[a-z_]+\])")
 # A quoted value that is already a mask, possibly after its scheme.
 _SCRUBBED = re.compile(r"(?:(?i:bearer|basic|token|digest)[ \t]+)?\[REDACTED:[a-z_]+\]")
@@ -241,12 +241,25 @@ def _at_line_start(m: re.Match[str]) -> bool:
 def _bare_is_secret(m: re.Match[str], header: bool, value: str, glued: bool) -> bool:
     if header and _HEADER_VALUE.fullmatch(value):  # `x-vault-token: s.Abc123…` is not `self.attr`
         return True
-    if _CODE_LIKE.fullmatch(value):
+    if _CODE_LIKE.fullmatch(value) or _passes_itself(m, value):
         return False
     if glued:  # `password=hunter2`, `?token=abc`: no prose or code looks like this
         return True
     # `key: value` / `key = value` only counts at the start of a line (YAML, env files), not in prose or code.
     return value not in _TYPE_NAMES and _at_line_start(m)
+
+
+def _passes_itself(m: re.Match[str], value: str) -> bool:
+    """`Client(api_key=api_key, token=token)`: a keyword argument passed the variable of its own name."""
+    source = m.string
+    start = m.start()
+    while start and (source[start - 1].isalnum() or source[start - 1] in "_.-"):
+        start -= 1
+    end = m.start()
+    while end < len(source) and (source[end].isalnum() or source[end] in "_-"):
+        end += 1
+    key = source[start:end].lower()
+    return value.rstrip(")").lower() in (key, key.rsplit(".", 1)[-1])
 
 
 def _is_header(m: re.Match[str], g: int) -> bool:
