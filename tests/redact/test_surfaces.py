@@ -155,6 +155,14 @@ def test_hook_log_lines_are_scrubbed(ready):
     assert "SMTP_PASSWORD=[REDACTED:secret]" in text and _leaks(text) == []
 
 
+def test_extraction_log_lines_are_scrubbed(ready):
+    from agentctx.extract.log import log
+
+    log(f"call failed: 401 for key {STRIPE} while sending SMTP_PASSWORD={SPECIAL}")
+    text = (paths.logs_dir() / "extract.log").read_text(encoding="utf-8")
+    assert "[REDACTED:stripe_key]" in text and _leaks(text) == []
+
+
 def test_the_scrubber_is_not_on_the_prompt_hot_path():
     # records.validate imports the scrubber lazily: the prompt hook's lean module set is guarded elsewhere
     # (tests/hooks/test_hot_path.py); here, importing the store's record module must not pull in `re` eagerly.
