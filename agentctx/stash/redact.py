@@ -178,11 +178,16 @@ _TOKEN_KINDS = frozenset(kind for kind, _, _ in _TOKEN_BRANCHES)
 # Unquoted right-hand sides that are code, not credentials: `password = get_password()`,
 # `token=${TOKEN}`, `secret: None`, `password: str`.
 _CODE_LIKE = re.compile(
-    r"(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*[(\[].*"
-    r"|[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_.]*"
+    r"(?:[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_.]*"
     r"|\$.*|%\(.*|\{.*|<.*|None|null|true|false|True|False|\d{1,5})",
     re.DOTALL,
 )
+# Calls and subscripts (`get_password()`, `os.environ['KEY']`, `cfg.get("a", b)[0]`, `connect(` continued on the
+# next line) are checked by `_is_call`: brackets must pair up and hold only what code holds, so passwords such
+# as `Kl7_[~2<*[A]`, `GXO_86QR[l4_v)` or `B8s_(IhS{r` are not taken for code.
+_CALL_HEAD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?=[(\[])")
+_CALL_ARGS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:'\"=+*/%- \t")
+_CLOSE = {")": "(", "]": "[", "}": "{"}
 _TYPE_NAMES = frozenset({"str", "bytes", "int", "float", "bool", "Any", "SecretStr", "string", "object"})
 _LINE_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?[A-Za-z0-9_.-]*")
 # A secret header's value in the middle of a line: credential-shaped (a digit, six or more characters, no
@@ -238,15 +243,36 @@ def _at_line_start(m: re.Match[str]) -> bool:
     return _LINE_PREFIX.fullmatch(source, line_start, m.start()) is not None
 
 
-def _bare_is_secret(m: re.Match[str], header: bool, value: str, glued: bool) -> bool:
+def _bare_is_secret(m: re.Match[str], header: bool, value: str, glued: bool, raw: str = "") -> bool:
     if header and _HEADER_VALUE.fullmatch(value):  # `x-vault-token: s.Abc123…` is not `self.attr`
         return True
-    if _CODE_LIKE.fullmatch(value) or _passes_itself(m, value):
+    # `raw` is the value before it was cut at `,name=` or trailing punctuation: `f(a,b=1)`, `f(g(x),` are calls.
+    if _CODE_LIKE.fullmatch(value) or _is_call(value) or _is_call(raw) or _passes_itself(m, value):
         return False
     if glued:  # `password=hunter2`, `?token=abc`: no prose or code looks like this
         return True
     # `key: value` / `key = value` only counts at the start of a line (YAML, env files), not in prose or code.
     return value not in _TYPE_NAMES and _at_line_start(m)
+
+
+def _is_call(value: str) -> bool:
+    head = _CALL_HEAD.match(value)
+    if head is None:
+        return False
+    stack: list[str] = []
+    for ch in value[head.end() :]:
+        if ch in "([{":
+            stack.append(ch)
+        elif ch in _CLOSE:
+            if not stack or stack.pop() != _CLOSE[ch]:
+                return False
+        elif not stack:
+            if not (ch.isalnum() or ch in "_."):  # between groups: `.attr` accessors only
+                return False
+        elif ch not in _CALL_ARGS:
+            return False
+    # Unclosed only as a call continued on the next line: `get_password(`, `connect(host,`.
+    return not stack or value[-1] in "([{,"
 
 
 def _passes_itself(m: re.Match[str], value: str) -> bool:
@@ -308,7 +334,7 @@ def _pair(m: re.Match[str], g: int) -> _Result:
     token_end = _token_end(source, start)
     if token_end is not None and token_end >= end:
         return _keep(m, start)
-    if _bare_is_secret(m, header, value, glued):
+    if _bare_is_secret(m, header, value, glued, m.group(bare)):
         return source[m.start() : start] + _marker("secret"), end
     return _keep(m, start)  # not a secret by position; a token-shaped secret inside is still found
 

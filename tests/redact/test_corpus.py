@@ -88,7 +88,7 @@ SPECIALS = "!#$%&()*+,-./:;<=>?@[\\]^_{|}~"
 BODY = string.ascii_letters + string.digits + SPECIALS * 2
 KEYS = ["PASSWORD", "DB_PASSWORD", "SMTP_PASSWORD", "API_KEY", "GITHUB_TOKEN", "CLIENT_SECRET", "DB_PASS",
         "AWS_SECRET_ACCESS_KEY", "passphrase", "auth_token"]
-SEEDS = range(400)
+SEEDS = range(2000)
 
 
 def _secret(rng: random.Random) -> str:
