@@ -13,7 +13,7 @@ from . import paths
 from .db import atomic
 from .ids import now_iso
 from .models import TITLE_MAX, NewRecord
-from .stash.redact import scrub_text as _scrub
+from .redact import scrub_text  # the one shared rule set (re-exported: snapshot uses it)
 from .store import capture as capture_sql
 from .store import graph, records
 
@@ -34,15 +34,6 @@ _PATH = re.compile(r"(?:^|[\s\"'(])((?:\.{0,2}/)?(?:[\w.@-]+/)*[\w.@-]+\.(?:py|p
                    r"c|cc|cpp|h|hpp|cs|php|swift|vue|svelte|toml|json|ya?ml|sh|sql))(?=[\s:\"',)]|$)")
 _BRANCH_CMD = re.compile(r"\bgit\s+(?:checkout|switch)\s+(.*)")
 _COMMIT_OUT = re.compile(r"(?m)^\[([^\s\]]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$")
-
-
-_TOKEN = re.compile(r"\S+")
-
-
-def scrub_text(text: str) -> str:
-    """The shared scrubber, then again token by token: a key glued to an unredacted `name: value` pair in the
-    middle of a line (`-H 'x-api-key: sk-ant-…'`) otherwise survives the whole-text pass."""
-    return _TOKEN.sub(lambda m: _scrub(m.group(0)), _scrub(text))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import paths
+from . import paths, userfiles
 from .errors import ConfigError
 
 BACKUP_SUFFIX = ".agentctx-backup"
@@ -79,7 +79,10 @@ def is_ours(handler: Any) -> bool:
 # --- files --------------------------------------------------------------------------------------------------
 
 def _load(path: Path) -> tuple[dict[str, Any], str | None]:
-    """The JSON object in `path` ({} when missing or empty) and its raw text; malformed files are refused."""
+    """The JSON object in `path` ({} when missing or empty) and its raw text; malformed files are refused.
+
+    Strictly: NaN, Infinity, a number too large for a float and a duplicate key are refused like broken syntax
+    (we could not write such a file back as the user wrote it)."""
     try:
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -89,9 +92,9 @@ def _load(path: Path) -> tuple[dict[str, Any], str | None]:
     if not raw.strip():
         return {}, raw
     try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ConfigError("file_invalid", path=str(path), kind="JSON", detail=f"{exc.msg}, line {exc.lineno}") from None
+        data = userfiles.loads(raw)
+    except ValueError as exc:
+        raise ConfigError("file_invalid", path=str(path), kind="JSON", detail=userfiles.describe(exc)) from None
     if not isinstance(data, dict):
         raise ConfigError("file_invalid", path=str(path), kind="JSON", detail="not an object")
     return data, raw
@@ -107,7 +110,7 @@ def _indent(raw: str | None) -> int | str:
 
 
 def _dump(data: dict[str, Any], raw: str | None) -> str:
-    return json.dumps(data, indent=_indent(raw), ensure_ascii=False) + "\n"
+    return userfiles.dumps(data, indent=_indent(raw))  # never text the strict parser would refuse
 
 
 def _backup(path: Path, raw: str | None) -> None:
@@ -119,21 +122,28 @@ def _backup(path: Path, raw: str | None) -> None:
     if raw is None:
         absent.touch(mode=0o600)
     else:
-        shutil.copy2(path, backup)
+        shutil.copy2(path, backup)  # the exact bytes (line endings included)
+        fd = os.open(backup, os.O_RDONLY)
+        try:
+            os.fsync(fd)  # on disk before the file it backs up is replaced
+        finally:
+            os.close(fd)
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.agentctx.{os.getpid()}.tmp")
-    mode = (path.stat().st_mode & 0o777) if path.exists() else 0o600
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    userfiles.atomic_write(path, text)  # unique temporary file, fsync, replace; keeps the mode and any symlink
 
 
 def _apply(path: Path, change: "Any") -> bool:
-    """Load, change, and write only when the JSON changed (so a rerun changes no byte); True when written."""
+    """Load, change, and write only when the JSON changed (so a rerun changes no byte); True when written.
+
+    The file behind a symlink is the one edited (and backed up beside it), and the read-modify-write holds the
+    user-files lock, so concurrent `init`s register once and back up the user's original, not our edit."""
+    with userfiles.locked():
+        return _apply_locked(userfiles.real_path(path), change)
+
+
+def _apply_locked(path: Path, change: "Any") -> bool:
     data, raw = _load(path)
     before = json.dumps(data, sort_keys=False)
     change(data)
@@ -162,6 +172,11 @@ def _pruned(data: Any) -> Any:
 
 def _restore(path: Path, change: "Any") -> bool:
     """Undo our change; when what remains is what the user had, put back their exact bytes (or no file)."""
+    with userfiles.locked():
+        return _restore_locked(userfiles.real_path(path), change)
+
+
+def _restore_locked(path: Path, change: "Any") -> bool:
     backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
     if not path.exists():
         backup.unlink(missing_ok=True)
@@ -177,7 +192,7 @@ def _restore(path: Path, change: "Any") -> bool:
         return True
     if backup.exists():
         try:
-            original = json.loads(backup.read_text(encoding="utf-8") or "{}")
+            original = userfiles.loads(backup.read_text(encoding="utf-8") or "{}")
         except (OSError, ValueError):
             original = None
         if _pruned(original) == _pruned(data):

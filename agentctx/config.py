@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import os
 from collections import namedtuple
 from pathlib import Path
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-from . import paths
+from . import paths, userfiles
 from .errors import ConfigError
 
 
@@ -83,9 +81,9 @@ def _read(path: Path) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError("config_invalid", path=str(path), detail=exc.msg) from None
+        data = userfiles.loads(text)  # strict: no NaN/Infinity/overflowing numbers/duplicate keys
+    except ValueError as exc:
+        raise ConfigError("config_invalid", path=str(path), detail=userfiles.describe(exc)) from None
     if not isinstance(data, dict):
         raise ConfigError("config_invalid", path=str(path), detail="not an object")
     return data
@@ -123,22 +121,18 @@ def set_value(name: str, raw: Any, path: Path | None = None) -> Any:
     except (TypeError, ValueError) as exc:
         raise ConfigError("config_bad_value", key=name, problem=str(exc)) from None
     path = path or paths.config_path()
-    data = _read(path)
-    data[name] = value
-    write(data, path)
+    with userfiles.locked():  # concurrent `config set`s of different keys lose none
+        data = _read(path)
+        data[name] = value
+        write(data, path)
     return value
 
 
 def write(data: dict[str, Any], path: Path | None = None) -> None:
     """Write the config atomically with user-only permissions."""
     path = path or paths.config_path()
-    paths.ensure_private_dir(path.parent)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2, sort_keys=True)
-        fh.write("\n")
-    os.replace(tmp, path)
+    paths.ensure_private_dir(userfiles.real_path(path).parent)
+    userfiles.atomic_write(path, userfiles.dumps(data, indent=2, sort_keys=True), mode=0o600)
 
 
 def ensure_file(path: Path | None = None) -> bool:
@@ -146,5 +140,8 @@ def ensure_file(path: Path | None = None) -> bool:
     path = path or paths.config_path()
     if path.exists():
         return False
-    write({name: key.default for name, key in KEYS.items() if key.default is not None}, path)
+    with userfiles.locked():  # a `config set` racing with `init` keeps its key
+        if path.exists():
+            return False
+        write({name: key.default for name, key in KEYS.items() if key.default is not None}, path)
     return True

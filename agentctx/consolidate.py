@@ -134,6 +134,7 @@ def run(project: Project, *, session_id: str | None = None, transcript: str | No
         return report
     try:
         report["ledger_rows_drained"] = sessions.drain_pending(conn)
+        report["records_rescrubbed"] = _rescrub(conn)
         if session_id:
             report["session"] = wrap_session(conn, project, session_id, transcript)
         report["reinforced"] = capture_sql.promote_reinforced(conn, int(config.load()["reinforceThreshold"]))
@@ -154,6 +155,16 @@ def run(project: Project, *, session_id: str | None = None, transcript: str | No
     finally:
         conn.close()
     return report
+
+
+def _rescrub(conn: sqlite3.Connection) -> int | str | None:
+    """Records stored before the secret rules last changed are scrubbed again (once per change, whole store)."""
+    from .redact import rescrub_store
+
+    try:
+        return rescrub_store(conn)
+    except (sqlite3.Error, OSError) as exc:  # retried at the next consolidation: the stamp is written last
+        return f"skipped ({exc})"
 
 
 def _term_stats(conn: sqlite3.Connection) -> int | str:

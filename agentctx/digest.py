@@ -1,7 +1,5 @@
 """The SessionStart digest: composed by consolidation, stored as a file, read by the hook in one open()."""
 
-import os
-
 from . import jsonfast, paths
 from .roots import git_root, roots_file, stamp
 from .tokens import SESSION_START_BUDGET, estimate
@@ -63,13 +61,10 @@ def remember_root(project: "Project") -> None:
 def _write_json(target: str, data: object) -> None:
     import json  # indented for people who read the file; only consolidation writes it
 
+    from .userfiles import atomic_write  # not at import: SessionStart reads digests through this module
+
     paths.ensure_private_dir(paths.digests_dir())
-    tmp = f"{target}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False, indent=1)
-        fh.write("\n")
-    os.replace(tmp, target)
+    atomic_write(target, json.dumps(data, ensure_ascii=False, indent=1) + "\n", mode=0o600)
 
 
 def _first_line(record: "Record") -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .models import RECORD_TYPES, Record
+from .redact import scrub_text
 
 _HEADINGS = {"decision": "Decisions", "convention": "Conventions", "preference": "Preferences",
              "discovery": "Discoveries", "bugfix": "Bug fixes", "handover": "Handover", "profile": "Project profile"}
@@ -12,7 +13,8 @@ def _entry(record: Record) -> str:
     meta = f"`{record.id}` · {record.confidence} · {record.source} · {record.recorded_at}"
     if record.pinned:
         meta += " · pinned"
-    return f"### {record.title}\n\n{meta}\n\n{record.body}\n"
+    # Scrubbed again on the way out: a record stored before a rule existed must not leave the machine with it.
+    return f"### {scrub_text(record.title)}\n\n{meta}\n\n{scrub_text(record.body)}\n"
 
 
 def to_markdown(project_name: str, records: list[Record]) -> str:

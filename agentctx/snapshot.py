@@ -6,7 +6,7 @@ import json
 import sqlite3
 from typing import Any
 
-from .capture import scrub_text
+from .redact import scrub_text
 
 TAIL_BYTES = 256 * 1024
 PROMPT_CHARS = 600

@@ -13,6 +13,7 @@ from typing import Iterator
 
 from .. import paths
 from ..ids import now_iso
+from ..userfiles import atomic_write
 
 STALE_S = 900.0  # an O_EXCL lock file older than this belongs to a run that died (runs are bounded well below)
 POLL_S = 0.05
@@ -65,11 +66,7 @@ def save(cursor: Cursor) -> None:
     """Write atomically (tmp + rename), private to the user."""
     path = state_path(cursor.session_id)
     paths.ensure_private_dir(path.parent)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(asdict(cursor), fh)
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(asdict(cursor)), mode=0o600)
 
 
 def _pid_alive(pid: int) -> bool:

@@ -6,7 +6,7 @@ import os
 import time
 
 from .. import paths
-from ..stash.redact import scrub_text
+from ..redact import scrub_text
 
 MAX_BYTES = 1_000_000  # rotate once, keeping one old file
 

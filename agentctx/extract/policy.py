@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
-from ..stash.redact import scrub_text
+from ..redact import scrub_text
 from ..tokens import estimate
 from ..transcript import Turn, render, strip_private
 

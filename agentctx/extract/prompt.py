@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..redact import scrub_text  # the user turn is what leaves the machine: scrubbed whole, titles and handover too
+
 TOOL_NAME = "record_extraction"
 
 _CONFIDENCE = {"type": "string", "enum": ["explicit", "inferred"]}
@@ -102,7 +104,7 @@ def user_message(new_text: str, *, carry: str = "", records: list[str] | None = 
     if carry:
         parts.append("EARLIER CONTEXT (already processed):\n" + carry)
     parts.append("NEW TRANSCRIPT:\n" + new_text)
-    return "\n\n".join(parts)
+    return scrub_text("\n\n".join(parts))
 
 
 def synthesis_message(chunk_outputs: list[dict[str, Any]], *, records: list[str] | None = None,
@@ -112,4 +114,4 @@ def synthesis_message(chunk_outputs: list[dict[str, Any]], *, records: list[str]
         parts.append("CURRENT HANDOVER:\n" + handover)
     for i, out in enumerate(chunk_outputs, 1):
         parts.append(f"Chunk {i} extraction:\n{json.dumps(out, ensure_ascii=False)}")
-    return "\n\n".join(parts)
+    return scrub_text("\n\n".join(parts))

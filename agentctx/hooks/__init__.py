@@ -101,8 +101,10 @@ def log(event: str, message: str) -> None:
         from .. import paths
         from ..ids import now_iso
 
+        from ..redact import scrub_text  # only on the (rare) logging path: the prompt path stays free of `re`
+
         directory = paths.ensure_private_dir_str(paths.logs_dir_str())
-        line = f"{now_iso()} {event or '-'} {message}".replace("\n", " | ")[:2000]
+        line = scrub_text(f"{now_iso()} {event or '-'} {message}").replace("\n", " | ")[:2000]
         fd = os.open(os.path.join(directory, "hooks.log"),
                      os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with os.fdopen(fd, "a", encoding="utf-8") as fh:

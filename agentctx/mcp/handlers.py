@@ -147,7 +147,7 @@ def ctx_get(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scrub(text: str) -> str:
-    from ..stash.redact import scrub_text
+    from ..redact import scrub_text
 
     return scrub_text(text)
 

@@ -35,10 +35,17 @@ _KEY_WORDS = (
     "auth_token",
     "credential",
     "credentials",
+    "signing_key",
+    "encryption_key",
+    "master_key",
+    "accountkey",
+    "sharedaccesskey",
+    "_pass",
 )
 _SENSITIVE_KEY = re.compile(
     r"(?i)^(?:[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|client[_-]?secret|auth[_-]?token|credentials?)|authorization|proxy-authorization"
+    r"|private[_-]?key|client[_-]?secret|auth[_-]?token|credentials?|signing[_-]?key|encryption[_-]?key|master[_-]?key"
+    r"|account[_-]?key|shared[_-]?access[_-]?key|[_-]pass)|authorization|proxy-authorization"
     r"|cookie|set-cookie|x-api-key)$"
 )
 # Header names whose value is a credential wherever the header appears (`curl -H 'x-api-key: …'`). Matched from
@@ -70,8 +77,13 @@ def _edge(chars: str, width: int) -> str:
 # The value part of `key: value` / `key=value`: groups (space before, separator, space after, "double",
 # 'single', bare). A bare value that already is a mask is not matched.
 _ASSIGN_TAIL = (
-    r"""["']?([ \t]*)([:=])([ \t]*)(?:"([^"\n]+)"|'([^'\n]+)'|(?!\[REDACTED)([^\s"'`,;&]+))"""
+    r"""["']?([ \t]*)([:=])([ \t]*)(?:"((?:[^"\\\n]|\\.)+)"|'((?:[^'\\\n]|\\.)+)'|(?!\[REDACTED)([^\s"'`]+))"""
 )
+# Where a bare value stops short of the next whitespace or quote: before `&name=`, `;name=` or `,name=` (the next
+# parameter of a URL query, a connection string, a cookie), and before trailing `,`/`;` (punctuation). Every
+# other character is the secret's: `SMTP_PASSWORD=Xy9!abc&KLM;q` is masked whole.
+_NEXT_PARAM = re.compile(r"[&;,](?=[A-Za-z_][A-Za-z0-9_.-]*=)")
+_TRAILING = re.compile(r"[,;]+$")
 # A private key's BEGIN line is matched by the pattern; its end is found by `_pem_end`: the END line within
 # `_PEM_SPAN` characters (an 8192-bit RSA key is under 7 KB of PEM), else, for a truncated block, the end of its
 # base64 body. A bounded `str.find` keeps many BEGIN lines without an END linear, not quadratic.
@@ -97,11 +109,30 @@ _TOKEN_BRANCHES: list[tuple[str, str, str]] = [
     ("slack_token", "x", r"app-" + _edge("A-Za-z0-9_", 5) + r"\d-[A-Za-z0-9-]{10,}"),
     ("google_api_key", "A", r"Iza" + _edge("A-Za-z0-9_", 4) + r"[0-9A-Za-z_-]{35}"),
     ("jwt", "e", r"yJ" + _edge("A-Za-z0-9_", 3) + r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    # Stripe secret and restricted keys, live and test (`pk_…` publishable keys are public by design), webhooks.
+    ("stripe_key", "s", r"k_(?:live|test)_" + _edge("A-Za-z0-9_", 8) + r"[0-9A-Za-z]{16,}"),
+    ("stripe_key", "r", r"k_(?:live|test)_" + _edge("A-Za-z0-9_", 8) + r"[0-9A-Za-z]{16,}"),
+    ("stripe_key", "w", r"hsec_" + _edge("A-Za-z0-9_", 6) + r"[A-Za-z0-9+/]{24,}"),
+    ("gitlab_token", "g", r"lpat-" + _edge("A-Za-z0-9_", 6) + r"[0-9A-Za-z_-]{20,}"),
+    ("gitlab_token", "g", r"lptt-" + _edge("A-Za-z0-9_", 6) + r"[0-9a-f]{40}"),
+    ("gitlab_token", "g", r"ldt-" + _edge("A-Za-z0-9_", 5) + r"[0-9A-Za-z_-]{20,}"),
+    ("slack_webhook", "h", r"ooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}"),
+    ("npm_token", "n", r"pm_" + _edge("A-Za-z0-9_", 4) + r"[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    ("pypi_token", "p", r"ypi-AgEIcHlwaS5vcmc" + _edge("A-Za-z0-9_", 20) + r"[A-Za-z0-9_-]{40,}"),
+    (
+        "huggingface_token",
+        "h",
+        r"f_" + _edge("A-Za-z0-9_", 3) + r"(?=[a-z]{0,33}[A-Z])(?=[A-Z]{0,33}[a-z])[A-Za-z]{34}(?![A-Za-z0-9_])",
+    ),
+    ("sendgrid_key", "S", r"G\." + _edge("A-Za-z0-9_", 3) + r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+    ("google_oauth", "y", r"a29\." + _edge("A-Za-z0-9_", 5) + r"[0-9A-Za-z_-]{20,}"),
+    ("digitalocean_token", "d", r"o[opr]_v1_" + _edge("A-Za-z0-9_", 7) + r"[a-f0-9]{64}"),
+    ("shopify_token", "s", r"hp(?:at|ss|ca|pa)_" + _edge("A-Za-z0-9_", 6) + r"[a-fA-F0-9]{32}"),
 ]
 _BRANCHES: list[tuple[str, str, str]] = [
     _TOKEN_BRANCHES[0],
     # `scheme://user:password@host`, the user may be empty (`redis://:password@host`).
-    ("url_password", ":", r"""//[^/\s:@'"[]*:([^@\s/'"]+)(?=@)"""),
+    ("url_password", ":", r"""//[^/\s:@'"[]*:((?:[^@\s/'"]|@(?=[^\s/'"@]*@))+)(?=@)"""),
     (
         "authorization",
         "Aa",
@@ -118,7 +149,8 @@ _BRANCHES: list[tuple[str, str, str]] = [
 _PAIR_WORDS = tuple(sorted(set(_KEY_WORDS) | set(_HEADER_WORDS) | set(_HEADER_SUFFIXES)))
 for _first in sorted({word[0] for word in _PAIR_WORDS}):
     _tails = "|".join(re.escape(w[1:]) for w in sorted(_PAIR_WORDS, key=len, reverse=True) if w[0] == _first)
-    _BRANCHES.append(("pair", _first + _first.upper(), f"(?i:({_tails})){_ASSIGN_TAIL}"))
+    _firsts = _first + _first.upper() if _first.isalpha() else _first
+    _BRANCHES.append(("pair", _firsts, f"(?i:({_tails})){_ASSIGN_TAIL}"))
 
 
 def _combined(branches: list[tuple[str, str, str]]) -> tuple[re.Pattern[str], list[tuple[int, str]]]:
@@ -146,16 +178,21 @@ _TOKEN_KINDS = frozenset(kind for kind, _, _ in _TOKEN_BRANCHES)
 # Unquoted right-hand sides that are code, not credentials: `password = get_password()`,
 # `token=${TOKEN}`, `secret: None`, `password: str`.
 _CODE_LIKE = re.compile(
-    r"(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*[(\[].*"
-    r"|[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_.]*"
+    r"(?:[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_.]*"
     r"|\$.*|%\(.*|\{.*|<.*|None|null|true|false|True|False|\d{1,5})",
     re.DOTALL,
 )
+# Calls and subscripts (`get_password()`, `os.environ['KEY']`, `cfg.get("a", b)[0]`, `connect(` continued on the
+# next line) are checked by `_is_call`: brackets must pair up and hold only what code holds, so passwords such
+# as `Kl7_[~2<*[A]`, `GXO_86QR[l4_v)` or `B8s_(IhS{r` are not taken for code.
+_CALL_HEAD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?=[(\[])")
+_CALL_ARGS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:'\"=+*/%- \t")
+_CLOSE = {")": "(", "]": "[", "}": "{"}
 _TYPE_NAMES = frozenset({"str", "bytes", "int", "float", "bool", "Any", "SecretStr", "string", "object"})
 _LINE_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?[A-Za-z0-9_.-]*")
-# A secret header's value in the middle of a line: credential-shaped (a digit, six or more characters), so
-# `the api-key: header` or `{"x-api-key": api_key}` stay as they are.
-_HEADER_VALUE = re.compile(r"(?=[^\d]*\d)[A-Za-z0-9._~+/=:-]{6,}")
+# A secret header's value in the middle of a line: credential-shaped (a digit, six or more characters, no
+# brackets), so `the api-key: header`, `{"x-api-key": api_key}` and `{'x-api-key': keys[0]}` stay as they are.
+_HEADER_VALUE = re.compile(r"""(?=[^\d]*\d)(?![$%])[^\s"'`()\[\]{}<>]{6,}""")
 _SCHEME_CREDENTIAL = re.compile(r"[ \t]+([A-Za-z0-9._~+/=:-]+|\[REDACTED:[a-z_]+\])")
 # A quoted value that is already a mask, possibly after its scheme.
 _SCRUBBED = re.compile(r"(?:(?i:bearer|basic|token|digest)[ \t]+)?\[REDACTED:[a-z_]+\]")
@@ -206,15 +243,49 @@ def _at_line_start(m: re.Match[str]) -> bool:
     return _LINE_PREFIX.fullmatch(source, line_start, m.start()) is not None
 
 
-def _bare_is_secret(m: re.Match[str], header: bool, value: str, glued: bool) -> bool:
+def _bare_is_secret(m: re.Match[str], header: bool, value: str, glued: bool, raw: str = "") -> bool:
     if header and _HEADER_VALUE.fullmatch(value):  # `x-vault-token: s.Abc123…` is not `self.attr`
         return True
-    if _CODE_LIKE.fullmatch(value):
+    # `raw` is the value before it was cut at `,name=` or trailing punctuation: `f(a,b=1)`, `f(g(x),` are calls.
+    if _CODE_LIKE.fullmatch(value) or _is_call(value) or _is_call(raw) or _passes_itself(m, value):
         return False
     if glued:  # `password=hunter2`, `?token=abc`: no prose or code looks like this
         return True
     # `key: value` / `key = value` only counts at the start of a line (YAML, env files), not in prose or code.
     return value not in _TYPE_NAMES and _at_line_start(m)
+
+
+def _is_call(value: str) -> bool:
+    head = _CALL_HEAD.match(value)
+    if head is None:
+        return False
+    stack: list[str] = []
+    for ch in value[head.end() :]:
+        if ch in "([{":
+            stack.append(ch)
+        elif ch in _CLOSE:
+            if not stack or stack.pop() != _CLOSE[ch]:
+                return False
+        elif not stack:
+            if not (ch.isalnum() or ch in "_."):  # between groups: `.attr` accessors only
+                return False
+        elif ch not in _CALL_ARGS:
+            return False
+    # Unclosed only as a call continued on the next line: `get_password(`, `connect(host,`.
+    return not stack or value[-1] in "([{,"
+
+
+def _passes_itself(m: re.Match[str], value: str) -> bool:
+    """`Client(api_key=api_key, token=token)`: a keyword argument passed the variable of its own name."""
+    source = m.string
+    start = m.start()
+    while start and (source[start - 1].isalnum() or source[start - 1] in "_.-"):
+        start -= 1
+    end = m.start()
+    while end < len(source) and (source[end].isalnum() or source[end] in "_-"):
+        end += 1
+    key = source[start:end].lower()
+    return value.rstrip(")").lower() in (key, key.rsplit(".", 1)[-1])
 
 
 def _is_header(m: re.Match[str], g: int) -> bool:
@@ -243,7 +314,13 @@ def _pair(m: re.Match[str], g: int) -> _Result:
         return _mask(m, quoted, "secret")[0] + source[end : m.end()], m.end()
     bare = g + 7
     start, end = m.span(bare)
-    value = m.group(bare)
+    cut = _NEXT_PARAM.search(source, start, end)
+    if cut is not None:
+        end = cut.start()
+    trailing = _TRAILING.search(source, start, end)
+    if trailing is not None and trailing.start() > start:
+        end = trailing.start()
+    value = source[start:end]
     header = _is_header(m, g)
     glued = m.group(g + 3) == "=" and not m.group(g + 2) and not m.group(g + 4)
     if value.lower() in _SCHEMES:
@@ -257,8 +334,8 @@ def _pair(m: re.Match[str], g: int) -> _Result:
     token_end = _token_end(source, start)
     if token_end is not None and token_end >= end:
         return _keep(m, start)
-    if _bare_is_secret(m, header, value, glued):
-        return _mask(m, bare, "secret")
+    if _bare_is_secret(m, header, value, glued, m.group(bare)):
+        return source[m.start() : start] + _marker("secret"), end
     return _keep(m, start)  # not a secret by position; a token-shaped secret inside is still found
 
 

@@ -38,10 +38,13 @@ def validate(new: NewRecord) -> NewRecord:
         value = getattr(new, name)
         if not isinstance(value, str) or not value.strip():
             raise ValidationError("blank_field", field=name)
-    title = " ".join(new.title.split())
+    from ..redact import scrub_text  # not at import: the prompt hook's path reads records, never writes them
+
+    # Every record is scrubbed here, whoever writes it (CLI, MCP, capture, extraction, consolidation, import).
+    title = scrub_text(" ".join(new.title.split()))
     if len(title) > TITLE_MAX:
         raise ValidationError("field_too_long", field="title", length=len(title), limit=TITLE_MAX)
-    body = new.body.strip()
+    body = scrub_text(new.body.strip())
     if len(body) > BODY_MAX:
         raise ValidationError("field_too_long", field="body", length=len(body), limit=BODY_MAX)
     if not new.project_id:

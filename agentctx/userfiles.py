@@ -1,0 +1,126 @@
+"""JSON files we edit in place (settings.json, ~/.claude.json, config.json): strict parsing, atomic writes, one writer.
+
+- Strict: `NaN`, `Infinity`, numbers that overflow a float (`1e400`) and duplicate keys are refused. Python's json
+  accepts all four and would write back `Infinity`/`NaN` (invalid JSON) or silently keep only the last duplicate.
+- Atomic: a unique temporary file beside the target (`tempfile.mkstemp`), fsync, `os.replace`; the target's
+  permissions are kept. A symlink is resolved first, so the file it points to is edited and the link stays a link.
+- One writer: read-modify-write runs under an exclusive `flock` on a lock file in the agentctx home.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+__all__ = ["StrictJSONError", "atomic_write", "dumps", "loads", "locked", "real_path"]
+
+
+class StrictJSONError(ValueError):
+    """Text that is not strict JSON; the message says what, in one line."""
+
+
+def _constant(name: str) -> Any:
+    raise StrictJSONError(f"{name} is not a JSON number")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise StrictJSONError(f"the number {text[:40]} is too large to keep exactly")
+    return value
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise StrictJSONError(f"duplicate key {json.dumps(key)[:80]}")
+        out[key] = value
+    return out
+
+
+def loads(text: str) -> Any:
+    """Parse `text` as strict JSON; raises StrictJSONError (a ValueError) or json.JSONDecodeError."""
+    return json.loads(text, parse_constant=_constant, parse_float=_float, object_pairs_hook=_object)
+
+
+def describe(exc: ValueError) -> str:
+    """A one-line reason for a parse failure."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg}, line {exc.lineno}"
+    return " ".join(str(exc).split())
+
+
+def dumps(data: Any, *, indent: int | str | None = 2, sort_keys: bool = False) -> str:
+    """Serialise `data`; refuses (ValueError) anything the strict parser would refuse to read back."""
+    text = json.dumps(data, indent=indent, ensure_ascii=False, allow_nan=False, sort_keys=sort_keys) + "\n"
+    loads(text)
+    return text
+
+
+def real_path(path: str | os.PathLike[str]) -> Path:
+    """The file a (possibly symlinked, possibly dangling) path designates."""
+    return Path(os.path.realpath(path))
+
+
+def atomic_write(path: str | os.PathLike[str], text: str, *, mode: int = 0o600) -> Path:
+    """Replace the file at `path` (through any symlink) with `text`; keeps its permissions (`mode` when new)."""
+    target = real_path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        pass
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(target.parent)
+    return target
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def locked(name: str = "user-files") -> Iterator[None]:
+    """Hold an exclusive lock on `<agentctx home>/locks/<name>.lock` (blocking) for a read-modify-write."""
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): atomic replace still keeps every file whole
+        yield
+        return
+    from . import paths
+
+    paths.ensure_private_dir(paths.home())
+    directory = paths.ensure_private_dir(paths.home() / "locks")
+    fd = os.open(directory / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
