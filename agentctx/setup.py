@@ -39,9 +39,11 @@ def reset_project(project: Project) -> int:
 def wire_claude(*, project_root: Path | None = None, mcp: bool = True) -> list[str]:
     """Register the hooks (user settings, or the project's with `project_root`) and the MCP server; what was done."""
     from . import claude_settings as cs
+    from . import wiring
 
-    launch = cs.launcher()
-    done = [f"hooks {launch.describe()}"]
+    choice = wiring.choose()
+    launch = cs.Launcher(choice.argv, choice.on_path)
+    done = [f"hooks{' and MCP server' if mcp else ''} {choice.reason}"]
     settings = cs.settings_path(project_root)
     done.append(("registered hooks in " if cs.install_hooks(settings, launch) else "hooks already registered in ")
                 + str(settings))
