@@ -103,12 +103,12 @@ def _direct_url() -> tuple[str | None, bool]:
     return None, False
 
 
-def _uv_receipt_with(prefix: Path) -> list[str]:
-    """The `--with` requirements of a uv tool install, so that adding one keeps the others."""
+def _uv_receipt(prefix: Path) -> tuple[list[str], list[str]]:
+    """A uv tool install's `--with` requirements and agentctx's own extras, so that adding one keeps the others."""
     try:
         text = (prefix / "uv-receipt.toml").read_text(encoding="utf-8")
     except OSError:
-        return []
+        return [], []
     try:
         import tomllib
     except ImportError:
@@ -116,12 +116,17 @@ def _uv_receipt_with(prefix: Path) -> list[str]:
     try:
         reqs = tomllib.loads(text).get("tool", {}).get("requirements", [])
     except (ValueError, AttributeError):
-        return []
-    out = []
+        return [], []
+    withs: list[str] = []
+    ours: list[str] = []
     for req in reqs if isinstance(reqs, list) else []:
-        if isinstance(req, dict) and req.get("name") not in (DIST, None):
-            out.append(f"{req['name']}{req.get('specifier', '')}")
-    return out
+        if not isinstance(req, dict) or not isinstance(req.get("name"), str):
+            continue
+        if req["name"] == DIST:
+            ours = [str(e) for e in req.get("extras") or []]
+        else:
+            withs.append(f"{req['name']}{req.get('specifier', '')}")
+    return withs, ours
 
 
 def _name(requirement: str) -> str:
@@ -138,10 +143,15 @@ def install_command(extra: str, inst: Installation | None = None) -> str:
     python = q(sys.executable)
     source_here = inst.source is not None and (not os.path.isabs(inst.source) or os.path.isdir(inst.source))
     if inst.kind == "uv-tool":
+        withs, ours = _uv_receipt(Path(sys.prefix))
+        if source_here and os.path.isabs(inst.source or ""):  # a checkout: reinstall it with one more extra
+            wanted = ",".join(dict.fromkeys([*ours, extra]))
+            source = ("--editable " if inst.editable else "") + q(f"{inst.source}[{wanted}]")
+            return "uv tool install " + "".join(f"--with {q(r)} " for r in withs) + source
         adding = {_name(r) for r in reqs}
-        withs = [r for r in _uv_receipt_with(Path(sys.prefix)) if _name(r) not in adding] + reqs
-        source = (("--editable " if inst.editable else "") + q(inst.source)) if source_here else "CHECKOUT_OR_GIT_URL"
-        return "uv tool install " + " ".join(f"--with {q(r)}" for r in withs) + f" {source}"
+        withs = [r for r in withs if _name(r) not in adding] + reqs
+        source = q(inst.source) if source_here and inst.source else "CHECKOUT_OR_GIT_URL"
+        return "uv tool install " + "".join(f"--with {q(r)} " for r in withs) + source
     if inst.kind == "pipx":
         return f"pipx inject {DIST} " + " ".join(q(r) for r in reqs)
     if source_here and os.path.isabs(inst.source or ""):

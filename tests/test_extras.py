@@ -41,16 +41,16 @@ def test_install_command_per_installation(inst, expected):
     assert "agentctx-memory[" not in command  # nothing is published under that name
 
 
-def test_uv_tool_install_keeps_its_other_with_requirements(tmp_path, monkeypatch):
+def test_uv_tool_install_keeps_its_other_extras_and_with_requirements(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "prefix", str(tmp_path))
     (tmp_path / "uv-receipt.toml").write_text(
-        '[tool]\nrequirements = [\n    { name = "agentctx-memory", directory = "/src/x" },\n'
-        '    { name = "mcp", specifier = ">=2.3,<3" },\n    { name = "anthropic", specifier = ">=2" },\n]\n')
+        f'[tool]\nrequirements = [\n    {{ name = "agentctx-memory", extras = ["mcp-sdk"], directory = "{ROOT}" }},\n'
+        '    { name = "rich", specifier = ">=13" },\n]\n')
     assert extras.installation().kind == "uv-tool"
-    command = extras.install_command("llm", extras.Installation("uv-tool", str(tmp_path), False))
-    assert command == f"uv tool install --with 'mcp>=2.3,<3' --with 'anthropic>=2,<3' {tmp_path}"
+    command = extras.install_command("llm", extras.Installation("uv-tool", str(ROOT), False))
+    assert command == f"uv tool install --with 'rich>=13' '{ROOT}[mcp-sdk,llm]'"
     git = extras.install_command("llm", extras.Installation("uv-tool", "git+https://example.org/a.git", False))
-    assert git.endswith("--with 'anthropic>=2,<3' git+https://example.org/a.git")
+    assert git == "uv tool install --with 'rich>=13' --with 'anthropic>=2,<3' git+https://example.org/a.git"
 
 
 def test_installation_kinds_from_the_environment(tmp_path, monkeypatch):
