@@ -20,6 +20,8 @@ from typing import Any
 # pipx put tools) when it exists; /usr/local/bin holds system-wide pip installs.
 LOGIN_PATH_DIRS = ("~/.local/bin", "/usr/local/bin", "/usr/bin", "/bin")
 PROBE_TIMEOUT_S = 20.0
+# Where `uvx` and `pipx run` keep throwaway environments: an absolute command into one breaks when it is cleaned.
+TEMPORARY_ENVS = ("/uv/archive-v", "/uv/builds-v", "/.cache/pipx/")
 
 
 def login_path() -> str:
@@ -78,6 +80,9 @@ def choose() -> Choice:
         why = f"the `agentctx` on the login PATH ({found}) is another installation"
     else:
         why = f"no `agentctx` on the login PATH ({login_path()})"
+    if any(part in sys.prefix.replace(os.sep, "/") for part in TEMPORARY_ENVS):
+        why += ("; WARNING: this is a temporary `uvx`/`pipx run` environment that may be deleted: install with "
+                "`uv tool install` or `pipx install` and run `agentctx init` again")
     return Choice(absolute, False, f"using the absolute command `{_join(absolute)}`: {why}")
 
 

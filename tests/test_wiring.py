@@ -85,6 +85,11 @@ def test_not_on_the_login_path_at_all(fake_python, tmp_path):
     assert choice.argv[1:] == ("-m", "agentctx") and "no `agentctx` on the login PATH" in choice.reason
 
 
+def test_a_temporary_uvx_environment_is_called_out(fake_python, tmp_path):
+    fake_python(tmp_path / ".cache" / "uv" / "archive-v0" / "abc123", venv=True)
+    assert "WARNING: this is a temporary `uvx`" in wiring.choose().reason
+
+
 def test_prefix_of_registered_commands():
     assert wiring.prefix_of_hook("agentctx hook stop") == "agentctx"
     assert wiring.prefix_of_hook("'/a b/python' -m agentctx hook session-start") == "'/a b/python' -m agentctx"
