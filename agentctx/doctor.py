@@ -207,7 +207,7 @@ def check_claude_code(project_root: Path | None) -> list[Check]:
     out = []
     env = f"env -i HOME=… PATH={wiring.login_path()}"
     for p in probes:
-        where = f"{len(p.where)} registration(s): " + "; ".join(p.where[:2]) + ("; …" if len(p.where) > 2 else "")
+        where = p.registrations()
         if not p.ok:
             again = "agentctx init --project" if len(files) > 1 and any(str(files[1]) in w for w in p.where) \
                 else "agentctx init"

@@ -101,6 +101,14 @@ class Probe:
     ok: bool
     detail: str
 
+    def registrations(self) -> str:
+        """`6 hooks in ~/.claude/settings.json; MCP server in ~/.claude.json`."""
+        counts: dict[str, int] = {}
+        for w in self.where:
+            counts[w] = counts.get(w, 0) + 1
+        return "; ".join(w.replace("hook in", f"{n} hooks in", 1) if w.startswith("hook in") and n > 1 else w
+                         for w, n in counts.items())
+
 
 def prefix_of_hook(command: str) -> str | None:
     """`… hook <event>` without the `hook <event>` part: what starts agentctx."""
@@ -125,7 +133,7 @@ def registered(settings_files: list[Path], state_file: Path) -> dict[str, list[s
                     if cs.is_ours(handler):
                         prefix = prefix_of_hook(handler["command"])
                         if prefix is not None:
-                            out.setdefault(prefix, []).append(f"{event} hook in {path}")
+                            out.setdefault(prefix, []).append(f"hook in {path}")
     servers = _json(state_file).get("mcpServers")
     entry = servers.get(cs.MCP_NAME) if isinstance(servers, dict) else None
     if isinstance(entry, dict) and isinstance(entry.get("command"), str):

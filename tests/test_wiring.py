@@ -149,14 +149,14 @@ def test_doctor_passes_working_commands_and_names_the_fix_for_broken_ones(isolat
     cs.install_mcp(paths.claude_json(), absolute)
     found = doctor.check_claude_code(None)
     assert [c.status for c in found] == ["ok"], found
-    assert "7 registration(s)" in found[0].detail and "agentctx " in found[0].detail
+    assert f"6 hooks in {cs.settings_path(None)}; MCP server in {paths.claude_json()}" in found[0].detail
 
     # What `init` wrote before this fix, from an activated venv: bare `agentctx`, which a login PATH cannot find.
     project = _git_repo(tmp_path / "proj")
     cs.install_hooks(cs.settings_path(project), cs.Launcher(("agentctx",), True))
     broken = [c for c in doctor.check_claude_code(project) if c.status == "fail"]
     assert len(broken) == 1 and "`agentctx --version` exited 127" in broken[0].detail
-    assert "6 registration(s)" in broken[0].detail and str(cs.settings_path(project)) in broken[0].detail
+    assert broken[0].detail.endswith(f"6 hooks in {cs.settings_path(project)}")
     assert broken[0].fix.startswith("run `agentctx init --project` again") and sys.executable in broken[0].fix
     assert doctor.run(project_root=project)[-1].status == "fail"
 
