@@ -41,15 +41,19 @@ def wire_claude(*, project_root: Path | None = None, mcp: bool = True) -> list[s
     from . import claude_settings as cs
     from . import wiring
 
-    choice = wiring.choose()
-    launch = cs.Launcher(choice.argv, choice.on_path)
-    done = [f"hooks{' and MCP server' if mcp else ''} {choice.reason}"]
+    hooks = wiring.choose(shared=project_root is not None)  # a project's settings are committed and shared
+    server = wiring.choose()  # the MCP entry is always the user's own (~/.claude.json)
+    if mcp and server == hooks:
+        done = [f"hooks and MCP server {hooks.reason}"]
+    else:
+        done = [f"hooks {hooks.reason}"] + ([f"MCP server {server.reason}"] if mcp else [])
     settings = cs.settings_path(project_root)
+    launch = cs.Launcher(hooks.argv, hooks.on_path)
     done.append(("registered hooks in " if cs.install_hooks(settings, launch) else "hooks already registered in ")
                 + str(settings))
     if mcp:
         state = paths.claude_json()
-        done.append(("registered MCP server `agentctx` in " if cs.install_mcp(state, launch)
+        done.append(("registered MCP server `agentctx` in " if cs.install_mcp(state, cs.Launcher(server.argv, server.on_path))
                      else "MCP server `agentctx` already registered in ") + str(state))
     return done
 

@@ -1,9 +1,11 @@
 """Which command Claude Code should run to start agentctx, and whether the registered commands run from a login PATH.
 
-Claude Code runs hooks and MCP servers with the PATH of the session that started it, not of the shell where
-`agentctx init` ran: a bare `agentctx` is right only when the login PATH finds this installation (a tool install
-in ~/.local/bin, a system or user-site install). Anything else (an activated virtualenv, pyenv, conda) gets the
-absolute interpreter path."""
+Claude Code runs hooks and MCP servers with the PATH of the session that started it (an IDE's or a desktop
+launcher's may lack ~/.local/bin), not of the shell where `agentctx init` ran. So the user's own settings get an
+absolute command: the `agentctx` a login PATH finds when it is this installation outside a virtualenv (a tool
+install in ~/.local/bin, a system or user-site install; the tool manager keeps that path across upgrades), else
+this interpreter with `-m agentctx` (an activated virtualenv, pyenv, conda). A project's shared settings
+(`init --project`) get the bare `agentctx` in the first case, since every teammate's path differs."""
 
 from __future__ import annotations
 
@@ -68,11 +70,16 @@ def is_this_installation(script: str) -> bool:
             and os.path.realpath(python) == os.path.realpath(sys.executable))
 
 
-def choose() -> Choice:
-    """Bare `agentctx` when the login PATH finds this installation outside a virtualenv; else the absolute form."""
+def choose(*, shared: bool = False) -> Choice:
+    """The login PATH's `agentctx` when it is this installation outside a virtualenv (bare for `shared` settings,
+    else its absolute path); otherwise this interpreter with `-m agentctx`."""
     found = shutil.which("agentctx", path=login_path())
     if found and not in_virtualenv(os.path.dirname(found)) and is_this_installation(found):
-        return Choice(("agentctx",), True, f"using `agentctx` from PATH ({found} is on Claude Code's login PATH)")
+        if shared:
+            return Choice(("agentctx",), True, f"using `agentctx` from PATH (shared project settings; here it is "
+                                               f"{found}, on the login PATH)")
+        return Choice((found,), False, f"using `{found}`: this installation's command on the login PATH, "
+                                       "registered by its absolute path so it runs whatever PATH Claude Code has")
     absolute = (sys.executable, "-m", "agentctx")
     if sys.prefix != sys.base_prefix:
         why = f"this agentctx lives in a virtualenv ({sys.prefix}) that Claude Code will not have on its PATH"
@@ -83,6 +90,8 @@ def choose() -> Choice:
     if any(part in sys.prefix.replace(os.sep, "/") for part in TEMPORARY_ENVS):
         why += ("; WARNING: this is a temporary `uvx`/`pipx run` environment that may be deleted: install with "
                 "`uv tool install` or `pipx install` and run `agentctx init` again")
+    if shared:
+        why += "; note: the project's shared settings now hold a path of this machine"
     return Choice(absolute, False, f"using the absolute command `{_join(absolute)}`: {why}")
 
 

@@ -53,14 +53,15 @@ def test_readme_install_then_hooks_run_from_a_minimal_env(tool, tmp_path):
         (repo / ".git").mkdir()
     init = _run(["agentctx", "init"], login, repo)
     assert init.returncode == 0, init.stderr
-    assert "using `agentctx` from PATH" in init.stdout  # a tool install in ~/.local/bin is PATH-resolved
+    # A tool install is registered by its ~/.local/bin path: it runs whatever PATH Claude Code starts with.
+    assert f"hooks and MCP server using `{local_bin / 'agentctx'}`" in init.stdout
     assert _run(["agentctx", "record", "--type", "decision", "--title", "Queue jobs in Postgres",
                  "--body", "No Redis."], login, repo).returncode == 0
 
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     hooks = [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
     assert len(hooks) == 6
-    minimal = dict(login)  # `env -i HOME=… PATH=…`: what Claude Code started from a login shell has
+    minimal = {"HOME": str(home), "PATH": "/usr/bin:/bin"}  # `env -i HOME=… PATH=/usr/bin:/bin`
     for command in hooks:
         event = command.split()[-1]
         payload = {"session_id": f"{tool}-1", "transcript_path": "", "cwd": str(repo), "hook_event_name": event,
@@ -76,6 +77,6 @@ def test_readme_install_then_hooks_run_from_a_minimal_env(tool, tmp_path):
     server = _run([entry["command"], *entry["args"]], minimal, repo, stdin=hello, timeout=60)
     assert server.returncode == 0 and json.loads(server.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == "agentctx"
 
-    doctor = _run(["agentctx", "doctor", "--json"], minimal, repo)
+    doctor = _run(["agentctx", "doctor", "--json"], login, repo)
     wiring = [c for c in json.loads(doctor.stdout) if c["name"] == "claude-code"]
     assert [c["status"] for c in wiring] == ["ok"], wiring

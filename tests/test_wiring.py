@@ -55,21 +55,26 @@ def test_activated_virtualenv_registers_the_absolute_command(fake_python, tmp_pa
     assert cs.launcher() == cs.Launcher((str(python), "-m", "agentctx"), False)
 
 
-def test_tool_install_in_local_bin_is_path_resolved(fake_python, tmp_path, monkeypatch, isolated_home):
-    """uv and pipx keep a venv elsewhere and symlink its script into ~/.local/bin, which a login PATH has."""
+def test_tool_install_in_local_bin_registers_that_command(fake_python, tmp_path, monkeypatch, isolated_home):
+    """uv and pipx keep a venv elsewhere and link its script into ~/.local/bin, a path that survives upgrades:
+    registered by its absolute path (an IDE may start Claude Code without ~/.local/bin on PATH), bare in the
+    project's shared settings."""
     fake_python(tmp_path / "uv-tools" / "agentctx-memory", venv=True)
     local_bin = isolated_home / ".local" / "bin"
     local_bin.mkdir(parents=True)
     (local_bin / "agentctx").symlink_to(tmp_path / "uv-tools" / "agentctx-memory" / "bin" / "agentctx")
     choice = wiring.choose()
-    assert choice.argv == ("agentctx",) and choice.on_path and str(local_bin / "agentctx") in choice.reason
+    assert choice.argv == (str(local_bin / "agentctx"),) and "login PATH" in choice.reason
+    shared = wiring.choose(shared=True)
+    assert shared.argv == ("agentctx",) and shared.on_path and "shared project settings" in shared.reason
 
 
-def test_user_site_install_is_path_resolved(fake_python, tmp_path, isolated_home):
+def test_user_site_install_registers_that_command(fake_python, tmp_path, isolated_home):
     """`pip install --user`: a system interpreter (no venv) and a script in ~/.local/bin whose shebang names it."""
     python = fake_python(tmp_path / "usr", venv=False)
     _script(isolated_home / ".local" / "bin" / "agentctx", str(python))
-    assert wiring.choose().argv == ("agentctx",)
+    assert wiring.choose().argv == (str(isolated_home / ".local" / "bin" / "agentctx"),)
+    assert wiring.choose(shared=True).argv == ("agentctx",)
 
 
 def test_another_installation_on_the_login_path_is_not_used(fake_python, tmp_path, isolated_home):
@@ -83,6 +88,7 @@ def test_not_on_the_login_path_at_all(fake_python, tmp_path):
     fake_python(tmp_path / "usr", venv=False)  # e.g. pyenv: its bin is on the shell's PATH only
     choice = wiring.choose()
     assert choice.argv[1:] == ("-m", "agentctx") and "no `agentctx` on the login PATH" in choice.reason
+    assert "a path of this machine" in wiring.choose(shared=True).reason
 
 
 def test_a_temporary_uvx_environment_is_called_out(fake_python, tmp_path):
