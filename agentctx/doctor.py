@@ -173,8 +173,8 @@ def check_extras(_: sqlite3.Connection | None, repair: bool) -> list[Check]:
 
     out = []
     if extras.installed("llm"):
-        out.append(Check("llm", "ok", "[llm] installed" + (f"; extraction off: {llm_off_reason(config.load())}"
-                                                          if llm_off_reason(config.load()) else "; extraction on")))
+        off = llm_off_reason(config.load())
+        out.append(Check("llm", "ok", "[llm] installed; " + (f"extraction off: {off}" if off else "extraction on")))
     elif os.environ.get("ANTHROPIC_API_KEY") and config.load()["llm"]:
         out.append(Check("llm", "warn", "ANTHROPIC_API_KEY is set but the [llm] extra is not installed: "
                          "nothing is extracted", extras.install_command("llm")))
@@ -203,14 +203,14 @@ def check_claude_code(project_root: Path | None) -> list[Check]:
     if not probes:
         return [Check("claude-code", "warn", f"agentctx is not registered with Claude Code (no hooks in "
                       f"{', '.join(map(str, files))}, no MCP server in {state})", "agentctx init")]
-    choice = wiring.choose()
     out = []
     env = f"env -i HOME=… PATH={wiring.login_path()}"
     for p in probes:
         where = p.registrations()
         if not p.ok:
-            again = "agentctx init --project" if len(files) > 1 and any(str(files[1]) in w for w in p.where) \
-                else "agentctx init"
+            project = len(files) > 1 and any(str(files[1]) in w for w in p.where)
+            again = "agentctx init --project" if project else "agentctx init"
+            choice = wiring.choose(shared=project)
             out.append(Check("claude-code", "fail", f"`{p.prefix}` does not run from a login environment ({env}): "
                              f"{p.detail}; {where}",
                              f"run `{again}` again from the installation Claude Code should use: it registers "
