@@ -7,7 +7,6 @@ import os
 import re
 import shlex
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,25 +50,11 @@ class Launcher:
 
 
 def launcher() -> Launcher:
-    found = shutil.which("agentctx")
-    here = os.path.realpath(os.path.dirname(sys.executable))
-    if found and os.path.realpath(os.path.dirname(found)) == here:
-        return Launcher(("agentctx",), True)
-    if found and _shebang_python(found) in (os.path.realpath(sys.executable), sys.executable):
-        return Launcher(("agentctx",), True)
-    return Launcher((sys.executable, "-m", "agentctx"), False)
+    """PATH-resolved only when Claude Code's login PATH finds this installation (`agentctx/wiring.py` decides)."""
+    from .wiring import choose
 
-
-def _shebang_python(script: str) -> str | None:
-    try:
-        with open(script, "rb") as fh:
-            first = fh.readline(512).decode("utf-8", "replace")
-    except OSError:
-        return None
-    if not first.startswith("#!"):
-        return None
-    parts = first[2:].split()
-    return os.path.realpath(parts[0]) if parts else None
+    choice = choose()
+    return Launcher(choice.argv, choice.on_path)
 
 
 def is_ours(handler: Any) -> bool:

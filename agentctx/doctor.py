@@ -221,14 +221,59 @@ def _integrity_readonly(path: Path) -> str:
 
 LOW_SPACE_WARN_BYTES = 64 * 1024 * 1024
 
+    if extras.installed("llm"):
+        off = llm_off_reason(config.load())
+        out.append(Check("llm", "ok", "[llm] installed; " + (f"extraction off: {off}" if off else "extraction on")))
+    elif os.environ.get("ANTHROPIC_API_KEY") and config.load()["llm"]:
+        out.append(Check("llm", "warn", "ANTHROPIC_API_KEY is set but the [llm] extra is not installed: "
+                         "nothing is extracted", extras.install_command("llm")))
+    else:
+        out.append(Check("llm", "ok", f"extraction off: {extras.describe('llm')}"))
+    out.append(Check("mcp-sdk", "ok", "[mcp-sdk] installed (`agentctx mcp --sdk` available)" if extras.installed("mcp-sdk")
+                     else f"not installed; only `agentctx mcp --sdk` needs it ({extras.install_command('mcp-sdk')})"))
+    return out
+
+
 # Each check gets the open connection (None when the database cannot be opened) and the repair flag.
 CHECKS: list[Callable[[sqlite3.Connection | None, bool], list[Check]]] = [
     check_permissions, check_storage, check_integrity, check_schema, check_fts, check_wal, check_config, check_vectors,
+    check_extras,
 ]
 
 
-def run(repair: bool = False) -> list[Check]:
-    """Run every check; never raises for a broken store (that is what it reports)."""
+def check_claude_code(project_root: Path | None) -> list[Check]:
+    """Every registered hook and MCP command resolves and runs from a minimal login environment, or the fix."""
+    from . import __version__, wiring
+    from .claude_settings import settings_path
+
+    files = [settings_path(None)] + ([settings_path(project_root)] if project_root is not None else [])
+    state = paths.claude_json()
+    probes = wiring.check(files, state)
+    if not probes:
+        return [Check("claude-code", "warn", f"agentctx is not registered with Claude Code (no hooks in "
+                      f"{', '.join(map(str, files))}, no MCP server in {state})", "agentctx init")]
+    out = []
+    env = f"env -i HOME=… PATH={wiring.login_path()}"
+    for p in probes:
+        where = p.registrations()
+        if not p.ok:
+            project = len(files) > 1 and any(str(files[1]) in w for w in p.where)
+            again = "agentctx init --project" if project else "agentctx init"
+            choice = wiring.choose(shared=project)
+            out.append(Check("claude-code", "fail", f"`{p.prefix}` does not run from a login environment ({env}): "
+                             f"{p.detail}; {where}",
+                             f"run `{again}` again from the installation Claude Code should use: it registers "
+                             f"`{' '.join(choice.argv)} hook …` ({choice.reason})"))
+        elif p.detail != f"agentctx {__version__}":
+            out.append(Check("claude-code", "warn", f"`{p.prefix}` runs {p.detail}, not this agentctx {__version__}; "
+                             f"{where}", "run `agentctx init` again with the installation you mean to use"))
+        else:
+            out.append(Check("claude-code", "ok", f"`{p.prefix}` runs from a login environment ({p.detail}); {where}"))
+    return out
+
+
+def run(repair: bool = False, *, project_root: Path | None = None, wiring: bool = True) -> list[Check]:
+    """Run every check (with `wiring`, also Claude Code's registered commands); never raises for a broken store."""
     results: list[Check] = []
     conn = None
     path = paths.db_path()
@@ -253,4 +298,6 @@ def run(repair: bool = False) -> list[Check]:
     finally:
         if conn is not None:
             conn.close()
+    if wiring:
+        results.extend(check_claude_code(project_root))
     return results

@@ -38,7 +38,7 @@ MESSAGES: dict[str, str] = {
     "config_invalid": "config {path} is not valid JSON ({detail})",
     "config_unknown_key": "unknown config key {key!r}: known keys are {known}",
     "config_bad_value": "config key {key!r}: {problem}",
-    "missing_extra": "{feature} needs the [{extra}] extra: pip install '{package}[{extra}]'",
+    "missing_extra": "{feature} needs the [{extra}] extra, which is not installed; add it with: {fix}",
     "not_confirmed": "{action} cancelled: not confirmed (use --force to skip the question)",
     "file_unreadable": "cannot read {path}: {detail}",
     "file_unwritable": "cannot write {path}: {detail}",
@@ -97,12 +97,14 @@ class ConfigError(AgentctxError):
 
 
 class MissingExtraError(AgentctxError):
-    """An optional dependency is not installed; the message is the pip command that installs it."""
+    """An optional dependency is not installed; the message names the command that adds it to this installation."""
 
     exit_code = EX_OTHER
 
     def __init__(self, feature: str, extra: str) -> None:
-        super().__init__("missing_extra", feature=feature, extra=extra, package="agentctx-memory")
+        from .extras import install_command  # only when raised: it reads the installation's metadata
+
+        super().__init__("missing_extra", feature=feature, extra=extra, fix=install_command(extra))
 
 
 class UsageError(AgentctxError):

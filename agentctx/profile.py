@@ -57,7 +57,7 @@ def _toml(path: Path) -> dict[str, Any]:
     try:
         import tomllib  # Python >= 3.11
     except ImportError:
-        return {}
+        from . import minitoml as tomllib  # type: ignore[no-redef]  # 3.10: enough TOML for the keys read here
     try:
         return tomllib.loads(text)
     except ValueError:

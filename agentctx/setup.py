@@ -39,15 +39,21 @@ def reset_project(project: Project) -> int:
 def wire_claude(*, project_root: Path | None = None, mcp: bool = True) -> list[str]:
     """Register the hooks (user settings, or the project's with `project_root`) and the MCP server; what was done."""
     from . import claude_settings as cs
+    from . import wiring
 
-    launch = cs.launcher()
-    done = [f"hooks {launch.describe()}"]
+    hooks = wiring.choose(shared=project_root is not None)  # a project's settings are committed and shared
+    server = wiring.choose()  # the MCP entry is always the user's own (~/.claude.json)
+    if mcp and server == hooks:
+        done = [f"hooks and MCP server {hooks.reason}"]
+    else:
+        done = [f"hooks {hooks.reason}"] + ([f"MCP server {server.reason}"] if mcp else [])
     settings = cs.settings_path(project_root)
+    launch = cs.Launcher(hooks.argv, hooks.on_path)
     done.append(("registered hooks in " if cs.install_hooks(settings, launch) else "hooks already registered in ")
                 + str(settings))
     if mcp:
         state = paths.claude_json()
-        done.append(("registered MCP server `agentctx` in " if cs.install_mcp(state, launch)
+        done.append(("registered MCP server `agentctx` in " if cs.install_mcp(state, cs.Launcher(server.argv, server.on_path))
                      else "MCP server `agentctx` already registered in ") + str(state))
     return done
 

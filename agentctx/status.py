@@ -6,7 +6,7 @@ import os
 import sqlite3
 from typing import Any
 
-from . import config, db, paths
+from . import config, db, extras, paths
 from .models import GLOBAL_PROJECT, RECORD_TYPES
 from .project import Project
 from .store import records, sessions
@@ -33,8 +33,21 @@ def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
             for i in recent
         ],
         "retrieval": "fts5" if db.has_fts(conn) else "like-search (degraded)",
-        "llm": bool(settings["llm"]) and bool(os.environ.get("ANTHROPIC_API_KEY")),
+        "llm": llm_off_reason(settings) is None,
+        "llm_off_reason": llm_off_reason(settings),
+        "extras": {name: extras.installed(name) for name in extras.REQUIREMENTS},
     }
+
+
+def llm_off_reason(settings: dict[str, Any]) -> str | None:
+    """Why LLM extraction will not run (None when it will): the setting, the key, or the missing extra."""
+    if not settings["llm"]:
+        return "config llm=false"
+    if not os.environ.get("ANTHROPIC_API_KEY"):
+        return "no ANTHROPIC_API_KEY"
+    if not extras.installed("llm"):
+        return extras.describe("llm")
+    return None
 
 
 def render(data: dict[str, Any]) -> str:
@@ -48,7 +61,9 @@ def render(data: dict[str, Any]) -> str:
         "",
         f"sessions  {data['sessions']}" + (f", last {data['last_session_at']}" if data["last_session_at"] else ""),
         f"injected  {data['tokens_injected']} tokens injected in {data['injections']} injections",
-        f"extraction cost  ${data['extraction_cost_usd']:.4f}" + ("" if data["llm"] else "  (LLM extraction off: no API key or llm=false)"),
+        f"extraction cost  ${data['extraction_cost_usd']:.4f}"
+        + ("" if data["llm"] else f"  (LLM extraction off: {data['llm_off_reason']})"),
+        "extras    " + "  ".join(f"[{name}] {'yes' if ok else 'no'}" for name, ok in data["extras"].items()),
     ]
     if data["recent_injections"]:
         lines += ["", "recent injections (agentctx why for details)"]

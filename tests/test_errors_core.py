@@ -47,10 +47,12 @@ def test_unknown_code_uses_the_code_itself():
     assert str(AgentctxError("something_new")) == "something_new"
 
 
-def test_missing_extra_names_the_pip_command():
+def test_missing_extra_names_a_command_for_this_installation():
     exc = MissingExtraError("embeddings", "vectors")
     assert exc.exit_code == 1
-    assert "pip install 'agentctx-memory[vectors]'" in str(exc)
+    # Nothing is published as agentctx-memory: the advice never installs it from the package index.
+    assert "'agentctx-memory[vectors]'" not in str(exc) and "fastembed" in str(exc) or "[vectors]'" in str(exc)
+    assert str(exc).startswith("embeddings needs the [vectors] extra, which is not installed; add it with: ")
 
 
 @pytest.mark.parametrize("code", ["db_corrupt", "db_locked"])

@@ -70,7 +70,7 @@ def cmd_config(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
-    checks = doctor.run(repair=args.repair)
+    checks = doctor.run(repair=args.repair, project_root=ctx.project.root)
     if ctx.json:
         ctx.emit([c.to_dict() for c in checks])
     else:

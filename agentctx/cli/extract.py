@@ -42,9 +42,31 @@ def extract_cmd(args: argparse.Namespace, ctx: Context) -> int:
     return 0  # scripts and hooks rely on it: extraction never fails the caller
 
 
+# Why nothing was sent, for a person (the codes stay in --json and in parentheses).
+REASONS = {
+    "llm_off": "LLM extraction is off (--no-llm, or config llm=false: `agentctx config set llm true`)",
+    "no_api_key": "LLM extraction needs ANTHROPIC_API_KEY in the environment",
+    "no_transcript": "there is no transcript at that path",
+    "no_database": "there is no store yet: run `agentctx init`",
+    "nothing_new": "nothing new since the last extraction of this session",
+    "busy": "another extraction of this session is running",
+    "api_error": "the API call failed (details in logs/extract.log)",
+    "unparseable": "the model's answer could not be used (details in logs/extract.log)",
+    "error": "an unexpected error (details in logs/extract.log)",
+}
+
+
+def _reason(code: str) -> str:
+    if code == "missing_extra":
+        from ..extras import describe
+
+        return describe("llm")
+    return REASONS.get(code, code)
+
+
 def _summary(r: Any) -> str:
     if r.skipped:
-        return f"nothing extracted ({r.skipped})"
+        return f"nothing extracted ({r.skipped}): {_reason(r.skipped)}"
     return (f"{r.written} records written, {r.reinforced} reinforced, {r.dropped} dropped; "
             f"{r.calls} call(s), {r.tokens_sent} tokens, ${r.cost_usd:.4f}")
 
@@ -66,6 +88,17 @@ def backfill_cmd(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     say = (lambda text: sys.stderr.write(text + "\n")) if ctx.json else ctx.out  # --json: stdout is JSON only
     say(backfill.describe(estimate))
+    from ..extras import describe, missing
+
+    if estimate.pending and missing("llm"):
+        if args.dry_run:
+            say(f"note: {describe('llm')}")
+        else:
+            from ..errors import MissingExtraError
+
+            raise MissingExtraError("backfill", "llm")  # exit 1: nothing can be extracted, say so, do not report $0
+    if args.dry_run:
+        return 0
     if not estimate.pending:
         if ctx.json:
             ctx.emit({"sessions": 0, "written": 0, "cost_usd": 0.0, "skipped": {}})

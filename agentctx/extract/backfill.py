@@ -8,12 +8,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
-from .. import config, paths, transcript
+from .. import config, db, paths, transcript
+from ..errors import AgentctxError
 from ..project import detect
-from . import cost, cursor, policy
-from .engine import ExtractResult, execute, plan_tokens
-
-RECORDS_ALLOWANCE = 1_000  # tokens of existing-record lines assumed per call in estimates
+from . import cursor, policy
+from .engine import ExtractResult, context_lines, estimate_plan, execute
 
 
 @dataclass(frozen=True)
@@ -86,8 +85,10 @@ def discover(project: str | None = None, *, since: float | None = None) -> list[
 def estimate(found: list[Found], *, cwd: str | None = None) -> Estimate:
     """Tokens and dollars for what each transcript has beyond its cursor (what a run would send)."""
     model = str(config.load()["extractionModel"])
-    lines = ["-" * 60] * (RECORDS_ALLOWANCE // 16)  # stands in for the record list the model will see
+    project = detect(cwd)
+    lines, handover = _context(project.id)
     tokens = calls = pending = 0
+    usd = 0.0
     per: dict[str, int] = {}
     for item in found:
         cur = cursor.load(item.session_id)
@@ -98,11 +99,22 @@ def estimate(found: list[Found], *, cwd: str | None = None) -> Estimate:
                            [t for t in part.turns if t.offset < cur.offset])
         if plan.mode == "empty":
             continue
-        sent, n = plan_tokens(plan, lines, "")
-        tokens, calls, pending = tokens + sent, calls + n, pending + 1
+        sent, n, dollars = estimate_plan(plan, model, lines, handover)
+        tokens, calls, pending, usd = tokens + sent, calls + n, pending + 1, usd + dollars
         per[item.session_id] = sent
-    usd = cost.estimate_usd(tokens, 600 * calls, model)
-    return Estimate(str(detect(cwd).root), model, tuple(found), pending, tokens, calls, usd, per)
+    return Estimate(str(project.root), model, tuple(found), pending, tokens, calls, usd, per)
+
+
+def _context(project_id: str) -> tuple[list[str], str]:
+    """The record lines and handover a run would send (as `extract --dry-run` counts them); none without a store."""
+    try:
+        conn = db.connect(paths.db_path())
+    except AgentctxError:
+        return [], ""
+    try:
+        return context_lines(conn, project_id)
+    finally:
+        conn.close()
 
 
 def describe(e: Estimate) -> str:

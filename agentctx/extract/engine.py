@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import config, db, paths, transcript
+from .. import config, db, extras, paths, transcript
 from ..errors import AgentctxError, MissingExtraError
 from ..project import detect
 from ..store import records, sessions
@@ -137,10 +137,15 @@ def plan_tokens(plan: policy.Plan, lines: list[str], handover: str) -> tuple[int
     return sent, len(users) + (1 if len(users) > 1 else 0)
 
 
+def estimate_plan(plan: policy.Plan, model: str, lines: list[str], handover: str) -> tuple[int, int, float]:
+    """(input tokens, calls, dollars): the one estimate behind `extract --dry-run` and `backfill`."""
+    sent, calls = plan_tokens(plan, lines, handover)
+    return sent, calls, cost.estimate_usd(sent, EXPECTED_OUTPUT_TOKENS * calls, model)
+
+
 def _preview(plan: policy.Plan, model: str, lines: list[str], handover: str,
              out: Callable[[str], None]) -> tuple[int, float]:
-    sent, calls = plan_tokens(plan, lines, handover)
-    usd = cost.estimate_usd(sent, EXPECTED_OUTPUT_TOKENS * calls, model)
+    sent, calls, usd = estimate_plan(plan, model, lines, handover)
     for i, window in enumerate(plan.windows, 1):
         user = prompt.user_message(window, carry=plan.carry, records=lines, handover=handover)
         out(f"--- request {i}/{len(plan.windows)} ({plan.mode}, model {model}) ---\n{user}\n")
@@ -167,6 +172,9 @@ def _execute(session_id: str, path: Path, *, cwd: str | None, final: bool, dry_r
         return ExtractResult(session_id, skipped="llm_off")
     if client is None and not dry_run and api.api_key() is None:
         return ExtractResult(session_id, skipped="no_api_key")  # rung 3: deterministic capture only
+    if client is None and not dry_run and extras.missing("llm"):
+        log(f"extract skipped for session {session_id}: {extras.describe('llm')}")
+        return ExtractResult(session_id, skipped="missing_extra")
     if not path.is_file():
         return ExtractResult(session_id, skipped="no_transcript")
     try:
@@ -216,7 +224,7 @@ def _locked(conn: sqlite3.Connection, session_id: str, path: Path, *, cwd: str |
         try:
             client = api.make()
         except MissingExtraError:
-            log("extract skipped: the anthropic package is not installed (pip install 'agentctx-memory[llm]')")
+            log(f"extract skipped: {extras.describe('llm')}")
             return ExtractResult(session_id, skipped="missing_extra")
     data, usd, usage, error = _call(client, model, plan, lines, handover, sleep)
     if usd > 0:

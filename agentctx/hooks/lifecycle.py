@@ -19,7 +19,11 @@ SNAPSHOT_TITLE = "Handover: working-state snapshot"
 def _llm_on() -> bool:
     from .. import config
 
-    return bool(config.load()["llm"]) and bool(os.environ.get("ANTHROPIC_API_KEY"))
+    if not (config.load()["llm"] and os.environ.get("ANTHROPIC_API_KEY")):
+        return False
+    from importlib.util import find_spec
+
+    return find_spec("anthropic") is not None  # without [llm] a spawned run could only log that it is missing
 
 
 def _state_file(session_id: str) -> str:

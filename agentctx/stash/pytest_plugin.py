@@ -72,8 +72,16 @@ def stash_path(request: pytest.FixtureRequest) -> Path:
 @pytest.fixture
 def stash(request: pytest.FixtureRequest, stash_path: Path, stash_record_mode: str) -> Iterator[Any]:
     """A :class:`agentctx.stash.Stash` bound to this test's recording; written only if the test passed."""
-    from agentctx.stash import create_stash
+    from agentctx.stash import StashError, create_stash
 
-    instance = create_stash(path=stash_path, record_mode=stash_record_mode)  # type: ignore[arg-type]
+    try:
+        instance = create_stash(path=stash_path, record_mode=stash_record_mode)  # type: ignore[arg-type]
+    except StashError as exc:
+        if exc.code != "ERR_NOT_FOUND":
+            raise
+        # Name the pytest flag, not create_stash's keyword: that is what a test author can change.
+        raise StashError("ERR_NOT_FOUND", f"no recording at {stash_path} for this test; record it once with "
+                         "`pytest --stash-record-mode=once` (or set stash_record_mode in the pytest ini)",
+                         path=str(stash_path)) from None
     yield instance
     instance.close(failed=bool(getattr(request.node, "stash_failed", True)))

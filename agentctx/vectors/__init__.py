@@ -12,4 +12,8 @@ class Unavailable(Exception):
         self.fix = fix
 
 
-EXTRA_FIX = "pip install 'agentctx-memory[vectors]' (fastembed, numpy; sqlite-vec optional)"
+def extra_fix() -> str:
+    """How to add [vectors] to this installation (fastembed, numpy; sqlite-vec optional)."""
+    from ..extras import install_command
+
+    return install_command("vectors")

@@ -8,7 +8,7 @@ from collections import namedtuple
 from typing import TYPE_CHECKING, Protocol, Sequence
 
 from .. import config, paths
-from . import EXTRA_FIX, Unavailable
+from . import Unavailable, extra_fix
 
 if TYPE_CHECKING:
     import numpy as np
@@ -60,7 +60,7 @@ def _import_fastembed():  # noqa: ANN202 - the module, or Unavailable
         import numpy  # noqa: F401
         from fastembed import TextEmbedding
     except ImportError as exc:
-        raise Unavailable(f"the [vectors] extra is not installed ({exc.name or exc})", EXTRA_FIX) from None
+        raise Unavailable(f"the [vectors] extra is not installed ({exc.name or exc})", extra_fix()) from None
     return TextEmbedding
 
 
@@ -186,7 +186,7 @@ def shared(cfg: dict[str, object] | None = None) -> FastEmbedEmbedder:
     model = spec(cfg)
     missing = _missing_extra()
     if missing:
-        raise Unavailable(f"the [vectors] extra is not installed ({missing})", EXTRA_FIX)
+        raise Unavailable(f"the [vectors] extra is not installed ({missing})", extra_fix())
     if model.path is None and not _cached_any():
         # Checked before importing fastembed (~0.5 s): a machine that never pulled a model pays nothing.
         raise Unavailable(f"model {model.name} is not downloaded", "agentctx models pull")

@@ -104,7 +104,7 @@ def test_init_and_uninstall_restore_bytes(repo, monkeypatch, capsys):
     monkeypatch.chdir(repo)
     assert main(["init"]) == 0
     out = capsys.readouterr().out
-    assert "registered hooks" in out and "hooks using" in out
+    assert "registered hooks" in out and "hooks and MCP server using" in out
     before = settings.read_bytes()
     assert main(["init"]) == 0 and settings.read_bytes() == before
     assert main(["uninstall"]) == 0

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from agentctx import config, paths
 from agentctx.hooks import lifecycle
@@ -14,8 +15,18 @@ def _spawned(monkeypatch):
     return calls
 
 
+def _fake_llm_extra(monkeypatch, tmp_path):
+    """An importable (empty) `anthropic` package, named as a fake: Stop only checks that [llm] is installed."""
+    fake = tmp_path / "fake-site"
+    (fake / "anthropic").mkdir(parents=True)
+    (fake / "anthropic" / "__init__.py").write_text("# fake for the Stop hook's [llm] check\n")
+    monkeypatch.delitem(sys.modules, "anthropic", raising=False)
+    monkeypatch.syspath_prepend(str(fake))
+
+
 def test_stop_spawns_extract_debounced(hook, monkeypatch, tmp_path, repo):
     calls = _spawned(monkeypatch)
+    _fake_llm_extra(monkeypatch, tmp_path)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("x" * 100, encoding="utf-8")
@@ -34,6 +45,8 @@ def test_stop_without_llm_or_key_spawns_nothing(hook, monkeypatch, tmp_path, rep
     transcript.write_text("x", encoding="utf-8")
     hook("stop", {"session_id": "s1", "transcript_path": str(transcript), "cwd": str(repo)})
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # a key, llm on, but no [llm] extra: nothing to spawn
+    hook("stop", {"session_id": "s1", "transcript_path": str(transcript), "cwd": str(repo)})
     config.set_value("llm", "false")
     hook("stop", {"session_id": "s1", "transcript_path": str(transcript), "cwd": str(repo)})
     assert calls == []

@@ -28,4 +28,5 @@ def test_fixture_records_then_replays(pytester: pytest.Pytester):
     replay.assert_outcomes(passed=1)
     missing = pytester.runpytest(*plugin, "--stash-dir=other", "-k", "test_calls")
     missing.assert_outcomes(errors=1)
-    missing.stdout.fnmatch_lines(["*record_mode='once'*"])
+    missing.stdout.fnmatch_lines(["*ERR_NOT_FOUND: no recording at *record it once with `pytest --stash-record-mode=once`*"])
+    assert "record_mode='once'" not in missing.stdout.str()
