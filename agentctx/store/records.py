@@ -23,6 +23,13 @@ from . import COLUMNS, CURRENT, VISIBLE, to_record  # noqa: F401 (re-exported: t
 KEYED_TYPES = ("handover", "profile")
 
 
+def _changed(conn: sqlite3.Connection, project_id: str) -> None:
+    """After a committed write: rebuild the digests it may change, so the next SessionStart sees it (SPEC §4.3)."""
+    from .. import freshness  # imported here: the hooks' read paths load this module without ever writing
+
+    freshness.changed(conn, project_id)
+
+
 def _check_choice(value: str, allowed: tuple[str, ...], code: str) -> None:
     if value not in allowed:
         raise ValidationError(code, value=value, allowed=", ".join(allowed))
@@ -183,6 +190,7 @@ def insert(conn: sqlite3.Connection, new: NewRecord, *, supersedes: str | None =
             conn.execute("INSERT OR IGNORE INTO edges (id, from_id, to_id, rel_type) VALUES (?, ?, ?, 'supersedes')",
                          (ulid(), record.id, old.id))
         superseded = [get(conn, o.id) for o in olds]
+    _changed(conn, new.project_id)
     return record, [s for s in superseded if s is not None]
 
 
@@ -207,21 +215,26 @@ def set_pinned(conn: sqlite3.Connection, record_id: str, project_id: str, pinned
     record = require(conn, record_id, project_id)
     with atomic(conn):
         conn.execute("UPDATE records SET pinned = ? WHERE id = ?", (int(pinned), record.id))
+    if record.pinned != pinned:
+        _changed(conn, record.project_id)
     return record.replace(pinned=pinned)
 
 
 def reinforce(conn: sqlite3.Connection, record_id: str, *, threshold: int, confirmed: bool = False) -> Record:
-    """Count one more independent sighting; inferred becomes reinforced at `threshold` or on an explicit confirmation."""
+    """Count one more independent sighting; inferred becomes reinforced once seen in `threshold` sessions (the
+    record's own plus `reinforce_count` others, SPEC §3.3) or on an explicit confirmation."""
     with atomic(conn):
         conn.execute("UPDATE records SET reinforce_count = reinforce_count + 1 WHERE id = ?", (record_id,))
-        conn.execute(
+        promoted = conn.execute(
             "UPDATE records SET confidence = 'reinforced' WHERE id = ? AND confidence = 'inferred' "
-            "AND (reinforce_count >= ? OR ?)",
+            "AND (reinforce_count + 1 >= ? OR ?)",
             (record_id, threshold, int(confirmed)),
-        )
+        ).rowcount
         record = get(conn, record_id)
     if record is None:
         raise NotFoundError("record_not_found", id=record_id)
+    if promoted:
+        _changed(conn, record.project_id)
     return record
 
 
@@ -236,6 +249,7 @@ def delete(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
         )
         conn.execute("DELETE FROM edges WHERE from_id = ? OR to_id = ?", (record.id, record.id))
         conn.execute("DELETE FROM records WHERE id = ?", (record.id,))
+    _changed(conn, record.project_id)
     return record
 
 
@@ -254,6 +268,17 @@ def current(conn: sqlite3.Connection, project_id: str, *, types: Iterable[str] |
         sql += " LIMIT ?"
         args.append(limit)
     return [to_record(r) for r in conn.execute(sql, args)]
+
+
+def established(conn: sqlite3.Connection, project_id: str, *, types: Iterable[str], limit: int) -> list[Record]:
+    """The digest's current non-inferred records of one namespace: pinned first, then stored score, types in the
+    order given, newest first."""
+    type_list = list(types)
+    marks = ",".join("?" * len(type_list))
+    order = " ".join(f"WHEN ? THEN {i}" for i in range(len(type_list)))
+    sql = _select(f"project_id = ? AND {CURRENT} AND confidence != 'inferred' AND type IN ({marks})")
+    sql += f" ORDER BY pinned DESC, score DESC, CASE type {order} END, recorded_at DESC, id DESC LIMIT ?"
+    return [to_record(r) for r in conn.execute(sql, [project_id, *type_list, *type_list, limit])]
 
 
 def counts_by_type(conn: sqlite3.Connection, project_id: str, *, scope: str | None = None) -> dict[str, int]:
@@ -299,4 +324,5 @@ def delete_project(conn: sqlite3.Connection, project_id: str) -> int:
         conn.execute("DELETE FROM nodes WHERE project_id = ?", (project_id,))
         conn.execute("DELETE FROM sessions WHERE project_id = ?", (project_id,))
         conn.execute("DELETE FROM injections WHERE project_id = ?", (project_id,))
+    _changed(conn, project_id)
     return len(ids)
