@@ -57,6 +57,7 @@ def wrap_session(conn: sqlite3.Connection, project: Project, session_id: str, tr
             done.append("rule-based handover written")
     try:
         Path(log_path(session_id)).unlink(missing_ok=True)
+        Path(paths.compact_file(session_id)).unlink(missing_ok=True)  # a compaction no SessionStart followed
     except OSError:
         pass
     return done

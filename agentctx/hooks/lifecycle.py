@@ -82,6 +82,8 @@ def pre_compact(payload: "Payload") -> None:
                             when=f"before {payload.trigger or 'a'} compaction at {now_iso()}")
     if not body:
         return None
+    if payload.session_id:
+        snapshot.leave_for_compaction(payload.session_id, body)
     project = detect(payload.cwd)
     conn = db.connect(paths.db_file())
     try:
