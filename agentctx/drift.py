@@ -216,8 +216,11 @@ def scan(conn: sqlite3.Connection, project: Project, *, update_scores: bool = Tr
         m = matcher.match(record)
         if (id(m.line), record.id) in stale_lines and record.id not in matcher.full_text:
             m = Match(0.0, m.line)
+        if not matcher.informative(record):
+            scores[record.id] = 0.0  # too vague to call missing (SPEC §3.1 derived fields): no drift
+            continue
         scores[record.id] = round(1.0 - m.score, 4)
-        if m.score < COVERED and matcher.informative(record):
+        if m.score < COVERED:
             missing.append((record, m))
     contradicted = [_entry(old, m, superseded_by=old.superseded_by) for old, m, _ in stale]
     if update_scores:
