@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .. import search as search_mod
-from ..errors import ConflictError, NotFoundError, UsageError
+from ..errors import NotFoundError, UsageError
 from ..export import to_markdown
 from ..models import RECORD_TYPES, SCOPES, NewRecord, Record
 from ..store import records
@@ -40,8 +40,15 @@ def cmd_record(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_supersede(args: argparse.Namespace, ctx: Context) -> int:
-    old, new = records.supersede(ctx.conn, args.old_id, ctx.project.id, body=_text_arg(args.body, "body"),
-                                 rationale=args.rationale, title=args.title, source="cli")
+    target = records.resolve(ctx.conn, args.old_id, ctx.project.id)
+    body = _text_arg(args.body, "body")
+    old, new = records.supersede(ctx.conn, target.id, ctx.project.id, body=body, rationale=args.rationale,
+                                 title=args.title, source="cli")
+    outdated = [] if args.title else records.kept_title_outdated(old, body)
+    if outdated:
+        words = ", ".join(repr(w) for w in outdated)
+        sys.stderr.write(f"agentctx: kept the title {old.title!r}, but the new body no longer says {words}; "
+                         f"retitle with `agentctx supersede {new.id} --title ... --body ...`\n")
     if ctx.json:
         ctx.emit({"old_id": old.id, "new_id": new.id, "id": new.id})
     else:
@@ -49,8 +56,10 @@ def cmd_supersede(args: argparse.Namespace, ctx: Context) -> int:
     return 0
 
 
-def _show_text(record: Record) -> str:
+def _show_text(record: Record, head: Record | None = None) -> str:
     state = "CURRENT" if record.is_current else f"SUPERSEDED by {record.superseded_by} at {record.superseded_at}"
+    if head is not None and head.id != record.id:
+        state += f"\n  current     {head.id} ({head.title})"
     lines = [
         f"{record.title}",
         f"  id          {record.id}",
@@ -67,7 +76,7 @@ def _show_text(record: Record) -> str:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
-    record = records.require(ctx.conn, args.id, ctx.project.id)
+    record = records.resolve(ctx.conn, args.id, ctx.project.id)
     if args.history:
         chain = records.history(ctx.conn, record.id, ctx.project.id)
         if ctx.json:
@@ -75,13 +84,12 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
         else:
             ctx.out("\n\n".join(_show_text(r) for r in chain))
         return 0
-    if not record.is_current:
-        head = records.head(ctx.conn, record)
-        raise ConflictError("already_superseded", id=record.id, superseded_by=record.superseded_by, head=head.id)
+    # A read never fails on a superseded record: it is shown as such, with the record that replaced it.
+    head = None if record.is_current else records.head(ctx.conn, record)
     if ctx.json:
-        ctx.emit(_record_dict(record))
+        ctx.emit({**_record_dict(record), "head": head.id if head else record.id})
     else:
-        ctx.out(_show_text(record))
+        ctx.out(_show_text(record, head))
     return 0
 
 
@@ -119,7 +127,8 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_pin(args: argparse.Namespace, ctx: Context) -> int:
-    record = records.set_pinned(ctx.conn, args.id, ctx.project.id, args.pinned)
+    target = records.resolve(ctx.conn, args.id, ctx.project.id)
+    record = records.set_pinned(ctx.conn, target.id, ctx.project.id, args.pinned)
     if ctx.json:
         ctx.emit({"id": record.id, "pinned": record.pinned})
     else:
@@ -128,7 +137,7 @@ def cmd_pin(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_delete(args: argparse.Namespace, ctx: Context) -> int:
-    record = records.require(ctx.conn, args.id, ctx.project.id)
+    record = records.resolve(ctx.conn, args.id, ctx.project.id)
     if not args.force and not ctx.confirm(f"Delete {record.id} ({record.type}: {record.title})? This cannot be undone."):
         raise UsageError("not_confirmed", action="delete")
     records.delete(ctx.conn, record.id, ctx.project.id)
@@ -173,15 +182,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(handler=cmd_record)
 
     p = sub.add_parser("supersede", help="replace a current record with a corrected one")
-    p.add_argument("old_id", metavar="OLD")
+    p.add_argument("old_id", metavar="OLD", help="the current record's id (or a unique prefix of 6+ characters)")
     p.add_argument("--body", required=True, help="the new body ('-' reads stdin)")
     p.add_argument("--rationale", help="why it changed")
     p.add_argument("--title", help="a new title (default: keep the old one)")
     add_json(p)
     p.set_defaults(handler=cmd_supersede)
 
-    p = sub.add_parser("show", help="show one record")
-    p.add_argument("id")
+    p = sub.add_parser("show", help="show one record (a superseded one names its current head)")
+    p.add_argument("id", help="a record id (or a unique prefix of 6+ characters)")
     p.add_argument("--history", action="store_true", help="the whole supersession chain")
     add_json(p)
     p.set_defaults(handler=cmd_show)
@@ -198,12 +207,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     for name, pinned in (("pin", True), ("unpin", False)):
         p = sub.add_parser(name, help=f"{name} a record ({'always ranked higher' if pinned else 'ranked normally'})")
-        p.add_argument("id")
+        p.add_argument("id", help="a record id (or a unique prefix of 6+ characters)")
         add_json(p)
         p.set_defaults(handler=cmd_pin, pinned=pinned)
 
     p = sub.add_parser("delete", help="delete one record (asks first)")
-    p.add_argument("id")
+    p.add_argument("id", help="a record id (or a unique prefix of 6+ characters)")
     p.add_argument("--force", action="store_true", help="do not ask")
     add_json(p)
     p.set_defaults(handler=cmd_delete)

@@ -82,6 +82,40 @@ def get(conn: sqlite3.Connection, record_id: str, project_id: str | None = None)
     return to_record(row) if row else None
 
 
+MIN_PREFIX = 6  # characters of an id prefix the CLI accepts (a ULID's first 10 are its millisecond timestamp)
+
+
+def resolve(conn: sqlite3.Connection, ref: str, project_id: str) -> Record:
+    """A record visible from `project_id` by its id or a unique id prefix of at least MIN_PREFIX characters."""
+    from ..errors import UsageError
+
+    record = get(conn, ref, project_id)
+    if record is not None:
+        return record
+    prefix = ref.strip().upper()
+    if not (MIN_PREFIX <= len(prefix) < 26 and prefix.isalnum() and prefix.isascii()):
+        raise NotFoundError("record_not_found", id=ref)
+    # ULIDs are Crockford base32 (digits and capitals): "~" sorts after all of them, so this is an index range.
+    rows = [to_record(r) for r in conn.execute(_select(f"id >= ? AND id < ? AND {VISIBLE} ORDER BY id LIMIT 6"),
+                                               (prefix, prefix + "~", project_id))]
+    if not rows:
+        raise NotFoundError("record_not_found", id=ref)
+    if len(rows) > 1:
+        shown = [f"{r.id} {r.title!r}" for r in rows[:5]]
+        raise UsageError("ambiguous_id", id=ref, count=f"{len(rows)}+" if len(rows) > 5 else len(rows),
+                         candidates="; ".join(shown), matches=[r.id for r in rows[:5]])
+    return rows[0]
+
+
+def kept_title_outdated(old: Record, body: str) -> list[str]:
+    """Words of `old`'s title that its body stated and `body` (its replacement's) no longer does: keeping the title
+    over that body would say the old fact ("expire after 15 minutes" over a body saying 5)."""
+    from ..text import content_terms, tokens
+
+    new_words, old_body = set(tokens(body)), set(tokens(old.body))
+    return [w for w in content_terms(old.title) if w in old_body and w not in new_words]
+
+
 def require(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
     record = get(conn, record_id, project_id)
     if record is None:
