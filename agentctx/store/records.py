@@ -345,6 +345,21 @@ def touch(conn: sqlite3.Connection, ids: Iterable[str]) -> None:
                          [(now_iso(), i) for i in id_list])
 
 
+def delete_type(conn: sqlite3.Connection, project_id: str, type_: str) -> int:
+    """Delete every record of one type in one namespace, superseded ones included (`profile clear`)."""
+    with atomic(conn):
+        ids = [r[0] for r in conn.execute("SELECT id FROM records WHERE project_id = ? AND type = ?",
+                                          (project_id, type_))]
+        marks = ",".join("?" * len(ids))
+        if ids:
+            conn.execute(f"UPDATE records SET superseded_by = NULL WHERE superseded_by IN ({marks})", ids)
+            conn.execute(f"DELETE FROM edges WHERE from_id IN ({marks}) OR to_id IN ({marks})", ids + ids)
+            conn.execute(f"DELETE FROM records WHERE id IN ({marks})", ids)
+    if ids:
+        _changed(conn, project_id)
+    return len(ids)
+
+
 def delete_project(conn: sqlite3.Connection, project_id: str) -> int:
     """Remove every record and derived row of one project (never `_global`); returns the records removed."""
     with atomic(conn):
