@@ -156,10 +156,18 @@ def run(argv: list[str]) -> int:
     event = argv[0] if argv else ""
     target = HANDLERS.get(event)
     if target is None:
+        from . import usage
+
+        if usage.at_terminal():  # a person typed it: Claude Code always pipes the payload
+            return usage.unknown(event)
         log(event, f"unknown hook event {event!r}")
         return 0
     try:
         raw = read_stdin()
+        if not raw and sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty():
+            from . import usage
+
+            usage.no_payload(event)
         try:
             data = jsonfast.loads(raw) if raw.strip() else None
         except ValueError:
