@@ -99,11 +99,18 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
         raise UsageError("invalid_field", field="query", problem="must not be blank")
     if not 1 <= args.limit <= 50:
         raise UsageError("invalid_field", field="--limit", problem="must be between 1 and 50")
-    search = search_mod.search
-    if not args.keyword_only:
-        from ..hybrid import search  # vectors load lazily inside; keyword-only (marked) without the extra
-    result = search(ctx.conn, query, ctx.project.id, types=args.type or (), limit=args.limit,
-                    history=args.history, scope=args.scope)
+    from .. import hybrid  # its vectors load lazily inside; keyword-only (marked) without the extra
+
+    relevant = 0.0 if args.all else hybrid.INTERACTIVE_FLOOR
+    if args.keyword_only:
+        pool = max(args.limit * hybrid.POOL_FACTOR, hybrid.POOL_MIN)
+        result = search_mod.search(ctx.conn, query, ctx.project.id, types=args.type or (), limit=pool,
+                                   history=args.history, scope=args.scope)
+        result = result._replace(hits=hybrid.relevant_first(result.hits, relevant)[:args.limit])
+    else:
+        result = hybrid.search(ctx.conn, query, ctx.project.id, types=args.type or (), limit=args.limit,
+                               history=args.history, scope=args.scope, relevant=relevant,
+                               lazy=0 if args.all else hybrid.LAZY_MIN, cut=0.0 if args.all else hybrid.CUT)
     if ctx.json:
         rows = []
         for hit in result.hits:
@@ -202,6 +209,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--limit", type=_limit, default=10, help="at most N results (1-50, default 10)")
     p.add_argument("--history", action="store_true", help="include superseded records")
     p.add_argument("--keyword-only", action="store_true", help="no vectors: keyword ranking only")
+    p.add_argument("--all", action="store_true",
+                   help="no relevance floor: every match, fused with vectors whenever the store has them (slower)")
     add_json(p)
     p.set_defaults(handler=cmd_search)
 

@@ -378,3 +378,13 @@ def test_locked_database_names_doctor(in_p, monkeypatch):
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def test_search_lists_relevant_records_and_all_lists_every_match(in_p):
+    good = record(in_p, title="SQLite storage in WAL mode", body="The store is one SQLite file.")
+    generic = record(in_p, title="Fix the login button", body="Fix the button so the form submits.")
+    for extra in ([], ["--keyword-only"]):
+        listed = [h["id"] for h in json.loads(in_p("search", "fix", "the", "sqlite", "storage", "--json", *extra).out)]
+        assert listed == [good], extra
+        every = [h["id"] for h in json.loads(in_p("search", "fix the sqlite storage", "--all", "--json", *extra).out)]
+        assert set(every) == {good, generic}, extra
