@@ -8,7 +8,7 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import config, db, digest, paths
+from . import config, db, digest, freshness, paths
 from .errors import NotFoundError
 from .ids import now_iso, parse_iso
 from .models import NewRecord
@@ -57,6 +57,7 @@ def wrap_session(conn: sqlite3.Connection, project: Project, session_id: str, tr
             done.append("rule-based handover written")
     try:
         Path(log_path(session_id)).unlink(missing_ok=True)
+        Path(paths.compact_file(session_id)).unlink(missing_ok=True)  # a compaction no SessionStart followed
     except OSError:
         pass
     return done
@@ -133,25 +134,8 @@ def run(project: Project, *, session_id: str | None = None, transcript: str | No
         report["skipped"] = "no store: run `agentctx init`"
         return report
     try:
-        report["ledger_rows_drained"] = sessions.drain_pending(conn)
-        report["records_rescrubbed"] = _rescrub(conn)
-        if session_id:
-            report["session"] = wrap_session(conn, project, session_id, transcript)
-        report["reinforced"] = capture_sql.promote_reinforced(conn, int(config.load()["reinforceThreshold"]))
-        report["scores_updated"] = decay(conn, None if rebuild else project.id)
-        report["duplicates_folded"] = dedup(conn, project.id)
-        report["term_stats"] = _term_stats(conn)
-        report["vectors"] = _vectors(conn, project.id)
-        if rebuild:
-            shutil.rmtree(paths.digests_dir(), ignore_errors=True)
-            if db.has_fts(conn):
-                capture_sql.rebuild_fts(conn)
-            others = [pid for pid in capture_sql.project_ids(conn) if pid != project.id]
-            for pid in others:
-                digest.refresh(conn, pid)
-            report["digests_rebuilt"] = len(others) + 1
-        data = digest.refresh(conn, project.id, project=project)
-        report["digest_tokens"] = data["tokens"]
+        with freshness.deferred(conn):  # one digest rebuild per touched project, at the end
+            _steps(conn, project, report, session_id=session_id, transcript=transcript, rebuild=rebuild)
     finally:
         conn.close()
     return report
@@ -165,6 +149,29 @@ def _rescrub(conn: sqlite3.Connection) -> int | str | None:
         return rescrub_store(conn)
     except (sqlite3.Error, OSError) as exc:  # retried at the next consolidation: the stamp is written last
         return f"skipped ({exc})"
+
+
+def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object], *, session_id: str | None,
+           transcript: str | None, rebuild: bool) -> None:
+    report["ledger_rows_drained"] = sessions.drain_pending(conn)
+    report["records_rescrubbed"] = _rescrub(conn)
+    if session_id:
+        report["session"] = wrap_session(conn, project, session_id, transcript)
+    report["reinforced"] = capture_sql.promote_reinforced(conn, int(config.load()["reinforceThreshold"]))
+    report["scores_updated"] = decay(conn, None if rebuild else project.id)
+    report["duplicates_folded"] = dedup(conn, project.id)
+    report["term_stats"] = _term_stats(conn)
+    report["vectors"] = _vectors(conn, project.id)
+    if rebuild:
+        shutil.rmtree(paths.digests_dir(), ignore_errors=True)
+        if db.has_fts(conn):
+            capture_sql.rebuild_fts(conn)
+        others = [pid for pid in capture_sql.project_ids(conn) if pid != project.id]
+        for pid in others:
+            digest.refresh(conn, pid)
+        report["digests_rebuilt"] = len(others) + 1
+    data = digest.refresh(conn, project.id, project=project)
+    report["digest_tokens"] = data["tokens"]
 
 
 def _term_stats(conn: sqlite3.Connection) -> int | str:

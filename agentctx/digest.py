@@ -26,16 +26,22 @@ MAX_DECISIONS = 10
 LINE_CHARS = 240
 
 
-def read_text(project_id: str) -> str:
-    """The stored digest text of a project, or "" when it is missing, unreadable or of another version."""
+def read(project_id: str) -> dict[str, object] | None:
+    """The stored digest of a project, or None when it is missing, unreadable or of another version."""
     try:
         with open(paths.digest_file(project_id), encoding="utf-8") as fh:
             data = jsonfast.loads(fh.read())
     except (OSError, ValueError):
-        return ""
+        return None
     if not isinstance(data, dict) or data.get("version") != VERSION:
-        return ""
-    text = data.get("text")
+        return None
+    return data
+
+
+def read_text(project_id: str) -> str:
+    """The stored digest text of a project, or "" when it is missing, unreadable or of another version."""
+    data = read(project_id)
+    text = data.get("text") if data else None
     return text if isinstance(text, str) else ""
 
 
@@ -113,11 +119,10 @@ def _established(record: "Record") -> bool:
 def decisions_section(conn: "sqlite3.Connection", project_id: str) -> str:
     from .store import records
 
-    rows = [r for r in records.current(conn, project_id, types=["decision", "convention"], own_only=True)
-            if _established(r)]
-    rows.sort(key=lambda r: (not r.pinned, -r.score, r.type != "decision"))
+    # Ordered and limited in SQL: the digest is rebuilt after every write, and a store holds thousands of these.
+    rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS)
     lines = []
-    for r in rows[:MAX_DECISIONS]:
+    for r in rows:
         detail = _first_line(r)
         lines.append(_clip(f"- {r.title}: {detail}" if detail else f"- {r.title}"))
     return _lines_section("Active decisions and conventions (agentctx):", lines, SECTION_BUDGETS["decisions"])
@@ -173,8 +178,13 @@ def drift_hint(conn: "sqlite3.Connection", project: "Project | None") -> str:
             "run `agentctx sync` to review.")
 
 
-def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | None" = None) -> dict[str, object]:
-    """The digest of a project: its sections and their composition under the SessionStart budget."""
+def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | None" = None,
+            drift: str | None = None) -> dict[str, object]:
+    """The digest of a project: its sections and their composition under the SessionStart budget.
+
+    `drift`, when given, is used as the drift hint instead of scanning CLAUDE.md (a rebuild after a write keeps the
+    last scan's hint: consolidation, `init`, `profile refresh` and `sync` scan again).
+    """
     from . import tokens
     from .ids import now_iso
 
@@ -184,7 +194,7 @@ def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
         "handover": handover_section(conn, project_id),
         "preferences": preferences_section(conn),
         "mcp_hint": mcp_hint(conn, project_id),
-        "drift_hint": drift_hint(conn, project),
+        "drift_hint": drift_hint(conn, project) if drift is None else drift,
     }
     sections = {name: tokens.truncate(text, SECTION_BUDGETS[name]) for name, text in sections.items()}
     text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
@@ -201,8 +211,21 @@ def write(project_id: str, data: dict[str, object]) -> "Path":
 
 def refresh(conn: "sqlite3.Connection", project_id: str, *, project: "Project | None" = None) -> dict[str, object]:
     """Compose and store the digest of one project (the drift hint needs `project`, for its CLAUDE.md)."""
+    from . import freshness
+
     data = compose(conn, project_id, project=project)
     write(project_id, data)
+    freshness.done(project_id)
     if project is not None and project.id == project_id:
         remember_root(project)
+    return data
+
+
+def refresh_after_write(conn: "sqlite3.Connection", project_id: str) -> dict[str, object]:
+    """Rebuild a project's digest after a store write (`agentctx.freshness`), keeping the last drift scan's hint."""
+    old = read(project_id)
+    sections = old.get("sections") if old else None
+    hint = sections.get("drift_hint") if isinstance(sections, dict) else None
+    data = compose(conn, project_id, drift=hint if isinstance(hint, str) else "")
+    write(project_id, data)
     return data

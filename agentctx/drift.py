@@ -144,9 +144,24 @@ def _summary(record: Record, limit: int = 160) -> str:
     return ""
 
 
-def bullet(record: Record) -> str:
+def bullet(record: Record, *, outdated_title: bool = False) -> str:
+    """One CLAUDE.md line for a record; a title kept from a predecessor whose fact it still states is left out."""
     summary = _summary(record)
+    if outdated_title and summary:
+        return f"- {summary} *(agentctx {record.type} {record.id})*"
     return f"- **{record.title}**" + (f": {summary}" if summary else "") + f" *(agentctx {record.type} {record.id})*"
+
+
+def _outdated_titles(conn: sqlite3.Connection, shown: Sequence[Record]) -> set[str]:
+    """Records whose title was kept over a supersession that changed what the title says (SPEC §3.5)."""
+    from .store import records
+
+    out = set()
+    for record in shown:
+        old = store.predecessor(conn, record.id)
+        if old is not None and old.title == record.title and records.kept_title_outdated(old, record.body):
+            out.add(record.id)
+    return out
 
 
 def add_section(old: str, bullets: Sequence[str]) -> str:
@@ -176,7 +191,8 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _diff(target: Path, root: Path, missing: Sequence[Record]) -> tuple[str, str | None, str | None]:
+def _diff(target: Path, root: Path, missing: Sequence[Record],
+          outdated: set[str] = frozenset()) -> tuple[str, str | None, str | None]:  # type: ignore[assignment]
     if not missing:
         return "", None, None
     try:
@@ -184,7 +200,7 @@ def _diff(target: Path, root: Path, missing: Sequence[Record]) -> tuple[str, str
         old, base = data.decode("utf-8", errors="replace"), _sha(data)
     except OSError:
         old, base = "", None
-    new = add_section(old, [bullet(r) for r in missing])
+    new = add_section(old, [bullet(r, outdated_title=r.id in outdated) for r in missing])
     try:
         rel = str(target.relative_to(root))
     except ValueError:
@@ -216,15 +232,19 @@ def scan(conn: sqlite3.Connection, project: Project, *, update_scores: bool = Tr
         m = matcher.match(record)
         if (id(m.line), record.id) in stale_lines and record.id not in matcher.full_text:
             m = Match(0.0, m.line)
+        if not matcher.informative(record):
+            scores[record.id] = 0.0  # too vague to call missing (SPEC §3.1 derived fields): no drift
+            continue
         scores[record.id] = round(1.0 - m.score, 4)
-        if m.score < COVERED and matcher.informative(record):
+        if m.score < COVERED:
             missing.append((record, m))
     contradicted = [_entry(old, m, superseded_by=old.superseded_by) for old, m, _ in stale]
     if update_scores:
         _write_scores(conn, project.id, scores)
     shown = missing[:MAX_MISSING]
     target = _target(project)
-    diff, base, new = _diff(target, project.root, [r for r, _ in shown])
+    records_shown = [r for r, _ in shown]
+    diff, base, new = _diff(target, project.root, records_shown, _outdated_titles(conn, records_shown))
     return DriftReport([_entry(r, m) for r, m in shown], contradicted, diff, [str(f.path) for f in files],
                        str(target), base, new)
 

@@ -20,6 +20,7 @@ MESSAGES: dict[str, str] = {
     "field_too_long": "{field} is {length} characters; the limit is {limit}",
     "invalid_field": "{field} {problem}",
     "record_not_found": "no record {id!r} in this project",
+    "ambiguous_id": "id prefix {id!r} matches {count} records ({candidates}); give more characters",
     "already_superseded": "record {id} was already superseded by {superseded_by}; supersede the current head {head} instead",
     "cross_namespace": "record {id} belongs to another namespace; records with scope: \"global\" can only be superseded by global records",
     "db_missing": "no agentctx database at {path}; run `agentctx init`",

@@ -44,6 +44,14 @@ RRF = Fusion("rrf", 0.5, 60, 0.0, "minmax", False)
 # Each side contributes this many candidates per requested hit (at least POOL_MIN).
 POOL_FACTOR = 4
 POOL_MIN = 40
+# An interactive search (`agentctx search`, a fresh process each time) lists what is relevant, not every candidate:
+# when some keyword hits carry the query's telling words (relevance >= search.TELLING) only those are kept (else
+# the partial matches are, rather than nothing); the model (0.5-3 s to import and load) is loaded only when fewer
+# than LAZY_MIN keyword hits are relevant; and a fused hit is listed only while its score is at least CUT of the
+# best one (a dense-only hit has no keyword relevance to hold it to).
+INTERACTIVE_FLOOR = keyword.TELLING
+LAZY_MIN = 3
+CUT = 0.5
 
 
 def status(conn: sqlite3.Connection, embedder: Embedder | None = None) -> tuple[Embedder | None, str | None]:
@@ -77,15 +85,24 @@ def enabled() -> bool:
 
 def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequence[str] = (), limit: int = 10,
            history: bool = False, scope: str | None = None, floor: float = keyword.DEFAULT_FLOOR,
-           now: datetime | None = None, embedder: Embedder | None = None, fusion: Fusion = DEFAULT) -> SearchResult:
+           now: datetime | None = None, embedder: Embedder | None = None, fusion: Fusion = DEFAULT,
+           relevant: float = 0.0, lazy: int = 0, cut: float = 0.0) -> SearchResult:
     """`agentctx.search.search` plus vectors. When the store has vectors they cannot serve (no extra, no model, a
     model that fails, none of the model's dimension) the keyword result comes back marked
-    `degraded="keyword-only: <reason>"`; a store never embedded (or `embeddings` off) gets plain keyword results."""
+    `degraded="keyword-only: <reason>"`; a store never embedded (or `embeddings` off) gets plain keyword results.
+
+    With `relevant`, keyword hits below that relevance are dropped when any reach it (`relevant_first`); with
+    `lazy`, the model is used only when fewer than `lazy` keyword hits reach it (else the keyword result is the
+    answer); with `cut`, fused hits below that share of the best score are dropped, and hits found only by the
+    dense side are kept by that rule instead of the keyword floor (they have no keyword relevance)."""
     now = now or datetime.now(timezone.utc)
     pool = max(limit * POOL_FACTOR, POOL_MIN)
     base = keyword.search(conn, query, project_id, types=types, limit=pool, history=history, scope=scope,
                           floor=floor, now=now)
-    if fusion.method == "keyword" or (embedder is None and not enabled()):
+    if relevant:
+        base = base._replace(hits=relevant_first(base.hits, relevant))
+    strong = sum(1 for h in base.hits if h.relevance >= relevant)
+    if fusion.method == "keyword" or (embedder is None and not enabled()) or (lazy and strong >= lazy):
         return base._replace(hits=base.hits[:limit])
     embedder, why = status(conn, embedder)
     if embedder is None and why is None:
@@ -105,8 +122,17 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
         marker = base.degraded or f"keyword-only: {why}"
         return base._replace(hits=tuple(h._replace(degraded=marker) for h in base.hits[:limit]), degraded=marker)
     # When keyword fell down the ladder (like-search, pinned-only) the fusion still runs and keeps its marker.
-    hits = _fuse(conn, base.hits, dense, project_id, types, scope, history, fusion, floor, now, limit)
+    hits = _fuse(conn, base.hits, dense, project_id, types, scope, history, fusion, 0.0 if cut else floor, now, limit)
+    if cut and hits:
+        best = hits[0].score
+        hits = [h for h in hits if h.score >= cut * best]
     return SearchResult(tuple(hits[:limit]), base.degraded, base.terms)
+
+
+def relevant_first(hits: Sequence[SearchHit], floor: float) -> tuple[SearchHit, ...]:
+    """The hits with relevance >= `floor` when there are any; else all of them (partial matches beat nothing)."""
+    strong = tuple(h for h in hits if h.relevance >= floor)
+    return strong or tuple(hits)
 
 
 def _no_vectors(conn: sqlite3.Connection, embedder: Embedder) -> bool:

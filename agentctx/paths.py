@@ -63,6 +63,11 @@ def digest_file(project_id: str) -> str:
     return os.path.join(digests_dir_str(), f"{_safe(project_id)}.json")
 
 
+def compact_file(session_id: str) -> str:
+    """The working-state snapshot PreCompact leaves for the SessionStart that follows the compaction."""
+    return os.path.join(state_dir_str(), f"compact-{_safe(session_id)}.txt")
+
+
 def dedup_file(session_id: str) -> str:
     """Per-session injection dedup file (derived, disposable) in the temp dir."""
     return os.path.join(temp_dir(), f"agentctx-{_safe(session_id)}.seen")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .models import NewRecord
+from .models import NewRecord, Record
 from .project import Project
 from .store import records
 
@@ -245,3 +245,32 @@ def refresh(conn: sqlite3.Connection, project: Project) -> dict[str, str]:
                                        confidence="explicit", source="cli"))
         status[title] = "updated" if old else "created"
     return status
+
+
+def title_for(key: str) -> str:
+    """The profile record a KEY names: stack, commands or entry-points (any case, spaces, - or _)."""
+    from .errors import ValidationError
+
+    wanted = " ".join(key.replace("-", " ").replace("_", " ").split()).lower()
+    for title in TITLES:
+        if title.lower() == wanted:
+            return title
+    raise ValidationError("invalid_field", field="profile key", problem=f"{key!r} is not one of: stack, commands, "
+                          "entry-points")
+
+
+def edit(conn: sqlite3.Connection, project: Project, key: str, value: str) -> Record:
+    """Set one profile key by hand: an explicit, `cli`-sourced record that supersedes the current one (keyed).
+
+    VALUE lines (or `;`-separated items) become the record's bullet lines, as detection writes them.
+    """
+    items = [part.strip().lstrip("-* ").strip() for line in value.splitlines() for part in line.split(";")]
+    body = "\n".join(f"- {item}" for item in items if item)
+    record, _ = records.insert(conn, NewRecord(type="profile", title=title_for(key), body=body or value,
+                                               project_id=project.id, confidence="explicit", source="cli"))
+    return record
+
+
+def clear(conn: sqlite3.Connection, project: Project) -> int:
+    """Delete the project's profile records, history included; returns how many went."""
+    return records.delete_type(conn, project.id, "profile")

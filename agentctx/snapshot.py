@@ -102,3 +102,18 @@ def save(conn: "sqlite3.Connection", project_id: str, session_id: str | None, bo
     records.insert(conn, NewRecord(type="handover", title=title, body=body, project_id=project_id,
                                    source="hook_observation", session_id=session_id or None))
     return True
+
+
+def leave_for_compaction(session_id: str, body: str) -> None:
+    """Keep PreCompact's snapshot for the SessionStart (source "compact") that follows it, whatever the store keeps."""
+    import os
+
+    from . import paths
+
+    target = paths.compact_file(session_id)
+    paths.ensure_private_dir_str(paths.state_dir_str())
+    tmp = f"{target}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(body)
+    os.replace(tmp, target)

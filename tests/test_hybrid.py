@@ -164,3 +164,59 @@ def test_session_smoothing_lifts_the_turns_of_the_best_session(conn):
     assert smooth[best.id] == pytest.approx(plain[best.id]) and smooth[loose.id] == pytest.approx(plain[loose.id])
     # Halfway towards the session's best candidate; a session's best keeps its own score.
     assert smooth[same.id] == pytest.approx((plain[same.id] + plain[best.id]) / 2)
+
+
+# --- interactive search (issue 13 item 11): relevance floor, lazy model, cut -------------------------------------------
+
+def test_relevant_hits_hide_generic_matches_and_partial_matches_beat_nothing(conn):
+    good = _add(conn, "SQLite storage in WAL mode", "The store is one SQLite file with a busy timeout.")
+    _add(conn, "Fix the login button", "Fix the button so the form can be submitted.")
+    result = hybrid.search(conn, "fix the sqlite storage", P, relevant=hybrid.INTERACTIVE_FLOOR)
+    assert [h.record.id for h in result.hits] == [good.id]
+    both = hybrid.search(conn, "fix the sqlite storage", P)
+    assert len(both.hits) == 2  # without the floor, the generic "fix" match is listed too
+    only_partial = hybrid.search(conn, "sqlite button", P, relevant=hybrid.INTERACTIVE_FLOOR)
+    assert len(only_partial.hits) == 2  # no record has both words: the partial matches, not nothing
+
+
+class _CountingStatus:
+    """A fake `hybrid.status`: counts model loads and serves a fake embedder."""
+
+    def __init__(self, embedder):
+        self.embedder, self.calls = embedder, 0
+
+    def __call__(self, conn, embedder=None):
+        self.calls += 1
+        return self.embedder, None
+
+
+def test_the_model_loads_only_when_keyword_results_need_it(conn, monkeypatch):
+    fake = _fake(synonyms={"postgres": "database", "sqlite": "database"})
+    from agentctx.vectors import backfill
+
+    for i in range(4):
+        _add(conn, f"Cache invalidation rule {i}", f"Invalidate the cache entries of tenant {i} on deploy.")
+    target = _add(conn, "Store state in SQLite", "One file, no server.")
+    backfill.run(conn, fake)
+    counting = _CountingStatus(fake)
+    monkeypatch.setattr(hybrid, "status", counting)
+    kw = dict(relevant=hybrid.INTERACTIVE_FLOOR, lazy=hybrid.LAZY_MIN, cut=hybrid.CUT)
+    enough = hybrid.search(conn, "cache invalidation on deploy", P, **kw)
+    assert counting.calls == 0 and len(enough.hits) == 4 and enough.degraded is None
+    needed = hybrid.search(conn, "postgres", P, **kw)
+    assert counting.calls == 1 and needed.hits[0].record.id == target.id
+
+def test_the_cut_drops_what_is_a_sliver_of_the_best_score(conn):
+    fake = _fake(synonyms={"postgres": "database", "sqlite": "database"})
+    from agentctx.vectors import backfill
+
+    strong = _add(conn, "Backup the database nightly", "Copy the database file to S3.")
+    medium = _add(conn, "Store state in SQLite", "One file.")
+    weak = _add(conn, "Tenant notes", "database " + " ".join(f"word{i}" for i in range(30)))
+    _add(conn, "Cache invalidation rule", "Invalidate cache entries on deploy.")
+    backfill.run(conn, fake)
+    everything = hybrid.search(conn, "postgres", P, embedder=fake)
+    assert weak.id in [h.record.id for h in everything.hits]
+    listed = hybrid.search(conn, "postgres", P, embedder=fake, relevant=hybrid.INTERACTIVE_FLOOR,
+                           lazy=hybrid.LAZY_MIN, cut=hybrid.CUT)
+    assert [h.record.id for h in listed.hits] == [strong.id, medium.id]

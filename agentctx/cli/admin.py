@@ -47,26 +47,49 @@ def cmd_reset(args: argparse.Namespace, ctx: Context) -> int:
     return 0
 
 
+def _shown(value: object) -> str:
+    """A config value as `get`, `set` and the listing all print it: booleans as true/false, unset as nothing."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
 def cmd_config(args: argparse.Namespace, ctx: Context) -> int:
+    if args.llm_flag is not None:  # `config --no-llm` / `--llm`, as the seed specification names them
+        if args.key is not None or args.action != "get":
+            raise UsageError("invalid_field", field="config --llm/--no-llm", problem="takes no KEY or VALUE")
+        args.action, args.key, args.value = "set", "llm", "true" if args.llm_flag else "false"
     if args.action == "set":
         if args.key is None or args.value is None:
             raise UsageError("invalid_field", field="config set", problem="needs KEY and VALUE")
         value = config.set_value(args.key, args.value)
-        ctx.emit(value) if ctx.json else ctx.out(f"{args.key} = {value}")
+        ctx.emit(value) if ctx.json else ctx.out(f"{args.key} = {_shown(value)}")
         return 0
     if args.value is not None:
         raise UsageError("invalid_field", field="config get", problem="takes at most one KEY")
     if args.key:
         value = config.get(args.key)
-        ctx.emit(value) if ctx.json else ctx.out("" if value is None else str(value).lower() if isinstance(value, bool) else str(value))
+        ctx.emit(value) if ctx.json else ctx.out(_shown(value))
         return 0
     values = config.load()
     if ctx.json:
         ctx.emit(values)
     else:
         for key, value in values.items():
-            ctx.out(f"{key} = {value}")
+            ctx.out(f"{key} = {_shown(value)}")
     return 0
+
+
+def _config_keys_help() -> str:
+    import json
+
+    lines = ["keys (default in brackets):"]
+    for name, key in config.KEYS.items():
+        lines.append(f"  {name:<20}{key.help} [{json.dumps(key.default)}]")
+    lines += ["", "examples:", "  agentctx config                      show every key",
+              "  agentctx config get llm", "  agentctx config set reinforceThreshold 4",
+              "  agentctx config --no-llm             deterministic capture only (same as: config set llm false)"]
+    return "\n".join(lines)
 
 
 def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
@@ -96,10 +119,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_json(p)
     p.set_defaults(handler=cmd_reset)
 
-    p = sub.add_parser("config", help="read or change settings (config.json)")
+    p = sub.add_parser("config", help="read or change settings (config.json)", epilog=_config_keys_help(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("action", nargs="?", choices=("get", "set"), default="get")
-    p.add_argument("key", nargs="?")
-    p.add_argument("value", nargs="?")
+    p.add_argument("key", nargs="?", help="a key listed below")
+    p.add_argument("value", nargs="?", help="the new value (set)")
+    p.add_argument("--llm", dest="llm_flag", action=argparse.BooleanOptionalAction, default=None,
+                   help="turn LLM extraction on, or off (--no-llm: deterministic capture only)")
     add_json(p)
     p.set_defaults(handler=cmd_config)
 

@@ -39,6 +39,10 @@ def cmd_profile(args: argparse.Namespace, ctx: Context) -> int:
     from .. import digest, profile
     from ..store import records
 
+    if args.action in ("edit", "clear"):
+        return _profile_change(args, ctx)
+    if args.value is not None or (args.key is not None):
+        raise UsageError("invalid_field", field=f"profile {args.action}", problem="takes no KEY or VALUE")
     if args.action == "refresh":
         status = profile.refresh(ctx.conn, ctx.project)
         digest.refresh(ctx.conn, ctx.project.id, project=ctx.project)
@@ -58,6 +62,34 @@ def cmd_profile(args: argparse.Namespace, ctx: Context) -> int:
             ctx.out(f"{r.title}  ({r.id})\n{r.body}\n")
         if not current:
             ctx.out("no profile yet: run `agentctx profile refresh`")
+    return 0
+
+
+def _profile_change(args: argparse.Namespace, ctx: Context) -> int:
+    from .. import profile
+
+    if args.action == "edit":
+        if args.key is None or args.value is None:
+            raise UsageError("invalid_field", field="profile edit", problem="needs KEY and VALUE")
+        import sys
+
+        value = sys.stdin.read() if args.value == "-" else args.value
+        record = profile.edit(ctx.conn, ctx.project, args.key, value)
+        if ctx.json:
+            ctx.emit(record.to_dict())
+        else:
+            ctx.out(f"{record.title}  ({record.id})\n{record.body}")
+        return 0
+    if args.key is not None:
+        raise UsageError("invalid_field", field="profile clear", problem="takes no KEY")
+    question = f"Delete the profile records of {ctx.project.name} (stack, commands, entry points, with history)?"
+    if not args.force and not ctx.confirm(question):
+        raise UsageError("not_confirmed", action="profile clear")
+    removed = profile.clear(ctx.conn, ctx.project)
+    if ctx.json:
+        ctx.emit({"removed": removed})
+    else:
+        ctx.out(f"removed {removed} profile records (`agentctx profile refresh` detects them again)")
     return 0
 
 
@@ -105,8 +137,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_json(p)
     p.set_defaults(handler=cmd_consolidate)
 
-    p = sub.add_parser("profile", help="the detected project profile")
-    p.add_argument("action", nargs="?", choices=("show", "refresh"), default="show")
+    p = sub.add_parser("profile", help="the project profile: show, refresh (detect), edit KEY VALUE, clear",
+                       epilog="KEY is stack, commands or entry-points; VALUE items are separated by ';' or newlines. "
+                              "`edit` writes an explicit record superseding that key; `refresh` detects again and "
+                              "replaces a key whose detected value differs.")
+    p.add_argument("action", nargs="?", choices=("show", "refresh", "edit", "clear"), default="show")
+    p.add_argument("key", nargs="?", help="edit: stack, commands or entry-points")
+    p.add_argument("value", nargs="?", help="edit: the new value ('-' reads stdin)")
+    p.add_argument("--force", action="store_true", help="clear: do not ask")
     add_json(p)
     p.set_defaults(handler=cmd_profile)
 

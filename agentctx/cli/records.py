@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .. import search as search_mod
-from ..errors import ConflictError, NotFoundError, UsageError
+from ..errors import NotFoundError, UsageError
 from ..export import to_markdown
 from ..models import RECORD_TYPES, SCOPES, NewRecord, Record
 from ..store import records
@@ -40,8 +40,15 @@ def cmd_record(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_supersede(args: argparse.Namespace, ctx: Context) -> int:
-    old, new = records.supersede(ctx.conn, args.old_id, ctx.project.id, body=_text_arg(args.body, "body"),
-                                 rationale=args.rationale, title=args.title, source="cli")
+    target = records.resolve(ctx.conn, args.old_id, ctx.project.id)
+    body = _text_arg(args.body, "body")
+    old, new = records.supersede(ctx.conn, target.id, ctx.project.id, body=body, rationale=args.rationale,
+                                 title=args.title, source="cli")
+    outdated = [] if args.title else records.kept_title_outdated(old, body)
+    if outdated:
+        words = ", ".join(repr(w) for w in outdated)
+        sys.stderr.write(f"agentctx: kept the title {old.title!r}, but the new body no longer says {words}; "
+                         f"retitle with `agentctx supersede {new.id} --title ... --body ...`\n")
     if ctx.json:
         ctx.emit({"old_id": old.id, "new_id": new.id, "id": new.id})
     else:
@@ -49,8 +56,10 @@ def cmd_supersede(args: argparse.Namespace, ctx: Context) -> int:
     return 0
 
 
-def _show_text(record: Record) -> str:
+def _show_text(record: Record, head: Record | None = None) -> str:
     state = "CURRENT" if record.is_current else f"SUPERSEDED by {record.superseded_by} at {record.superseded_at}"
+    if head is not None and head.id != record.id:
+        state += f"\n  current     {head.id} ({head.title})"
     lines = [
         f"{record.title}",
         f"  id          {record.id}",
@@ -67,7 +76,7 @@ def _show_text(record: Record) -> str:
 
 
 def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
-    record = records.require(ctx.conn, args.id, ctx.project.id)
+    record = records.resolve(ctx.conn, args.id, ctx.project.id)
     if args.history:
         chain = records.history(ctx.conn, record.id, ctx.project.id)
         if ctx.json:
@@ -75,13 +84,12 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
         else:
             ctx.out("\n\n".join(_show_text(r) for r in chain))
         return 0
-    if not record.is_current:
-        head = records.head(ctx.conn, record)
-        raise ConflictError("already_superseded", id=record.id, superseded_by=record.superseded_by, head=head.id)
+    # A read never fails on a superseded record: it is shown as such, with the record that replaced it.
+    head = None if record.is_current else records.head(ctx.conn, record)
     if ctx.json:
-        ctx.emit(_record_dict(record))
+        ctx.emit({**_record_dict(record), "head": head.id if head else record.id})
     else:
-        ctx.out(_show_text(record))
+        ctx.out(_show_text(record, head))
     return 0
 
 
@@ -91,11 +99,18 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
         raise UsageError("invalid_field", field="query", problem="must not be blank")
     if not 1 <= args.limit <= 50:
         raise UsageError("invalid_field", field="--limit", problem="must be between 1 and 50")
-    search = search_mod.search
-    if not args.keyword_only:
-        from ..hybrid import search  # vectors load lazily inside; keyword-only (marked) without the extra
-    result = search(ctx.conn, query, ctx.project.id, types=args.type or (), limit=args.limit,
-                    history=args.history, scope=args.scope)
+    from .. import hybrid  # its vectors load lazily inside; keyword-only (marked) without the extra
+
+    relevant = 0.0 if args.all else hybrid.INTERACTIVE_FLOOR
+    if args.keyword_only:
+        pool = max(args.limit * hybrid.POOL_FACTOR, hybrid.POOL_MIN)
+        result = search_mod.search(ctx.conn, query, ctx.project.id, types=args.type or (), limit=pool,
+                                   history=args.history, scope=args.scope)
+        result = result._replace(hits=hybrid.relevant_first(result.hits, relevant)[:args.limit])
+    else:
+        result = hybrid.search(ctx.conn, query, ctx.project.id, types=args.type or (), limit=args.limit,
+                               history=args.history, scope=args.scope, relevant=relevant,
+                               lazy=0 if args.all else hybrid.LAZY_MIN, cut=0.0 if args.all else hybrid.CUT)
     if ctx.json:
         rows = []
         for hit in result.hits:
@@ -119,7 +134,8 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_pin(args: argparse.Namespace, ctx: Context) -> int:
-    record = records.set_pinned(ctx.conn, args.id, ctx.project.id, args.pinned)
+    target = records.resolve(ctx.conn, args.id, ctx.project.id)
+    record = records.set_pinned(ctx.conn, target.id, ctx.project.id, args.pinned)
     if ctx.json:
         ctx.emit({"id": record.id, "pinned": record.pinned})
     else:
@@ -128,7 +144,7 @@ def cmd_pin(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_delete(args: argparse.Namespace, ctx: Context) -> int:
-    record = records.require(ctx.conn, args.id, ctx.project.id)
+    record = records.resolve(ctx.conn, args.id, ctx.project.id)
     if not args.force and not ctx.confirm(f"Delete {record.id} ({record.type}: {record.title})? This cannot be undone."):
         raise UsageError("not_confirmed", action="delete")
     records.delete(ctx.conn, record.id, ctx.project.id)
@@ -173,15 +189,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(handler=cmd_record)
 
     p = sub.add_parser("supersede", help="replace a current record with a corrected one")
-    p.add_argument("old_id", metavar="OLD")
+    p.add_argument("old_id", metavar="OLD", help="the current record's id (or a unique prefix of 6+ characters)")
     p.add_argument("--body", required=True, help="the new body ('-' reads stdin)")
     p.add_argument("--rationale", help="why it changed")
     p.add_argument("--title", help="a new title (default: keep the old one)")
     add_json(p)
     p.set_defaults(handler=cmd_supersede)
 
-    p = sub.add_parser("show", help="show one record")
-    p.add_argument("id")
+    p = sub.add_parser("show", help="show one record (a superseded one names its current head)")
+    p.add_argument("id", help="a record id (or a unique prefix of 6+ characters)")
     p.add_argument("--history", action="store_true", help="the whole supersession chain")
     add_json(p)
     p.set_defaults(handler=cmd_show)
@@ -193,17 +209,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--limit", type=_limit, default=10, help="at most N results (1-50, default 10)")
     p.add_argument("--history", action="store_true", help="include superseded records")
     p.add_argument("--keyword-only", action="store_true", help="no vectors: keyword ranking only")
+    p.add_argument("--all", action="store_true",
+                   help="no relevance floor: every match, fused with vectors whenever the store has them (slower)")
     add_json(p)
     p.set_defaults(handler=cmd_search)
 
     for name, pinned in (("pin", True), ("unpin", False)):
         p = sub.add_parser(name, help=f"{name} a record ({'always ranked higher' if pinned else 'ranked normally'})")
-        p.add_argument("id")
+        p.add_argument("id", help="a record id (or a unique prefix of 6+ characters)")
         add_json(p)
         p.set_defaults(handler=cmd_pin, pinned=pinned)
 
     p = sub.add_parser("delete", help="delete one record (asks first)")
-    p.add_argument("id")
+    p.add_argument("id", help="a record id (or a unique prefix of 6+ characters)")
     p.add_argument("--force", action="store_true", help="do not ask")
     add_json(p)
     p.set_defaults(handler=cmd_delete)

@@ -107,6 +107,16 @@ def ingest(conn: sqlite3.Connection, extraction: Extraction, *, project_id: str,
     out = Outcome(dropped=list(extraction.dropped))
     if extraction.flush:
         return out
+    from .. import freshness
+
+    with freshness.deferred(conn):  # the digests these writes touch are rebuilt once, at the end
+        _all(conn, extraction, project_id=project_id, session_id=session_id, threshold=threshold,
+             reinforced=reinforced, out=out)
+    return out
+
+
+def _all(conn: sqlite3.Connection, extraction: Extraction, *, project_id: str, session_id: str, threshold: int,
+         reinforced: set[str], out: Outcome) -> None:
     for entry in extraction.entries:
         try:
             _one(conn, entry, project_id=project_id, session_id=session_id, threshold=threshold, seen=reinforced,
@@ -121,4 +131,3 @@ def ingest(conn: sqlite3.Connection, extraction: Extraction, *, project_id: str,
         except AgentctxError as exc:
             log(f"handover dropped ({exc.code})")
             out.dropped.append(("handover", exc.code))
-    return out

@@ -161,6 +161,10 @@ def run(argv: list[str]) -> int:
     event = argv[0] if argv else ""
     target = HANDLERS.get(event)
     if target is None:
+        from . import usage
+
+        if usage.at_terminal():  # a person typed it: Claude Code always pipes the payload
+            return usage.unknown(event)
         log(event, f"unknown hook event {event!r}")
         return 0
     from . import budget
@@ -168,6 +172,10 @@ def run(argv: list[str]) -> int:
     watchdog = budget.arm(event)  # the hook's own wall-clock budget (budget.TOTAL_S)
     try:
         raw = read_stdin()
+        if not raw and sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty():
+            from . import usage
+
+            usage.no_payload(event)
         try:
             data = jsonfast.loads(raw) if raw.strip() else None
         except ValueError:

@@ -89,6 +89,8 @@ def pre_compact(payload: "Payload") -> None:
                             when=f"before {payload.trigger or 'a'} compaction at {now_iso()}")
     if not body:
         return None
+    if payload.session_id:
+        snapshot.leave_for_compaction(payload.session_id, body)
     project = detect(payload.cwd)
     try:
         conn = db.connect(paths.db_file(), timeout=lock_wait("pre-compact"))

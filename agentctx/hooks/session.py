@@ -7,6 +7,7 @@ if TYPE_CHECKING:
     from . import Payload
 
 PROFILE_FALLBACK_BUDGET = 200
+SNAPSHOT_BUDGET = 550  # a snapshot body is <= 2,000 characters (~500 tokens) plus its header
 
 
 def session_start(payload: "Payload") -> dict[str, object] | None:
@@ -19,7 +20,9 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         from ..project import detect
 
         project_id = detect(payload.cwd).id
-    text = digest.read_text(project_id)
+    text = _after_compaction(project_id, payload.session_id) if payload.source == "compact" else ""
+    if not text:
+        text = digest.read_text(project_id)
     if not text:
         text = _profile_fallback(project_id)
     if text and digest.estimate(text) > digest.SESSION_START_BUDGET:  # a hand-edited or foreign digest file
@@ -33,6 +36,36 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     if not text:
         return None
     return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+
+
+def _after_compaction(project_id: str, session_id: str) -> str:
+    """The snapshot PreCompact just wrote, then the digest's sections (its handover unless it is that very snapshot),
+    composed under the same SessionStart budget; "" when PreCompact left nothing for this session."""
+    from .. import digest, paths, tokens
+
+    if not session_id:
+        return ""
+    path = paths.compact_file(session_id)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            snapshot = fh.read().strip()
+        os.unlink(path)  # delivered once: a later SessionStart of this session gets the plain digest
+    except OSError:
+        return ""
+    if not snapshot:
+        return ""
+    data = digest.read(project_id) or {}
+    sections = data.get("sections") if isinstance(data.get("sections"), dict) else {}
+    parts = [tokens.truncate(f"Working state before compaction (agentctx):\n{snapshot}", SNAPSHOT_BUDGET)]
+    first_line = snapshot.split("\n", 1)[0]
+    for name in digest.SECTION_BUDGETS:
+        section = sections.get(name)
+        if not isinstance(section, str) or not section:
+            continue
+        if name == "handover" and first_line in section:
+            continue  # the digest's handover is this snapshot, already first
+        parts.append(section)
+    return tokens.compose(parts, tokens.SESSION_START_BUDGET)
 
 
 def _profile_fallback(project_id: str) -> str:

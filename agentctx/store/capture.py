@@ -41,10 +41,16 @@ def session_handover(conn: sqlite3.Connection, project_id: str, session_id: str)
 
 
 def promote_reinforced(conn: sqlite3.Connection, threshold: int) -> int:
-    """inferred -> reinforced once a record recurred in `threshold` sessions (SPEC §3.3); one-way."""
+    """inferred -> reinforced once a record was seen in `threshold` sessions: its own and `reinforce_count` others
+    (SPEC §3.3); one-way."""
+    where = f"confidence = 'inferred' AND reinforce_count + 1 >= ? AND {CURRENT}"
     with atomic(conn):
-        cur = conn.execute("UPDATE records SET confidence = 'reinforced' WHERE confidence = 'inferred' "
-                           f"AND reinforce_count >= ? AND {CURRENT}", (threshold,))
+        touched = [r[0] for r in conn.execute(f"SELECT DISTINCT project_id FROM records WHERE {where}", (threshold,))]
+        cur = conn.execute(f"UPDATE records SET confidence = 'reinforced' WHERE {where}", (threshold,))
+    from .records import _changed
+
+    for project_id in touched:
+        _changed(conn, project_id)
     return cur.rowcount
 
 
@@ -83,6 +89,9 @@ def fold_duplicate(conn: sqlite3.Connection, keep: Record, dup: Record, now: str
                      (now, keep.id, dup.id))
         if dup.session_id != keep.session_id:
             conn.execute("UPDATE records SET reinforce_count = reinforce_count + 1 WHERE id = ?", (keep.id,))
+    from .records import _changed
+
+    _changed(conn, dup.project_id)
 
 
 def project_ids(conn: sqlite3.Connection) -> list[str]:

@@ -44,3 +44,9 @@ def set_scores(conn: sqlite3.Connection, project_id: str, scores: Mapping[str, f
                      (project_id,))
         conn.executemany("UPDATE records SET claudemd_drift_score = ? WHERE id = ? AND project_id = ?",
                          [(round(s, 4), rid, project_id) for rid, s in scores.items() if s])
+
+
+def predecessor(conn: sqlite3.Connection, record_id: str) -> Record | None:
+    """The record `record_id` directly superseded, if any."""
+    row = conn.execute(f"SELECT {COLUMNS} FROM records WHERE superseded_by = ? LIMIT 1", (record_id,)).fetchone()
+    return to_record(row) if row else None

@@ -23,6 +23,13 @@ from . import COLUMNS, CURRENT, VISIBLE, to_record  # noqa: F401 (re-exported: t
 KEYED_TYPES = ("handover", "profile")
 
 
+def _changed(conn: sqlite3.Connection, project_id: str) -> None:
+    """After a committed write: rebuild the digests it may change, so the next SessionStart sees it (SPEC §4.3)."""
+    from .. import freshness  # imported here: the hooks' read paths load this module without ever writing
+
+    freshness.changed(conn, project_id)
+
+
 def _check_choice(value: str, allowed: tuple[str, ...], code: str) -> None:
     if value not in allowed:
         raise ValidationError(code, value=value, allowed=", ".join(allowed))
@@ -76,6 +83,40 @@ def get(conn: sqlite3.Connection, record_id: str, project_id: str | None = None)
     else:
         row = conn.execute(_select(f"id = ? AND {VISIBLE}"), (record_id, project_id)).fetchone()
     return to_record(row) if row else None
+
+
+MIN_PREFIX = 6  # characters of an id prefix the CLI accepts (a ULID's first 10 are its millisecond timestamp)
+
+
+def resolve(conn: sqlite3.Connection, ref: str, project_id: str) -> Record:
+    """A record visible from `project_id` by its id or a unique id prefix of at least MIN_PREFIX characters."""
+    from ..errors import UsageError
+
+    record = get(conn, ref, project_id)
+    if record is not None:
+        return record
+    prefix = ref.strip().upper()
+    if not (MIN_PREFIX <= len(prefix) < 26 and prefix.isalnum() and prefix.isascii()):
+        raise NotFoundError("record_not_found", id=ref)
+    # ULIDs are Crockford base32 (digits and capitals): "~" sorts after all of them, so this is an index range.
+    rows = [to_record(r) for r in conn.execute(_select(f"id >= ? AND id < ? AND {VISIBLE} ORDER BY id LIMIT 6"),
+                                               (prefix, prefix + "~", project_id))]
+    if not rows:
+        raise NotFoundError("record_not_found", id=ref)
+    if len(rows) > 1:
+        shown = [f"{r.id} {r.title!r}" for r in rows[:5]]
+        raise UsageError("ambiguous_id", id=ref, count=f"{len(rows)}+" if len(rows) > 5 else len(rows),
+                         candidates="; ".join(shown), matches=[r.id for r in rows[:5]])
+    return rows[0]
+
+
+def kept_title_outdated(old: Record, body: str) -> list[str]:
+    """Words of `old`'s title that its body stated and `body` (its replacement's) no longer does: keeping the title
+    over that body would say the old fact ("expire after 15 minutes" over a body saying 5)."""
+    from ..text import content_terms, tokens
+
+    new_words, old_body = set(tokens(body)), set(tokens(old.body))
+    return [w for w in content_terms(old.title) if w in old_body and w not in new_words]
 
 
 def require(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
@@ -186,6 +227,7 @@ def insert(conn: sqlite3.Connection, new: NewRecord, *, supersedes: str | None =
             conn.execute("INSERT OR IGNORE INTO edges (id, from_id, to_id, rel_type) VALUES (?, ?, ?, 'supersedes')",
                          (ulid(), record.id, old.id))
         superseded = [get(conn, o.id) for o in olds]
+    _changed(conn, new.project_id)
     return record, [s for s in superseded if s is not None]
 
 
@@ -210,21 +252,26 @@ def set_pinned(conn: sqlite3.Connection, record_id: str, project_id: str, pinned
     record = require(conn, record_id, project_id)
     with atomic(conn):
         conn.execute("UPDATE records SET pinned = ? WHERE id = ?", (int(pinned), record.id))
+    if record.pinned != pinned:
+        _changed(conn, record.project_id)
     return record.replace(pinned=pinned)
 
 
 def reinforce(conn: sqlite3.Connection, record_id: str, *, threshold: int, confirmed: bool = False) -> Record:
-    """Count one more independent sighting; inferred becomes reinforced at `threshold` or on an explicit confirmation."""
+    """Count one more independent sighting; inferred becomes reinforced once seen in `threshold` sessions (the
+    record's own plus `reinforce_count` others, SPEC §3.3) or on an explicit confirmation."""
     with atomic(conn):
         conn.execute("UPDATE records SET reinforce_count = reinforce_count + 1 WHERE id = ?", (record_id,))
-        conn.execute(
+        promoted = conn.execute(
             "UPDATE records SET confidence = 'reinforced' WHERE id = ? AND confidence = 'inferred' "
-            "AND (reinforce_count >= ? OR ?)",
+            "AND (reinforce_count + 1 >= ? OR ?)",
             (record_id, threshold, int(confirmed)),
-        )
+        ).rowcount
         record = get(conn, record_id)
     if record is None:
         raise NotFoundError("record_not_found", id=record_id)
+    if promoted:
+        _changed(conn, record.project_id)
     return record
 
 
@@ -239,6 +286,7 @@ def delete(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
         )
         conn.execute("DELETE FROM edges WHERE from_id = ? OR to_id = ?", (record.id, record.id))
         conn.execute("DELETE FROM records WHERE id = ?", (record.id,))
+    _changed(conn, record.project_id)
     return record
 
 
@@ -257,6 +305,17 @@ def current(conn: sqlite3.Connection, project_id: str, *, types: Iterable[str] |
         sql += " LIMIT ?"
         args.append(limit)
     return [to_record(r) for r in conn.execute(sql, args)]
+
+
+def established(conn: sqlite3.Connection, project_id: str, *, types: Iterable[str], limit: int) -> list[Record]:
+    """The digest's current non-inferred records of one namespace: pinned first, then stored score, types in the
+    order given, newest first."""
+    type_list = list(types)
+    marks = ",".join("?" * len(type_list))
+    order = " ".join(f"WHEN ? THEN {i}" for i in range(len(type_list)))
+    sql = _select(f"project_id = ? AND {CURRENT} AND confidence != 'inferred' AND type IN ({marks})")
+    sql += f" ORDER BY pinned DESC, score DESC, CASE type {order} END, recorded_at DESC, id DESC LIMIT ?"
+    return [to_record(r) for r in conn.execute(sql, [project_id, *type_list, *type_list, limit])]
 
 
 def counts_by_type(conn: sqlite3.Connection, project_id: str, *, scope: str | None = None) -> dict[str, int]:
@@ -289,6 +348,21 @@ def touch(conn: sqlite3.Connection, ids: Iterable[str]) -> None:
                          [(now_iso(), i) for i in id_list])
 
 
+def delete_type(conn: sqlite3.Connection, project_id: str, type_: str) -> int:
+    """Delete every record of one type in one namespace, superseded ones included (`profile clear`)."""
+    with atomic(conn):
+        ids = [r[0] for r in conn.execute("SELECT id FROM records WHERE project_id = ? AND type = ?",
+                                          (project_id, type_))]
+        marks = ",".join("?" * len(ids))
+        if ids:
+            conn.execute(f"UPDATE records SET superseded_by = NULL WHERE superseded_by IN ({marks})", ids)
+            conn.execute(f"DELETE FROM edges WHERE from_id IN ({marks}) OR to_id IN ({marks})", ids + ids)
+            conn.execute(f"DELETE FROM records WHERE id IN ({marks})", ids)
+    if ids:
+        _changed(conn, project_id)
+    return len(ids)
+
+
 def delete_project(conn: sqlite3.Connection, project_id: str) -> int:
     """Remove every record and derived row of one project (never `_global`); returns the records removed."""
     with atomic(conn):
@@ -302,4 +376,5 @@ def delete_project(conn: sqlite3.Connection, project_id: str) -> int:
         conn.execute("DELETE FROM nodes WHERE project_id = ?", (project_id,))
         conn.execute("DELETE FROM sessions WHERE project_id = ?", (project_id,))
         conn.execute("DELETE FROM injections WHERE project_id = ?", (project_id,))
+    _changed(conn, project_id)
     return len(ids)

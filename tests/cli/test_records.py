@@ -183,11 +183,47 @@ def test_show_superseded_names_the_head_and_history_shows_the_chain(in_p):
     b = in_p("supersede", a, "--body", "second").out.strip()
     c = in_p("supersede", b, "--body", "third").out.strip()
     result = in_p("show", a)
-    assert result.rc == 65 and c in result.err
+    assert result.rc == 0 and "SUPERSEDED by " + b in result.out and f"current     {c}" in result.out
+    assert json.loads(in_p("show", a, "--json").out)["head"] == c
     history = in_p("show", a, "--history")
     assert history.rc == 0 and history.out.count("SUPERSEDED") == 2 and "CURRENT" in history.out
     chain = json.loads(in_p("show", c, "--history", "--json").out)
     assert [r["id"] for r in chain] == [a, b, c]
+
+
+def test_ids_accept_a_unique_prefix(in_p):
+    a = record(in_p, title="Use SQLite", body="One file.")
+    assert a[:8] in in_p("show", a[:8]).out and "Use SQLite" in in_p("show", a[:8].lower()).out
+    assert in_p("pin", a[:10]).out.strip() == f"pinned {a}"
+    b = in_p("supersede", a[:7], "--body", "Two files.").out.strip()
+    assert rows("SELECT superseded_by FROM records WHERE id = ?", a) == [(b,)]
+    assert in_p("delete", b[:9], "--force").out.strip() == f"deleted {b}"
+    assert in_p("show", a[:5]).rc == 66  # too short to be a prefix
+
+
+def test_an_ambiguous_prefix_lists_the_candidates(in_p):
+    ids = [record(in_p, title=f"Decision {i}", body="b") for i in range(3)]
+    import os
+
+    common = os.path.commonprefix(ids)  # made within milliseconds: the ULID's timestamp part is shared
+    if len(common) < 6:
+        pytest.skip("the records straddle a ULID timestamp boundary")
+    result = in_p("show", common, "--json")
+    assert result.rc == 64 and json.loads(result.out)["code"] == "ambiguous_id"
+    assert all(i in result.err for i in ids) and "give more characters" in result.err
+    assert in_p("delete", common, "--force").rc == 64
+    assert rows("SELECT count(*) FROM records") == [(3,)]
+
+
+def test_supersede_title_retitles_and_a_kept_outdated_title_is_flagged(in_p):
+    a = record(in_p, title="Tokens expire after 15 minutes", body="Session tokens expire after 15 minutes.")
+    result = in_p("supersede", a, "--body", "Session tokens expire after 5 minutes.")
+    assert result.rc == 0 and "'15'" in result.err and "--title" in result.err
+    b = result.out.strip()
+    c = in_p("supersede", b, "--title", "Tokens expire after 5 minutes", "--body", "Session tokens expire after 5 minutes.")
+    assert c.err == ""
+    shown = in_p("show", c.out.strip()).out
+    assert shown.startswith("Tokens expire after 5 minutes\n") and "15" not in shown
 
 
 def test_show_unknown(in_p):
@@ -342,3 +378,13 @@ def test_locked_database_names_doctor(in_p, monkeypatch):
     finally:
         holder.execute("ROLLBACK")
         holder.close()
+
+
+def test_search_lists_relevant_records_and_all_lists_every_match(in_p):
+    good = record(in_p, title="SQLite storage in WAL mode", body="The store is one SQLite file.")
+    generic = record(in_p, title="Fix the login button", body="Fix the button so the form submits.")
+    for extra in ([], ["--keyword-only"]):
+        listed = [h["id"] for h in json.loads(in_p("search", "fix", "the", "sqlite", "storage", "--json", *extra).out)]
+        assert listed == [good], extra
+        every = [h["id"] for h in json.loads(in_p("search", "fix the sqlite storage", "--all", "--json", *extra).out)]
+        assert set(every) == {good, generic}, extra

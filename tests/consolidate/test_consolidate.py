@@ -26,6 +26,16 @@ def test_reinforce_decay_dedup_and_digest(conn, add, repo):
     assert "Use SQLite" in text and "Flaky" not in text
 
 
+def test_three_sessions_reinforce_at_the_default_threshold(conn, add, repo):
+    r = add("Run the linter before committing", "ruff check first.", type_="convention", confidence="inferred")
+    conn.execute("UPDATE records SET reinforce_count = 1 WHERE id = ?", (r.id,))  # 2 sessions
+    consolidate.run(detect(repo))
+    assert records.get(conn, r.id).confidence == "inferred"
+    conn.execute("UPDATE records SET reinforce_count = 2 WHERE id = ?", (r.id,))  # 3 sessions
+    assert consolidate.run(detect(repo))["reinforced"] == 1
+    assert records.get(conn, r.id).confidence == "reinforced"
+
+
 def test_threshold_from_config(conn, add, repo):
     config.set_value("reinforceThreshold", "1")
     r = add("Tabs", "Use tabs.", type_="convention", confidence="inferred")

@@ -128,3 +128,22 @@ def test_bullet_and_section():
     text = drift.add_section("# A\n\n## Project memory (agentctx)\n\n- one\n\n## Other\n- x\n", ["- two"])
     assert text == "# A\n\n## Project memory (agentctx)\n\n- one\n- two\n\n## Other\n- x\n"
     assert drift.add_section("", ["- b"]).startswith(drift.SECTION)
+
+
+def test_a_vague_title_gets_no_drift_score(conn, project, repo, add):
+    from agentctx.mcp.handlers import ToolContext
+    from agentctx.mcp.tools import call
+
+    claude(repo, "# App\n\n- Deploy with the Makefile.\n")
+    vague = add("Caching", "Cache the parsed manifest between runs.")
+    clear = add("Use gRPC between internal services", "Protobuf contracts live in proto/.")
+    report = drift.scan(conn, project)
+    assert [m["id"] for m in report.missing] == [clear.id]
+    assert records.get(conn, vague.id).claudemd_drift_score == 0.0
+    assert records.get(conn, clear.id).claudemd_drift_score > 0.5
+    ctx = ToolContext(project=project)
+    try:
+        result = call(ctx, "ctx_get", {"ids": [vague.id]})
+    finally:
+        ctx.close()
+    assert result.structured["records"][0]["claudemd_drift_score"] == 0.0

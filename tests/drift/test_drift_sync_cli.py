@@ -34,3 +34,13 @@ def test_sync_yes_applies_with_backup(conn, repo, add, capsys):
 def test_sync_without_claudemd(conn, repo, capsys):
     assert main(["-C", str(repo), "sync"]) == 0
     assert "no CLAUDE.md" in capsys.readouterr().out
+
+
+def test_sync_does_not_propose_a_title_the_supersession_made_outdated(conn, repo, add, capsys):
+    (repo / "CLAUDE.md").write_text("# App\n", encoding="utf-8")
+    old = add("Tokens expire after 15 minutes", "Session tokens expire after 15 minutes.")
+    assert main(["-C", str(repo), "supersede", old.id, "--body", "Session tokens expire after 5 minutes."]) == 0
+    capsys.readouterr()
+    assert main(["-C", str(repo), "sync", "--json"]) == 0
+    diff = json.loads(capsys.readouterr().out)["proposed_diff"]
+    assert "Session tokens expire after 5 minutes." in diff and "15 minutes" not in diff

@@ -91,3 +91,18 @@ def test_handover_replaced_by_the_next_session(conn, pid):
     assert records.get(conn, first.id).superseded_by == second.id
     assert [r.title for r in records.current(conn, pid, types=["handover"])] == ["Handover: B"]
     assert _run(conn, pid, answer(active_work={**work, "current_task": "B"}), "s2").written == []
+
+
+def test_extracted_records_reach_the_digest_in_one_rebuild(conn, pid, monkeypatch):
+    from agentctx import digest
+
+    calls = []
+    real = digest.refresh_after_write
+    monkeypatch.setattr(digest, "refresh_after_write", lambda c, p: calls.append(p) or real(c, p))
+    _run(conn, pid, answer(decisions=[_dec("Use SQLite for storage"), _dec("Always use pytest for tests",
+                                                                         evidence="Always use pytest for tests")],
+                           active_work={"current_task": "Export", "blockers": [], "next_steps": ["tests"],
+                                        "open_questions": []}))
+    assert calls == [pid]
+    text = digest.read_text(pid)
+    assert "Use SQLite for storage" in text and "Export" in text

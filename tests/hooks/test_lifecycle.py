@@ -86,3 +86,55 @@ def test_pre_compact_snapshots_but_keeps_richer_handover(hook, conn, add, repo, 
 def test_pre_compact_missing_transcript_writes_nothing(hook, conn, repo):
     hook("pre-compact", {"session_id": "s1", "transcript_path": "/nope.jsonl", "cwd": str(repo)})
     assert records.current(conn, detect(repo).id, types=["handover"]) == []
+
+
+def _working_session(hook, repo, tmp_path):
+    """A session that edited a file, switched branch and has a failing test, then compacts."""
+    base = {"session_id": "s1", "cwd": str(repo)}
+    hook("post-tool-use", {**base, "tool_name": "Edit", "tool_input": {"file_path": str(repo / "src" / "auth.py")}})
+    hook("post-tool-use", {**base, "tool_name": "Bash", "tool_input": {"command": "git checkout -b fix-login"},
+                           "tool_response": {"stdout": "Switched to a new branch 'fix-login'"}})
+    hook("post-tool-use", {**base, "tool_name": "Bash", "tool_input": {"command": "pytest tests/test_auth.py"},
+                           "tool_response": {"stdout": "FAILED tests/test_auth.py::test_expiry - AssertionError"}})
+    path = _transcript(tmp_path, ["fix the login token expiry bug"])
+    hook("pre-compact", {**base, "transcript_path": str(path), "trigger": "auto"})
+
+
+def _context(out):
+    return out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_session_start_after_compaction_gives_back_the_snapshot_with_the_digest(hook, conn, add, repo, tmp_path):
+    from agentctx import tokens
+
+    add("Use SQLite for storage", "One file, WAL.")
+    _working_session(hook, repo, tmp_path)
+    text = _context(hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "compact"}))
+    assert text.startswith("Working state before compaction (agentctx):")
+    for part in ("fix the login token expiry bug", "auth.py", "fix-login", "test_expiry", "Use SQLite for storage"):
+        assert part in text, part
+    assert text.count("Snapshot taken before auto compaction") == 1  # not again as the digest's handover
+    assert tokens.estimate(text) <= tokens.SESSION_START_BUDGET
+    # Delivered once: a later resume gets the digest alone.
+    again = _context(hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "resume"}))
+    assert not again.startswith("Working state")
+
+
+def test_compaction_snapshot_survives_a_richer_handover_and_a_full_digest(hook, conn, add, repo, tmp_path):
+    from agentctx import tokens
+
+    add("Handover: auth work", "Current task: auth\n" + "detail " * 250, type_="handover", source="llm_extraction")
+    for i in range(30):
+        add(f"Decision number {i} about caching layers", "because " * 80)
+    _working_session(hook, repo, tmp_path)
+    assert records.current(conn, detect(repo).id, types=["handover"])[0].title == "Handover: auth work"
+    text = _context(hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "compact"}))
+    assert "fix the login token expiry bug" in text and "test_expiry" in text and "Decision number 29" in text
+    assert tokens.estimate(text) <= tokens.SESSION_START_BUDGET
+
+
+def test_compaction_snapshot_is_only_for_its_own_session(hook, conn, add, repo, tmp_path):
+    add("Use SQLite for storage", "One file, WAL.")
+    _working_session(hook, repo, tmp_path)
+    text = _context(hook("session-start", {"session_id": "other", "cwd": str(repo), "source": "compact"}))
+    assert not text.startswith("Working state before compaction") and "Use SQLite for storage" in text

@@ -51,3 +51,51 @@ def test_hook_via_cli_main(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps({"cwd": str(tmp_path)})))
     assert main(["hook", "session-start"]) == 0
     assert capsys.readouterr().out == ""
+
+
+def _at_terminal(*argv):
+    """Run `python -m agentctx ARGV` with a real terminal (a pty) as stdin, as a person typing it would."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("pty")
+    master, slave = os.openpty()
+    try:
+        return subprocess.run([sys.executable, "-m", "agentctx", *argv], stdin=slave, capture_output=True, text=True,
+                              timeout=60)
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_hook_help_and_a_bogus_event_print_usage_at_a_terminal():
+    helped = _at_terminal("hook", "--help")
+    assert helped.returncode == 0 and "usage: agentctx hook EVENT" in helped.stdout
+    assert all(event in helped.stdout for event in HANDLERS)
+    bogus = _at_terminal("hook", "BOGUS")
+    assert bogus.returncode == 64 and bogus.stdout == ""
+    assert "unknown hook event 'BOGUS'" in bogus.stderr and "session-start" in bogus.stderr
+    assert _at_terminal("hook").returncode == 64
+    typed = _at_terminal("hook", "session-start")
+    assert typed.returncode == 0 and typed.stdout == "" and "reads Claude Code's JSON payload" in typed.stderr
+
+
+@pytest.mark.parametrize("argv", [["hook", "BOGUS"], ["hook", "--help"], ["hook"]])
+def test_without_a_terminal_hooks_stay_silent_and_exit_0(argv):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "agentctx", *argv], input="{}", capture_output=True, text=True,
+                          timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_top_level_help_lists_every_command(capsys):
+    from agentctx.cli import build_parser, main
+
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for name in [*sub.choices, "hook", "stash"]:
+        assert f"\n    {name} " in out, name

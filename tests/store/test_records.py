@@ -294,12 +294,20 @@ def test_supersede_carries_the_pin(conn, new):
     assert b.pinned
 
 
-def test_reinforce_until_the_threshold(conn, new):
+def test_reinforce_counts_sessions_not_extra_sightings(conn, new):
+    # Seen in its own session and then in two more: 3 sessions (count 2) reach the default threshold of 3.
     a, _ = records.insert(conn, new())
     assert records.reinforce(conn, a.id, threshold=3).confidence == "inferred"
-    assert records.reinforce(conn, a.id, threshold=3).confidence == "inferred"
-    third = records.reinforce(conn, a.id, threshold=3)
-    assert third.confidence == "reinforced" and third.reinforce_count == 3
+    third_session = records.reinforce(conn, a.id, threshold=3)
+    assert third_session.confidence == "reinforced" and third_session.reinforce_count == 2
+
+
+def test_threshold_one_means_its_own_session_is_enough(conn, new):
+    from agentctx.store import capture
+
+    a, _ = records.insert(conn, new())
+    assert capture.promote_reinforced(conn, 2) == 0
+    assert capture.promote_reinforced(conn, 1) == 1 and records.get(conn, a.id).confidence == "reinforced"
 
 
 def test_reinforce_on_explicit_confirmation(conn, new):
