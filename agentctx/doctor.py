@@ -221,6 +221,13 @@ def _integrity_readonly(path: Path) -> str:
 
 LOW_SPACE_WARN_BYTES = 64 * 1024 * 1024
 
+
+def check_extras(_: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    """[llm] and [mcp-sdk] ([vectors] has its own check): installed, or what is off and the command that adds it."""
+    from . import extras
+    from .status import llm_off_reason
+
+    out = []
     if extras.installed("llm"):
         off = llm_off_reason(config.load())
         out.append(Check("llm", "ok", "[llm] installed; " + (f"extraction off: {off}" if off else "extraction on")))
