@@ -39,6 +39,10 @@ def cmd_profile(args: argparse.Namespace, ctx: Context) -> int:
     from .. import digest, profile
     from ..store import records
 
+    if args.action in ("export", "import"):  # the portable developer profile (cli/team.py)
+        from .team import cmd_profile_transfer
+
+        return cmd_profile_transfer(args, ctx)
     if args.action == "refresh":
         status = profile.refresh(ctx.conn, ctx.project)
         digest.refresh(ctx.conn, ctx.project.id, project=ctx.project)
@@ -106,7 +110,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(handler=cmd_consolidate)
 
     p = sub.add_parser("profile", help="the detected project profile")
-    p.add_argument("action", nargs="?", choices=("show", "refresh"), default="show")
+    p.add_argument("action", nargs="?", choices=("show", "refresh", "export", "import"), default="show")
+    # export|import: the global preferences as Markdown (default ~/.agentctx/profile/preferences.md)
+    p.add_argument("path", nargs="?", metavar="PATH", help="export: a directory or file; import: the file or directory")
+    p.add_argument("--force", action="store_true", help="export: overwrite changes in the file that were not imported")
+    p.add_argument("--apply-removals", action="store_true", help="import: retire preferences removed from the file")
     add_json(p)
     p.set_defaults(handler=cmd_profile)
 

@@ -94,8 +94,14 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
     search = search_mod.search
     if not args.keyword_only:
         from ..hybrid import search  # vectors load lazily inside; keyword-only (marked) without the extra
-    result = search(ctx.conn, query, ctx.project.id, types=args.type or (), limit=args.limit,
-                    history=args.history, scope=args.scope)
+    if args.as_of:  # history: what was current at that moment (agentctx/history.py)
+        from ..history import parse_as_of, search_as_of
+
+        result = search_as_of(search, ctx.conn, query, ctx.project.id, parse_as_of(args.as_of, ctx.project.root_dir),
+                              types=args.type or (), limit=args.limit, scope=args.scope)
+    else:
+        result = search(ctx.conn, query, ctx.project.id, types=args.type or (), limit=args.limit,
+                        history=args.history, scope=args.scope)
     if ctx.json:
         rows = []
         for hit in result.hits:
@@ -192,6 +198,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--scope", choices=SCOPES, help="project only, or global only (default: both)")
     p.add_argument("--limit", type=_limit, default=10, help="at most N results (1-50, default 10)")
     p.add_argument("--history", action="store_true", help="include superseded records")
+    p.add_argument("--as-of", metavar="DATE|GITREF", help="what was current then (a date, a timestamp, or a git ref's commit date)")
     p.add_argument("--keyword-only", action="store_true", help="no vectors: keyword ranking only")
     add_json(p)
     p.set_defaults(handler=cmd_search)

@@ -19,6 +19,7 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         from ..project import detect
 
         project_id = detect(payload.cwd).id
+    _team_check(payload.cwd, project_id)
     text = digest.read_text(project_id)
     if not text:
         text = _profile_fallback(project_id)
@@ -33,6 +34,27 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     if not text:
         return None
     return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+
+
+def _team_check(cwd: str, project_id: str) -> None:
+    """A changed `.agentctx/context.md` (a pull, a merge, a hand edit) starts a detached `team import`: here only a
+    stat and a small read (SPEC §3.8); the import and its digest refresh happen outside the hook's budget."""
+    from .. import paths, team_stamp
+    from ..roots import git_root
+
+    root = git_root(cwd)
+    if root is None:  # a worktree (or no repository): the slow walk
+        from ..project import find_git_root
+
+        found = find_git_root(cwd)
+        if found is None:
+            return
+        root = found[0]
+    if not team_stamp.changed(root, project_id) or not os.path.exists(paths.db_file()):
+        return
+    from ..spawn import agentctx_argv, detached
+
+    detached(agentctx_argv("-C", root, "team", "import", "--auto"), cwd=root)
 
 
 def _profile_fallback(project_id: str) -> str:

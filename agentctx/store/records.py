@@ -203,6 +203,21 @@ def supersede(conn: sqlite3.Connection, old_id: str, project_id: str, *, body: s
     return superseded[0], record
 
 
+def retire(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
+    """End a current record's transaction time with no successor (`superseded_at` set, `superseded_by` NULL):
+    it leaves default retrieval, stays in history and `as_of` queries. Nothing is deleted."""
+    record = require(conn, record_id, project_id)
+    with atomic(conn):
+        if record.superseded_at is not None:
+            raise ConflictError("already_superseded", id=record.id, superseded_by=record.superseded_by,
+                                head=head(conn, record).id)
+        conn.execute("UPDATE records SET superseded_at = ? WHERE id = ? AND superseded_at IS NULL",
+                     (now_iso(), record.id))
+        fresh = get(conn, record.id)
+    assert fresh is not None
+    return fresh
+
+
 def set_pinned(conn: sqlite3.Connection, record_id: str, project_id: str, pinned: bool) -> Record:
     record = require(conn, record_id, project_id)
     with atomic(conn):
