@@ -60,7 +60,13 @@ def _import(ctx: Context, target: team.Target, args: argparse.Namespace, kind: s
                 f"{len(result.retired)} retired, {len(p.conflicts)} conflicts, {len(result.errors)} malformed")
         shown = p._replace(new=[], edits=[], errors=list(result.errors), removals=[] if args.apply_removals else p.removals)
         _print_plan(ctx, shown, target.label, kind=kind)
-    return 1 if result.errors or p.conflicts else 0
+    if result.errors or p.conflicts:  # reported above, nothing else lost: still a status a script can see
+        import sys
+
+        sys.stderr.write(f"agentctx: {target.label}: {len(p.conflicts)} conflicts, {len(result.errors)} malformed "
+                         f"entries not imported (listed above; `agentctx {kind} import` again once fixed)\n")
+        return 1
+    return 0
 
 
 def _export(ctx: Context, target: team.Target, args: argparse.Namespace) -> int:
