@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from functools import lru_cache
 from pathlib import Path
 
 from . import team_stamp, teamfile
@@ -55,12 +56,23 @@ def profile_target(path: str | os.PathLike[str] | None = None) -> Target:
 
 def shown(record: Record) -> tuple[str, str]:
     """A record's title and body as the file shows them: redacted, normalised."""
-    return (teamfile.normalize_title(scrub_text(record.title)), teamfile.normalize_body(scrub_text(record.body)))
+    return _shown(record.title, record.body)
+
+
+@lru_cache(maxsize=1 << 15)
+def _shown(title: str, body: str) -> tuple[str, str]:
+    # Redaction is most of an export's time; a plan and a render see every record twice or three times.
+    return (teamfile.normalize_title(scrub_text(title)), teamfile.normalize_body(scrub_text(body)))
 
 
 def store_hash(record: Record) -> str:
     title, body = shown(record)
-    return teamfile.content_hash(record.type, title, body)
+    return _hash(record.type, title, body)
+
+
+@lru_cache(maxsize=1 << 15)
+def _hash(type_: str, title: str, body: str) -> str:
+    return teamfile.content_hash(type_, title, body)
 
 
 def shareable(conn: sqlite3.Connection, target: Target) -> list[Record]:
@@ -116,7 +128,7 @@ def plan(conn: sqlite3.Connection, target: Target, text: str | None) -> Plan:
     rows = sync.rows(conn, ns)
     versions = sync.versions(conn, ns)
     heads = _heads(conn, target, rows)
-    head_records = {rid: records.get(conn, rid) for rid in set(heads.values()) if rid}
+    head_records = sync.by_ids(conn, sorted({rid for rid in heads.values() if rid}))
     parsed = teamfile.parse(text, target.kind) if text is not None else teamfile.Parsed((), (), frozenset(), True)
     new, edits, relinks, conflicts, stale, restored = [], [], [], [], [], []
     for entry in parsed.entries:
@@ -274,7 +286,7 @@ def render(conn: sqlite3.Connection, target: Target) -> tuple[str, list[tuple[st
             continue
         title, body = shown(record)
         entries.append((key, record.type, title, body))
-        h = teamfile.content_hash(record.type, title, body)
+        h = _hash(record.type, title, body)
         saves.append((key, record.id, h, h))
     return teamfile.render(target.kind, entries), saves, left_out
 

@@ -125,13 +125,14 @@ def parse(text: str, kind: Kind) -> Parsed:
             current[2].append(line)
     entries: list[Entry] = []
     seen: set[str] = set()
+    valid: set[str] = set()
     for number, attrs, content in blocks:
         fields = dict(PAIR_RE.findall(attrs))
         key = fields.get("id", "")
         if key:
             seen.add(key)
         problem = _check_block(key, fields.get("type", ""), content, kind)
-        if problem is None and key in {e.key for e in entries}:
+        if problem is None and key in valid:
             problem = f"duplicate id {key!r} (each entry needs its own id)"
         if problem is not None:
             errors.append((number, problem))
@@ -140,6 +141,7 @@ def parse(text: str, kind: Kind) -> Parsed:
         title = normalize_title(content[title_at].strip()[4:])
         body = normalize_body("\n".join(_unescape(line) for line in content[title_at + 1:]))
         entries.append(Entry(key, fields["type"], title, body, number))
+        valid.add(key)
     return Parsed(tuple(entries), tuple(errors), frozenset(seen), True)
 
 

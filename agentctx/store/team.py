@@ -4,7 +4,8 @@ import sqlite3
 
 from ..db import atomic
 from ..ids import now_iso
-from ..models import record_type
+from ..models import Record, record_type
+from . import COLUMNS, to_record
 
 
 class SyncRow(record_type("SyncRow", "key record_id file_hash store_hash removed")):
@@ -65,13 +66,13 @@ def successors(conn: sqlite3.Connection, namespace: str) -> dict[str, str]:
                              (namespace,)).fetchall())
 
 
-def existing_ids(conn: sqlite3.Connection, ids: "list[str]") -> dict[str, bool]:
-    """For each id that exists: whether it is current."""
-    out: dict[str, bool] = {}
-    for i in range(0, len(ids), 900):
+def by_ids(conn: sqlite3.Connection, ids: "list[str]") -> "dict[str, Record]":
+    """The records with these ids that exist (any namespace: callers pass ids of their own sync rows)."""
+    out: dict[str, Record] = {}
+    for i in range(0, len(ids), 900):  # under SQLite's smallest limit on bound parameters
         chunk = ids[i:i + 900]
-        out.update((rid, sup is None) for rid, sup in conn.execute(
-            f"SELECT id, superseded_at FROM records WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+        out.update((row[0], to_record(row)) for row in conn.execute(
+            f"SELECT {COLUMNS} FROM records WHERE id IN ({','.join('?' * len(chunk))})", chunk))
     return out
 
 
