@@ -48,8 +48,9 @@ def team_target(project: Project) -> Target:
 def profile_target(path: str | os.PathLike[str] | None = None) -> Target:
     from . import paths
 
-    where = Path(path) if path is not None else paths.profile_dir()
-    if where.is_dir() or path is None:
+    where = Path(os.path.expanduser(os.fspath(path))) if path is not None else paths.profile_dir()
+    # A directory (existing, or named with a trailing slash or without a suffix) holds preferences.md.
+    if path is None or where.is_dir() or os.fspath(path).endswith(("/", os.sep)) or not where.suffix:
         where = where / "preferences.md"
     return Target(teamfile.PROFILE, GLOBAL_PROJECT, "global", str(where), None)
 
@@ -217,7 +218,8 @@ def import_file(conn: sqlite3.Connection, target: Target, *, apply_removals: boo
     """Bring the file's new and hand-edited entries into the store (one transaction); importing twice changes nothing."""
     text = read_file(target)
     if text is None:
-        raise NotFoundError("file_unreadable", path=target.path, detail="no such file (run `agentctx team export` first)")
+        raise NotFoundError("file_unreadable", path=target.path,
+                            detail=f"no such file (`agentctx {target.kind.name} export` writes it)")
     created, superseded, relinked, retired = [], [], [], []
     errors: list[tuple[int, str]] = []
     with atomic(conn):  # planned inside the write lock: two imports at once do the work once

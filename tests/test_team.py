@@ -258,3 +258,41 @@ def test_profile_round_trip_between_two_stores(conn, proj, tmp_path, monkeypatch
     assert len(edited.superseded) == 1
     assert records.current(other, GLOBAL_PROJECT)[0].body == "No preamble, no summary."
     other.close()
+
+
+def test_profile_target_paths(tmp_path):
+    assert team.profile_target(tmp_path).path == str(tmp_path / "preferences.md")
+    assert team.profile_target(str(tmp_path / "new-dir") + "/").path == str(tmp_path / "new-dir" / "preferences.md")
+    assert team.profile_target(tmp_path / "mine.md").path == str(tmp_path / "mine.md")
+
+
+def test_cli_team_and_profile_commands(repo, conn, add, capsys):
+    import json as _json
+
+    from agentctx import cli
+
+    def run(*argv):
+        rc = cli.main(["-C", str(repo), *argv])
+        out = capsys.readouterr()
+        assert "Traceback" not in out.err
+        return rc, out.out, out.err
+
+    rec = add("Use SQLite WAL", "One file.")
+    rc, out, _ = run("team", "status")
+    assert rc == 0 and "no .agentctx/context.md yet" in out and "1 shareable records not exported" in out
+    rc, out, _ = run("team", "export", "--json")
+    assert rc == 0 and _json.loads(out)["entries"] == 1
+    path = repo / ".agentctx" / "context.md"
+    path.write_text(path.read_text().replace("One file.", "One file, edited.") +
+                    "\n<!-- agentctx:entry id=x type=decision -->\nno title\n")
+    rc, out, err = run("team", "import")
+    assert rc == 1 and "1 superseded by hand edits" in out and "malformed" in out
+    assert err.startswith("agentctx: ") and err.count("\n") == 1
+    rc, _, err = run("team", "export")
+    assert rc == 65 and "not imported" in err
+    rc, out, _ = run("history", rec.id, "--json")
+    assert [s["state"] for s in _json.loads(out)] == ["superseded", "current"]
+    rc, _, err = run("profile", "import", str(repo / "nowhere.md"))
+    assert rc == 66 and "profile export" in err
+    rc, _, err = run("profile", "import")
+    assert rc == 64
