@@ -178,6 +178,11 @@ def plan(conn: sqlite3.Connection, target: Target, text: str | None) -> Plan:
             if key in parsed.seen_keys:
                 continue
             head = head_records.get(heads[key])
+            if not row.removed and head is not None and head.is_current and store_hash(head) != row.store_hash:
+                # Removed from the file, changed in this store since the last sync: a conflict, not a proposal.
+                gone = teamfile.Entry(key, head.type, head.title, "", 0)
+                conflicts.append((gone, head, "removed from the file, changed in this store since the last sync"))
+                continue
             if not row.removed:
                 removed_now.append(key)
             removals.append((key, head))
@@ -186,8 +191,9 @@ def plan(conn: sqlite3.Connection, target: Target, text: str | None) -> Plan:
     local = []
     for key, row in sorted(rows.items()):
         head = head_records.get(heads[key])
-        if head is not None and head.is_current and key not in in_file and not row.removed:
-            continue  # about to be proposed for removal: not a local change
+        if head is not None and head.is_current and key not in in_file and key not in parsed.seen_keys \
+                and text is not None and parsed.whole_file_ok and not row.removed:
+            continue  # proposed for removal or in conflict above: not (only) a local change
         if head is not None and head.is_current and store_hash(head) != row.store_hash:
             local.append((key, head))
     return Plan(new, edits, relinks, conflicts, stale, removed_now, removals, restored, local,
@@ -200,6 +206,12 @@ def _same(conn: sqlite3.Connection, target: Target, entry: teamfile.Entry) -> Re
     except ValidationError:
         return None
     return found if found is not None and found.confidence in SHARED_CONFIDENCES else None
+
+
+def unexported(conn: sqlite3.Connection, target: Target) -> list[Record]:
+    """Shareable records no file entry names yet (new here since the last export)."""
+    named = set(_heads(conn, target, sync.rows(conn, target.namespace)).values())
+    return [r for r in shareable(conn, target) if r.id not in named]
 
 
 def _new_record(target: Target, entry: teamfile.Entry, pinned: bool = False) -> NewRecord:

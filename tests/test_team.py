@@ -296,3 +296,13 @@ def test_cli_team_and_profile_commands(repo, conn, add, capsys):
     assert rc == 66 and "profile export" in err
     rc, _, err = run("profile", "import")
     assert rc == 64
+
+
+def test_removed_in_the_file_but_changed_here_is_a_conflict(conn, add, target):
+    rec = add("Remove me", "Body.")
+    team.export_file(conn, target)
+    _write(target, teamfile.render(teamfile.TEAM, []))
+    _, new = records.supersede(conn, rec.id, rec.project_id, body="Body, improved here.")
+    result = team.import_file(conn, target, apply_removals=True)
+    assert result.retired == [] and [h.id for _, h, _ in result.plan.conflicts] == [new.id]
+    assert records.get(conn, new.id).is_current

@@ -30,7 +30,8 @@ def _print_plan(ctx: Context, p: team.Plan, label: str, *, kind: str) -> None:
     for e, h in p.edits:
         ctx.out(f"  edited      {label}:{e.line}  {e.title}  (supersedes {h.id})")
     for e, h, why in p.conflicts:
-        ctx.out(f"  CONFLICT    {label}:{e.line}  {e.title}  (record {h.id if h else '-'}: {why})")
+        where = f"{label}:{e.line}" if e.line else f"id={e.key}"
+        ctx.out(f"  CONFLICT    {where}  {e.title}  (record {h.id if h else '-'}: {why})")
     for e in p.stale:
         ctx.out(f"  older copy  {label}:{e.line}  {e.title}  (an earlier version of id={e.key}; ignored)")
     for k, h in p.removals:
@@ -95,7 +96,8 @@ def cmd_team(args: argparse.Namespace, ctx: Context) -> int:
     text = team.read_file(target)
     p = team.plan(ctx.conn, target, text)
     if ctx.json:
-        ctx.emit({"path": target.path, "exists": text is not None, **_plan_dict(p)})
+        ctx.emit({"path": target.path, "exists": text is not None, **_plan_dict(p),
+                  "unexported": [{"record": r.id, "title": r.title} for r in team.unexported(ctx.conn, target)]})
         return 0
     if text is None:
         ctx.out(f"no {target.label} yet: `agentctx team export` writes it")
@@ -103,9 +105,7 @@ def cmd_team(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out(f"{target.label}: {team.summary(p)}, {len(p.stale)} older copies, {len(p.removals)} proposed removals, "
                 f"{len(p.local)} local changes")
     _print_plan(ctx, p, target.label, kind="team")
-    unsynced = [r for r in team.shareable(ctx.conn, target) if r.id not in {h.id for _, h in p.local}]
-    synced_ids = set(team._heads(ctx.conn, target, team.sync.rows(ctx.conn, target.namespace)).values())
-    fresh = [r for r in unsynced if r.id not in synced_ids]
+    fresh = team.unexported(ctx.conn, target)
     if fresh:
         ctx.out(f"  {len(fresh)} shareable records not exported yet: `agentctx team export`")
     return 0
