@@ -113,11 +113,15 @@ def cmd_team(args: argparse.Namespace, ctx: Context) -> int:
 
 def cmd_profile_transfer(args: argparse.Namespace, ctx: Context) -> int:
     """`profile export [DIR]` and `profile import PATH` (called from the profile command)."""
+    # PATH is the profile command's first free positional (named `path` here, `key` where `profile edit` shares it).
+    path = getattr(args, "path", None) or getattr(args, "key", None)
+    if getattr(args, "value", None) is not None:
+        raise UsageError("invalid_field", field=f"profile {args.action}", problem="takes one PATH")
     if args.action == "export":
-        return _export(ctx, team.profile_target(args.path), args)
-    if not args.path:
+        return _export(ctx, team.profile_target(path), args)
+    if not path:
         raise UsageError("invalid_field", field="profile import", problem="needs a PATH (a file or a profile directory)")
-    return _import(ctx, team.profile_target(args.path), args, "profile")
+    return _import(ctx, team.profile_target(path), args, "profile")
 
 
 def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
