@@ -19,7 +19,12 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         from ..project import detect
 
         project_id = detect(payload.cwd).id
-    _team_check(payload.cwd, project_id)
+    try:
+        _team_check(payload.cwd, project_id)
+    except Exception as exc:  # the team file is a side errand: it must never cost the digest
+        from . import log
+
+        log("SessionStart", f"team file check: {type(exc).__name__}: {exc}")
     text = digest.read_text(project_id)
     if not text:
         text = _profile_fallback(project_id)

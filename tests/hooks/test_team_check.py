@@ -45,3 +45,16 @@ def test_session_start_with_an_unchanged_team_file_stays_lean(add, conn, repo):
     assert "Storage decision" in got["output"]
     assert [m for m in HEAVY if m in got["modules"] and m != "agentctx.digest"] == []
     assert "sqlite3" not in got["modules"] and "subprocess" not in got["modules"]
+
+
+def test_a_failing_team_check_still_emits_the_digest(add, conn, repo, hook, monkeypatch):
+    add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
+    consolidate.run(detect(repo))
+
+    def broken(root, project_id):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(team_stamp, "changed", broken)
+    _write_team_file(repo, [("k1", "decision", "Use Postgres", "JSONB.")])
+    out = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "startup"})
+    assert "Storage decision" in out["hookSpecificOutput"]["additionalContext"]
