@@ -45,7 +45,7 @@ def _print_plan(ctx: Context, p: team.Plan, label: str, *, kind: str) -> None:
 
 def _import(ctx: Context, target: team.Target, args: argparse.Namespace, kind: str) -> int:
     result = team.import_file(ctx.conn, target, apply_removals=args.apply_removals)
-    if result.changed and kind == "team":
+    if result.changed:  # this project's digest lists team decisions and global preferences alike
         from .. import digest
 
         digest.refresh(ctx.conn, ctx.project.id, project=ctx.project)
