@@ -198,3 +198,36 @@ def test_two_developers_share_decisions_through_git(tmp_path, monkeypatch, capsy
         conn = db.connect()
         assert len(sync.rows(conn, detect(a.clone).id)) == 4
         conn.close()
+
+
+def test_a_worktree_on_an_older_branch_reverts_nothing(tmp_path, monkeypatch, capsys):
+    # Worktrees are one project (no origin here: the main work tree's path is the id); each has its own copy of the
+    # team file, and a copy from an older branch is recognised as older, never imported as an edit.
+    main = tmp_path / "main"
+    main.mkdir()
+    git(main, "init", "-q")
+    monkeypatch.setenv("AGENTCTX_HOME", str(tmp_path / "home"))
+    db.connect(create=True).close()
+
+    def agentctx(cwd, *argv):
+        rc = cli.main(["-C", str(cwd), *argv])
+        out = capsys.readouterr()
+        assert "Traceback" not in out.err
+        return rc, out.out
+
+    agentctx(main, "record", "--type", "decision", "--title", "Retry policy", "--body", "Three retries.")
+    agentctx(main, "team", "export")
+    git(main, "add", ".agentctx/context.md")
+    git(main, "commit", "-q", "-m", "team file v1")
+    git(main, "worktree", "add", "-q", str(tmp_path / "old"), "-b", "old-branch")
+    (rid,) = [r.id for r in records.current(db.connect(), detect(main).id)]
+    agentctx(main, "supersede", rid, "--body", "Five retries with jitter.")
+    agentctx(main, "team", "export")
+    git(main, "commit", "-q", "-am", "team file v2")
+    assert detect(tmp_path / "old").id == detect(main).id
+    rc, out = agentctx(tmp_path / "old", "team", "import")
+    assert rc == 0 and "older copy" in out
+    conn = db.connect()
+    (current,) = records.current(conn, detect(main).id)
+    assert current.body == "Five retries with jitter."
+    conn.close()
