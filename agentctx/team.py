@@ -316,7 +316,7 @@ def export_file(conn: sqlite3.Connection, target: Target, *, force: bool = False
     text, saves, left_out = render(conn, target)
     written = current != text
     if written:
-        _write_atomic(target.path, text)
+        _write_atomic(target.path, text, private=target.kind is teamfile.PROFILE)
     with atomic(conn):
         rows = sync.rows(conn, target.namespace)
         sync.save(conn, target.namespace, saves)
@@ -328,12 +328,20 @@ def export_file(conn: sqlite3.Connection, target: Target, *, force: bool = False
     return ExportResult(target.path, len(saves), written, len(text.encode("utf-8")), left_out)
 
 
-def _write_atomic(path: str, text: str) -> None:
+def _write_atomic(path: str, text: str, *, private: bool = False) -> None:
+    """Temp file and rename; `private` (the profile: personal data) makes the directory 0700 and the file 0600, the
+    team file keeps the umask's modes (it is committed and shared)."""
     directory = os.path.dirname(path) or "."
     try:
-        os.makedirs(directory, exist_ok=True)
+        if private:
+            from .paths import ensure_private_dir_str
+
+            ensure_private_dir_str(directory)
+        else:
+            os.makedirs(directory, exist_ok=True)
         tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o666)
+        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
         os.replace(tmp, path)
     except OSError as exc:

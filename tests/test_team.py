@@ -306,3 +306,21 @@ def test_removed_in_the_file_but_changed_here_is_a_conflict(conn, add, target):
     result = team.import_file(conn, target, apply_removals=True)
     assert result.retired == [] and [h.id for _, h, _ in result.plan.conflicts] == [new.id]
     assert records.get(conn, new.id).is_current
+
+
+def test_profile_export_is_private_and_team_file_is_not(conn, add, target):
+    import os
+    import stat
+
+    records.insert(conn, NewRecord(type="preference", title="Terse answers", body="No preamble.",
+                                   project_id=GLOBAL_PROJECT, scope="global", confidence="explicit"))
+    exported = team.export_file(conn, team.profile_target())
+    assert stat.S_IMODE(os.stat(exported.path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(os.path.dirname(exported.path)).st_mode) == 0o700
+    add("Shared", "Body.")
+    old = os.umask(0o022)
+    try:
+        team.export_file(conn, target)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(target.path).st_mode) == 0o644  # a committed file: the umask's modes
