@@ -44,6 +44,8 @@ MESSAGES: dict[str, str] = {
     "file_unreadable": "cannot read {path}: {detail}",
     "file_unwritable": "cannot write {path}: {detail}",
     "file_invalid": "{path} is not valid {kind} ({detail})",
+    "team_unimported": "{path} has changes not imported ({detail}): run `agentctx {kind} import` first, or export with --force to overwrite them",
+    "invalid_as_of": "as_of {value!r} is neither a date (YYYY-MM-DD or ISO 8601) nor a git ref of this repository{detail}",
 }
 
 

@@ -154,11 +154,47 @@ def m004_term_stats(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE IF NOT EXISTS term_stats (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID")
 
 
+def m005_team_sync(conn: sqlite3.Connection) -> None:
+    # Team and profile round trips (SPEC §3.8): what the store and a Markdown file last agreed on, per entry, so an
+    # import tells a hand edit from a local change, both from a conflict, and an old checkout from either.
+    _run(conn, (
+        """CREATE TABLE team_sync (
+            project_id  TEXT NOT NULL,              -- the namespace ('_global' for the developer profile)
+            key         TEXT NOT NULL,              -- the entry's id in the file (stable across machines)
+            record_id   TEXT,                       -- the local record at the last sync (its chain head is followed)
+            file_hash   TEXT NOT NULL,              -- the entry's content hash in the file at the last sync
+            store_hash  TEXT NOT NULL,              -- the record's content hash (as exported) at the last sync
+            removed     INTEGER NOT NULL DEFAULT 0, -- 1: gone from the file at the last import: proposed for retirement
+            synced_at   TEXT NOT NULL,
+            PRIMARY KEY (project_id, key)
+        ) WITHOUT ROWID""",
+        # Every content an entry ever had at a sync: an older copy (another branch, an old checkout) is not an edit.
+        """CREATE TABLE team_versions (
+            project_id TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL,
+            PRIMARY KEY (project_id, key, hash)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE team_files (
+            project_id  TEXT NOT NULL,              -- as in team_sync
+            path        TEXT NOT NULL,              -- the file last imported or exported
+            sha256      TEXT NOT NULL,              -- its bytes' hash then
+            synced_at   TEXT NOT NULL,
+            PRIMARY KEY (project_id, path)
+        ) WITHOUT ROWID""",
+        # Why a record superseded its predecessor, when that is not part of its body (a hand edit of the team file
+        # must come back byte for byte on the next export, so its rationale cannot be appended to the body).
+        """CREATE TABLE record_rationales (
+            record_id TEXT PRIMARY KEY REFERENCES records(id) ON DELETE CASCADE,
+            rationale TEXT NOT NULL
+        )""",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
     Migration(3, "title_index", m003_title_index),
     Migration(4, "term_stats", m004_term_stats),
+    Migration(5, "team_sync", m005_team_sync),
 )
 
 LATEST = MIGRATIONS[-1].version

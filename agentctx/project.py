@@ -122,4 +122,19 @@ def detect(cwd: "str | os.PathLike[str] | None" = None) -> Project:
     if url:
         remote = normalize_remote(url)
         return Project(id=_sha(remote), name=name, root_dir=root, remote=remote)
-    return Project(id=_sha(root), name=name, root_dir=root, remote=None)
+    return Project(id=_sha(main_root(root, git_dir)), name=name, root_dir=root, remote=None)
+
+
+def main_root(root: str, git_dir: str) -> str:
+    """The path a repository without a remote is known by: for a linked worktree (`git worktree add`) its main
+    work tree (the parent of the shared `.git` directory), or the shared git directory of a bare repository; else
+    the work-tree root itself. So every worktree of one repository is one project, and a plain repository keeps
+    the id it always had."""
+    dot_git = os.path.join(root, ".git")
+    if not os.path.isfile(dot_git):
+        return root
+    if os.path.basename(git_dir) == ".git":  # find_git_root followed `commondir` to the main checkout's .git
+        return os.path.dirname(git_dir)
+    if os.path.isfile(os.path.join(git_dir, "HEAD")) and os.path.isdir(os.path.join(git_dir, "worktrees")):
+        return git_dir  # the shared directory of a bare repository with worktrees
+    return root  # a submodule (its own git directory under the superproject's .git/modules)

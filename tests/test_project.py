@@ -177,3 +177,39 @@ def test_unreadable_git_file_falls_back_without_crashing(tmp_path):
     (tmp_path / ".git").write_text("not a gitdir line")
     found = detect(tmp_path)
     assert found.remote is None
+
+
+@needs_git
+def test_worktrees_of_a_repository_without_origin_are_one_project(tmp_path):
+    # Worktrees of one repository are one project (SPEC §3.4): without an origin the id is the main work tree's
+    # path, so a linked worktree joins the main checkout; the main checkout keeps the id it always had.
+    repo = make_repo(tmp_path / "main")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "first")
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "feature")
+    (tmp_path / "wt" / "pkg").mkdir()
+    found = detect(tmp_path / "wt" / "pkg")
+    assert found.id == detect(repo).id == _sha(str(repo.resolve()))
+    assert found.root == (tmp_path / "wt").resolve() and found.name == "wt"
+
+
+@needs_git
+def test_worktrees_of_a_bare_repository_share_its_id(tmp_path):
+    bare = tmp_path / "proj.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    seed = make_repo(tmp_path / "seed")
+    git(seed, "commit", "-q", "--allow-empty", "-m", "first")
+    git(seed, "push", "-q", str(bare), "HEAD:refs/heads/main")
+    git(bare, "worktree", "add", "-q", str(tmp_path / "one"), "main")
+    git(bare, "worktree", "add", "-q", str(tmp_path / "two"), "-b", "other", "main")
+    assert detect(tmp_path / "one").id == detect(tmp_path / "two").id == _sha(str(bare.resolve()))
+
+
+def test_submodule_without_origin_keeps_its_checkout_id(tmp_path):
+    gitdir = tmp_path / "super" / ".git" / "modules" / "lib"
+    gitdir.mkdir(parents=True)
+    (gitdir / "config").write_text("[core]\n\tbare = false\n")
+    (gitdir / "HEAD").write_text("ref: refs/heads/main\n")
+    checkout = tmp_path / "super" / "lib"
+    checkout.mkdir()
+    (checkout / ".git").write_text("gitdir: ../.git/modules/lib\n")
+    assert detect(checkout).id == _sha(str(checkout.resolve()))

@@ -39,6 +39,10 @@ def cmd_profile(args: argparse.Namespace, ctx: Context) -> int:
     from .. import digest, profile
     from ..store import records
 
+    if args.action in ("export", "import"):  # the portable developer profile (cli/team.py)
+        from .team import cmd_profile_transfer
+
+        return cmd_profile_transfer(args, ctx)
     if args.action in ("edit", "clear"):
         return _profile_change(args, ctx)
     if args.value is not None or (args.key is not None):
@@ -137,14 +141,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_json(p)
     p.set_defaults(handler=cmd_consolidate)
 
-    p = sub.add_parser("profile", help="the project profile: show, refresh (detect), edit KEY VALUE, clear",
+    p = sub.add_parser("profile", help="the project profile: show, refresh (detect), edit KEY VALUE, clear; "
+                                       "export/import [PATH] the global preferences",
                        epilog="KEY is stack, commands or entry-points; VALUE items are separated by ';' or newlines. "
                               "`edit` writes an explicit record superseding that key; `refresh` detects again and "
-                              "replaces a key whose detected value differs.")
-    p.add_argument("action", nargs="?", choices=("show", "refresh", "edit", "clear"), default="show")
-    p.add_argument("key", nargs="?", help="edit: stack, commands or entry-points")
+                              "replaces a key whose detected value differs. `export`/`import` take an optional PATH "
+                              "(a directory or file; default ~/.agentctx/profile/preferences.md).")
+    p.add_argument("action", nargs="?", choices=("show", "refresh", "edit", "clear", "export", "import"),
+                   default="show")
+    p.add_argument("key", nargs="?", help="edit: stack, commands or entry-points; export/import: PATH")
     p.add_argument("value", nargs="?", help="edit: the new value ('-' reads stdin)")
-    p.add_argument("--force", action="store_true", help="clear: do not ask")
+    p.add_argument("--force", action="store_true",
+                   help="clear: do not ask; export: overwrite changes in the file that were not imported")
+    p.add_argument("--apply-removals", action="store_true", help="import: retire preferences removed from the file")
     add_json(p)
     p.set_defaults(handler=cmd_profile)
 

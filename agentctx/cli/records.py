@@ -102,7 +102,18 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
     from .. import hybrid  # its vectors load lazily inside; keyword-only (marked) without the extra
 
     relevant = 0.0 if args.all else hybrid.INTERACTIVE_FLOOR
-    if args.keyword_only:
+    if args.as_of:  # history: what was current at that moment (agentctx/history.py)
+        from ..history import parse_as_of, search_as_of
+
+        when = parse_as_of(args.as_of, ctx.project.root_dir)
+        if args.keyword_only:
+            result = search_as_of(search_mod.search, ctx.conn, query, ctx.project.id, when, types=args.type or (),
+                                  limit=max(args.limit * hybrid.POOL_FACTOR, hybrid.POOL_MIN), scope=args.scope)
+            result = result._replace(hits=hybrid.relevant_first(result.hits, relevant)[:args.limit])
+        else:
+            result = search_as_of(hybrid.search, ctx.conn, query, ctx.project.id, when, types=args.type or (),
+                                  limit=args.limit, scope=args.scope, relevant=relevant)
+    elif args.keyword_only:
         pool = max(args.limit * hybrid.POOL_FACTOR, hybrid.POOL_MIN)
         result = search_mod.search(ctx.conn, query, ctx.project.id, types=args.type or (), limit=pool,
                                    history=args.history, scope=args.scope)
@@ -208,6 +219,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--scope", choices=SCOPES, help="project only, or global only (default: both)")
     p.add_argument("--limit", type=_limit, default=10, help="at most N results (1-50, default 10)")
     p.add_argument("--history", action="store_true", help="include superseded records")
+    p.add_argument("--as-of", metavar="DATE|GITREF", help="what was current then (a date, a timestamp, or a git ref's commit date)")
     p.add_argument("--keyword-only", action="store_true", help="no vectors: keyword ranking only")
     p.add_argument("--all", action="store_true",
                    help="no relevance floor: every match, fused with vectors whenever the store has them (slower)")

@@ -20,6 +20,12 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         from ..project import detect
 
         project_id = detect(payload.cwd).id
+    try:
+        _team_check(payload.cwd, project_id)
+    except Exception as exc:  # the team file is a side errand: it must never cost the digest
+        from . import log
+
+        log("SessionStart", f"team file check: {type(exc).__name__}: {exc}")
     text = _after_compaction(project_id, payload.session_id) if payload.source == "compact" else ""
     if not text:
         text = digest.read_text(project_id)
@@ -66,6 +72,25 @@ def _after_compaction(project_id: str, session_id: str) -> str:
             continue  # the digest's handover is this snapshot, already first
         parts.append(section)
     return tokens.compose(parts, tokens.SESSION_START_BUDGET)
+def _team_check(cwd: str, project_id: str) -> None:
+    """A changed `.agentctx/context.md` (a pull, a merge, a hand edit) starts a detached `team import`: here only a
+    stat and a small read (SPEC §3.8); the import and its digest refresh happen outside the hook's budget."""
+    from .. import paths, team_stamp
+    from ..roots import git_root
+
+    root = git_root(cwd)
+    if root is None:  # a worktree (or no repository): the slow walk
+        from ..project import find_git_root
+
+        found = find_git_root(cwd)
+        if found is None:
+            return
+        root = found[0]
+    if not team_stamp.changed(root, project_id) or not os.path.exists(paths.db_file()):
+        return
+    from ..spawn import agentctx_argv, detached
+
+    detached(agentctx_argv("-C", root, "team", "import", "--auto"), cwd=root)
 
 
 def _profile_fallback(project_id: str) -> str:

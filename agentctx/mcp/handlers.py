@@ -113,8 +113,15 @@ def ctx_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         linked = _linked_ids(ctx, node) if node else set()
         if not linked:
             return {"results": [], "degraded": None}
-    result = hybrid.search(ctx.conn, args["query"], ctx.project.id, types=types,
-                           limit=FILE_POOL if linked is not None else limit, scope=scope)
+    if args.get("as_of"):  # history (SPEC §3.5): what was current at that moment
+        from ..history import parse_as_of, search_as_of
+
+        result = search_as_of(hybrid.search, ctx.conn, args["query"], ctx.project.id,
+                              parse_as_of(args["as_of"], ctx.project.root_dir), types=types,
+                              limit=FILE_POOL if linked is not None else limit, scope=scope)
+    else:
+        result = hybrid.search(ctx.conn, args["query"], ctx.project.id, types=types,
+                               limit=FILE_POOL if linked is not None else limit, scope=scope)
     hits = [h for h in result.hits if linked is None or h.record.id in linked][:limit]
     now = ctx.now()
     # The rank score (keyword, or fused with vectors), so entries read in the order they are listed.
@@ -143,7 +150,13 @@ def ctx_get(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         item = r.to_dict()
         item["access_count"] += 1
         out.append(item)
-    return {"records": out, "missing": missing, "heads": heads}
+    result: dict[str, Any] = {"records": out, "missing": missing, "heads": heads}
+    if args.get("history"):  # every requested id the project can see, current or not, with its whole chain
+        from ..history import chain
+
+        result["chains"] = {rid: [s.to_dict() for s in chain(ctx.conn, rid, ctx.project.id)]
+                            for rid in dict.fromkeys(args["ids"]) if records.get(ctx.conn, rid, ctx.project.id)}
+    return result
 
 
 def _scrub(text: str) -> str:

@@ -44,6 +44,10 @@ RECORD = {
     },
     "required": ["id", "type", "title", "body", "scope", "confidence", "valid_from", "recorded_at", "source"],
 }
+CHAIN_STEP = {"type": "object", "properties": {
+    "id": {"type": "string"}, "title": {"type": "string"}, "body": {"type": "string"}, "state": {"type": "string"},
+    "valid_from": {"type": "string"}, "recorded_at": {"type": "string"}, "superseded_at": NULLABLE_STR,
+    "superseded_by": NULLABLE_STR, "rationale": NULLABLE_STR}, "required": ["id", "state", "recorded_at"]}
 DRIFT_ENTRY = {"type": "object", "properties": {"id": {"type": "string"}, "type": {"type": "string"},
                                                 "title": {"type": "string"}}, "required": ["id", "type", "title"]}
 
@@ -96,7 +100,10 @@ _TOOL_LIST = (
               "file": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS, "description": "a path, absolute or relative to the project root"},
               "scope": {"type": "string", "enum": list(SCOPES)},
               "limit": {"type": "integer", "minimum": 1, "default": 10,
-                        "description": f"results wanted; more than {SEARCH_LIMIT_MAX} are capped"}},
+                        "description": f"results wanted; more than {SEARCH_LIMIT_MAX} are capped"},
+              "as_of": {"type": "string", "minLength": 1, "maxLength": 200,
+                        "description": "history: what was current at that moment (YYYY-MM-DD, an ISO 8601 "
+                                       "timestamp, or a git ref of this repository: its commit date)"}},
              ("query",)),
         _out({"results": {"type": "array", "items": INDEX_ENTRY}, "degraded": NULLABLE_STR}, ("results",)),
         READ_ONLY, handlers.ctx_search,
@@ -106,9 +113,15 @@ _TOOL_LIST = (
         "Read full records (body, bi-temporal fields, provenance) for up to 10 ids from ctx_search, ctx_related "
         "or the session context. Ids that are unknown, belong to another project, or were superseded come back "
         "in `missing`; `heads` maps a superseded id to the record that replaced it.",
-        _obj({"ids": {"type": "array", "items": ID, "minItems": 1, "maxItems": 10}}, ("ids",)),
+        _obj({"ids": {"type": "array", "items": ID, "minItems": 1, "maxItems": 10},
+              "history": {"type": "boolean", "default": False,
+                          "description": "also return each id's whole supersession chain in `chains` (oldest "
+                                         "first: valid_from, recorded_at, superseded_at, rationale at each step)"}},
+             ("ids",)),
         _out({"records": {"type": "array", "items": RECORD}, "missing": {"type": "array", "items": {"type": "string"}},
-              "heads": {"type": "object", "additionalProperties": {"type": "string"}}}, ("records", "missing")),
+              "heads": {"type": "object", "additionalProperties": {"type": "string"}},
+              "chains": {"type": "object", "additionalProperties": {"type": "array", "items": CHAIN_STEP}}},
+             ("records", "missing")),
         READ_ONLY | {"idempotentHint": False}, handlers.ctx_get,
     ),
     Tool(

@@ -248,6 +248,21 @@ def supersede(conn: sqlite3.Connection, old_id: str, project_id: str, *, body: s
     return superseded[0], record
 
 
+def retire(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
+    """End a current record's transaction time with no successor (`superseded_at` set, `superseded_by` NULL):
+    it leaves default retrieval, stays in history and `as_of` queries. Nothing is deleted."""
+    record = require(conn, record_id, project_id)
+    with atomic(conn):
+        if record.superseded_at is not None:
+            raise ConflictError("already_superseded", id=record.id, superseded_by=record.superseded_by,
+                                head=head(conn, record).id)
+        conn.execute("UPDATE records SET superseded_at = ? WHERE id = ? AND superseded_at IS NULL",
+                     (now_iso(), record.id))
+        fresh = get(conn, record.id)
+    assert fresh is not None
+    return fresh
+
+
 def set_pinned(conn: sqlite3.Connection, record_id: str, project_id: str, pinned: bool) -> Record:
     record = require(conn, record_id, project_id)
     with atomic(conn):
@@ -376,5 +391,7 @@ def delete_project(conn: sqlite3.Connection, project_id: str) -> int:
         conn.execute("DELETE FROM nodes WHERE project_id = ?", (project_id,))
         conn.execute("DELETE FROM sessions WHERE project_id = ?", (project_id,))
         conn.execute("DELETE FROM injections WHERE project_id = ?", (project_id,))
+        for table in ("team_sync", "team_versions", "team_files"):  # its team-file sync state (SPEC §3.8)
+            conn.execute(f"DELETE FROM {table} WHERE project_id = ?", (project_id,))
     _changed(conn, project_id)
     return len(ids)
