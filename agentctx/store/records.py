@@ -225,6 +225,17 @@ def reinforce(conn: sqlite3.Connection, record_id: str, *, threshold: int, confi
     return record
 
 
+def confirm(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
+    """The user vouches for a record: it becomes explicit (a confidence change, not a new fact: no supersession)."""
+    record = require(conn, record_id, project_id)
+    if not record.is_current:
+        raise ConflictError("already_superseded", id=record.id, superseded_by=record.superseded_by,
+                            head=head(conn, record).id)
+    with atomic(conn):
+        conn.execute("UPDATE records SET confidence = 'explicit' WHERE id = ?", (record.id,))
+    return record.replace(confidence="explicit")
+
+
 def delete(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
     """Delete one record on the user's explicit request; its predecessor becomes current again if it was the head."""
     record = require(conn, record_id, project_id)
