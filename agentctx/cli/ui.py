@@ -48,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--port", type=int, help="port (default 7377, or a free one when it is taken)")
     p.add_argument("--no-browser", action="store_true", help="print the URL without opening a browser")
     p.add_argument("--project", metavar="PATH|ID", help="the project to open (a directory, or a namespace id)")
-    p.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
-    p.add_argument("--allow-remote", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; others need --allow-remote)")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="allow a non-loopback --host (anyone who can reach it and has the token can change your memory)")
     p.set_defaults(handler=cmd_ui)

@@ -52,8 +52,10 @@ def list_records(conn: sqlite3.Connection, project_id: str, *, types: Sequence[s
     sql_where = " AND ".join(clauses)
     total = conn.execute(f"SELECT count(*) FROM records WHERE {sql_where}", args).fetchone()[0]
     limit = max(1, min(int(limit), MAX_PAGE))
-    rows = conn.execute(f"SELECT {COLUMNS} FROM records WHERE {sql_where} ORDER BY recorded_at DESC, id DESC "
-                        "LIMIT ? OFFSET ?", [*args, limit, max(0, int(offset))])
+    # Sort narrow rows, then read the page's full rows: sorting whole rows would carry every body through the sorter.
+    rows = conn.execute(f"SELECT {COLUMNS} FROM records WHERE rowid IN (SELECT rowid FROM records WHERE {sql_where} "
+                        "ORDER BY recorded_at DESC, id DESC LIMIT ? OFFSET ?) ORDER BY recorded_at DESC, id DESC",
+                        [*args, limit, max(0, int(offset))])
     return int(total), [to_record(r) for r in rows]
 
 
@@ -118,45 +120,42 @@ def session(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
     return info
 
 
-def by_group(conn: sqlite3.Connection, project_id: str, column: str) -> dict[str, int]:
-    """Current records counted by `type` or `confidence`."""
-    if column not in ("type", "confidence", "source"):
-        raise ValueError(column)
+def overview(conn: sqlite3.Connection, project_id: str, days: int = 30) -> dict[str, Any]:
+    """Current records by type, confidence and source, and per day (UTC, the newest `days` with activity): tokens
+    injected, injections, extraction cost and records written. One pass over the records table."""
     where, args = _scope(project_id)
-    return {k: n for k, n in conn.execute(
-        f"SELECT {column}, count(*) FROM records WHERE {where} AND {CURRENT} GROUP BY {column} ORDER BY 2 DESC", args)}
-
-
-def daily(conn: sqlite3.Connection, project_id: str, days: int = 30) -> list[dict[str, Any]]:
-    """Per day (UTC, newest `days` with activity): tokens injected, injections, extraction cost, records written."""
-    inj_where, inj_args = ("1", []) if project_id == ALL_PROJECTS else ("project_id = ?", [project_id])
+    groups: dict[str, dict[str, int]] = {"by_type": {}, "by_confidence": {}, "by_source": {}}
     out: dict[str, dict[str, Any]] = {}
 
     def day(d: str) -> dict[str, Any]:
         return out.setdefault(d, {"day": d, "tokens": 0, "injections": 0, "cost_usd": 0.0, "records": 0})
 
+    for type_, conf, source, d, current, n in conn.execute(
+            f"SELECT type, confidence, source, substr(recorded_at, 1, 10), {CURRENT}, count(*) FROM records "
+            f"WHERE {where} GROUP BY 1, 2, 3, 4, 5", args):
+        day(d)["records"] += n
+        if current:
+            for key, value in (("by_type", type_), ("by_confidence", conf), ("by_source", source)):
+                groups[key][value] = groups[key].get(value, 0) + n
+    own, own_args = ("1", []) if project_id == ALL_PROJECTS else ("project_id = ?", [project_id])
     for d, tokens, n in conn.execute(f"SELECT substr(created_at, 1, 10), sum(tokens), count(*) FROM injections "
-                                     f"WHERE {inj_where} GROUP BY 1", inj_args):
+                                     f"WHERE {own} GROUP BY 1", own_args):
         day(d).update(tokens=int(tokens or 0), injections=n)
     for d, cost in conn.execute(f"SELECT substr(started_at, 1, 10), sum(extraction_cost_usd) FROM sessions "
-                                f"WHERE {inj_where} GROUP BY 1", inj_args):
+                                f"WHERE {own} GROUP BY 1", own_args):
         if d:
             day(d)["cost_usd"] = round(float(cost or 0), 6)
-    where, args = _scope(project_id)
-    for d, n in conn.execute(f"SELECT substr(recorded_at, 1, 10), count(*) FROM records WHERE {where} GROUP BY 1",
-                             args):
-        day(d)["records"] = n
-    return sorted(out.values(), key=lambda r: r["day"])[-days:]
+    ordered = {k: dict(sorted(v.items(), key=lambda kv: (-kv[1], kv[0]))) for k, v in groups.items()}
+    return {**ordered, "daily": sorted(out.values(), key=lambda r: r["day"])[-days:]}
 
 
 def graph(conn: sqlite3.Connection, project_id: str, *, limit: int = 300) -> dict[str, list[dict[str, Any]]]:
     """Current records (newest `limit`), the entities they link to, and the edges between all of them."""
     where, args = _scope(project_id)
-    recs = [to_record(r) for r in conn.execute(
-        f"SELECT {COLUMNS} FROM records WHERE {where} AND {CURRENT} ORDER BY recorded_at DESC LIMIT ?",
-        [*args, max(1, min(int(limit), 1000))])]
-    ids = [r.id for r in recs]
-    nodes: list[dict[str, Any]] = [{"id": r.id, "kind": "record", "type": r.type, "label": r.title} for r in recs]
+    recs = conn.execute(f"SELECT id, type, title FROM records WHERE {where} AND {CURRENT} "
+                        "ORDER BY recorded_at DESC LIMIT ?", [*args, max(1, min(int(limit), 1000))]).fetchall()
+    ids = [r[0] for r in recs]
+    nodes: list[dict[str, Any]] = [{"id": i, "kind": "record", "type": t, "label": title} for i, t, title in recs]
     links: list[dict[str, Any]] = []
     if not ids:
         return {"nodes": nodes, "links": links}

@@ -12,7 +12,8 @@ from ..models import CONFIDENCES, GLOBAL_PROJECT, RECORD_TYPES, SOURCES, Record
 from ..project import Project
 from ..store import browse, records
 
-TEXT_MAX = 20_000  # bodies are capped at BODY_MAX by the store; this bounds what we even parse
+TEXT_MAX = 20_000
+SEARCH_MAX = 50  # the deepest `agentctx search --limit` goes  # bodies are capped at BODY_MAX by the store; this bounds what we even parse
 
 
 class ApiError(Exception):
@@ -134,14 +135,18 @@ def _search(req: Request, query: str, types: list[str], confidences: list[str], 
     if len(query) > 2000:
         raise ApiError(400, "field_too_long", "q is longer than 2000 characters")
     project_id = req.project.id if req.scope in (browse.ALL_PROJECTS,) else req.scope
-    result = hybrid.search(req.conn, query, project_id, types=types, limit=50, history=superseded != "exclude")
+    # Rank only as deep as the page asked for (as `agentctx search --limit` does, at most its 50).
+    depth = min(SEARCH_MAX, offset + limit + 1)  # one more than the page: is there a next page?
+    result = hybrid.search(req.conn, query, project_id, types=types, limit=depth, history=superseded != "exclude")
     hits = [h for h in result.hits
             if (not confidences or h.record.confidence in confidences)
             and (not sources or h.record.source in sources)
             and (pinned is None or h.record.pinned == pinned)
             and (superseded != "only" or not h.record.is_current)]
     page = hits[offset:offset + limit]
-    return {"total": len(hits), "offset": offset, "limit": limit, "query": query, "degraded": result.degraded,
+    more = len(hits) > offset + limit
+    return {"total": min(len(hits), offset + limit), "more": more, "offset": offset, "limit": limit, "query": query,
+            "degraded": result.degraded,
             "terms": list(result.terms),
             "items": [_row(h.record, score=round(h.score, 3), relevance=round(h.relevance, 3)) for h in page]}
 
@@ -215,10 +220,7 @@ def get_session(req: Request) -> dict[str, Any]:
 
 
 def overview(req: Request) -> dict[str, Any]:
-    return {"by_type": browse.by_group(req.conn, req.scope, "type"),
-            "by_confidence": browse.by_group(req.conn, req.scope, "confidence"),
-            "by_source": browse.by_group(req.conn, req.scope, "source"),
-            "daily": browse.daily(req.conn, req.scope)}
+    return browse.overview(req.conn, req.scope)
 
 
 def graph(req: Request) -> dict[str, Any]:

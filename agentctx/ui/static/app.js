@@ -4,6 +4,8 @@
 (() => {
   const TOKEN_KEY = "agentctx-token";
   const PAGE = 50;
+  const SEARCH_PAGE = 20;  // a ranked list: the first screenful matters; the CLI's ranking goes 50 deep at most
+  const pageSize = () => (state.filters.q ? SEARCH_PAGE : PAGE);
   const state = { token: null, meta: null, project: null, filters: { q: "", type: "", confidence: "", source: "",
     pinned: "", superseded: "exclude", explain: false }, offset: 0, sel: -1 };
 
@@ -20,7 +22,7 @@
     return el;
   }
   function append(el, children) {
-    for (const c of children.flat()) {
+    for (const c of children.flat(Infinity)) {
       if (c === null || c === undefined || c === false) continue;
       el.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
     }
@@ -141,7 +143,7 @@
     try {
       data = await api("GET", "/api/records?" + qs({ project: state.project, q: f.q, type: f.type,
         confidence: f.confidence, source: f.source, pinned: f.pinned, superseded: f.superseded,
-        offset: state.offset, limit: PAGE }));
+        offset: state.offset, limit: pageSize() }));
     } catch (e) { list.replaceChildren(h("p", { role: "alert" }, e.message)); return; }
     state.sel = -1;
     const rows = data.items.map((r) => h("tr", { class: "row", tabindex: "0", "data-id": r.id,
@@ -157,9 +159,9 @@
       : h("p", { class: "muted" }, f.q ? "No record is relevant to this search." : "No records match these filters.");
     const end = Math.min(data.offset + data.items.length, data.total);
     const pager = h("div", { class: "pager" },
-      h("button", { disabled: data.offset === 0, onclick: () => { state.offset = Math.max(0, state.offset - PAGE); loadRecords(); } }, "← Previous"),
-      h("span", { class: "muted", id: "count" }, data.total ? `${data.offset + 1}–${end} of ${data.total}` : "0 records"),
-      h("button", { disabled: end >= data.total, onclick: () => { state.offset += PAGE; loadRecords(); } }, "Next →"));
+      h("button", { disabled: data.offset === 0, onclick: () => { state.offset = Math.max(0, state.offset - pageSize()); loadRecords(); } }, "← Previous"),
+      h("span", { class: "muted", id: "count" }, data.total ? `${data.offset + 1}–${end} of ${data.total}${data.more ? "+" : ""}` : "0 records"),
+      h("button", { disabled: end >= data.total && !data.more, onclick: () => { state.offset += pageSize(); loadRecords(); } }, "Next →"));
     list.replaceChildren(...[explain, table, pager].filter(Boolean));
   }
 
@@ -186,10 +188,10 @@
     const card = h("section", { class: "card" }, h("h2", { id: "record-title" }, r.title), h("p", {}, chips(r)),
       h("div", { class: "body", id: "record-body" }, r.body), meta, actions);
     if (r.current) {
-      actions.append(
+      append(actions, [
         h("button", { class: "primary", id: "edit", onclick: () => showEdit(r, card) }, "Edit (supersede)"),
         r.confidence !== "explicit" ? h("button", { id: "confirm", onclick: () => act(r, "confirm", {}, "Confirmed: now explicit") }, "Confirm") : null,
-        h("button", { id: "pin", onclick: () => act(r, "pin", { pinned: !r.pinned }, r.pinned ? "Unpinned" : "Pinned") }, r.pinned ? "Unpin" : "Pin"));
+        h("button", { id: "pin", onclick: () => act(r, "pin", { pinned: !r.pinned }, r.pinned ? "Unpinned" : "Pinned") }, r.pinned ? "Unpin" : "Pin")]);
     } else {
       const headId = d.history[d.history.length - 1].id;
       actions.append(h("a", { href: `#/record/${headId}` }, "Go to the current version"));
