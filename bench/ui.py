@@ -68,8 +68,8 @@ def seed(n: int, repo: Path) -> str:
                                                 confidence=confs[i % len(confs)], session_id=f"s{i // 8:05d}",
                                                 source="llm_extraction" if i % 3 else "cli"))
         ids.append(rec.id)
-        if i % 5 == 0:
-            graph.link(conn, rec.id, [nodes[i % len(nodes)]])
+        if i % 3 == 0:  # capture links about a third of the records to the files they were written about
+            graph.link(conn, rec.id, [nodes[i % len(nodes)]] + ([nodes[(i * 7) % len(nodes)]] if i % 2 else []))
     conn.execute("COMMIT") if conn.in_transaction else None
     for s in range(0, n // 8, 3):
         sessions.log_injection(conn, session_id=f"s{s:05d}", project_id=pid, event="UserPromptSubmit",

@@ -194,7 +194,15 @@ def delete(req: Request) -> dict[str, Any]:
     return {"deleted": gone.id}
 
 
+def _drain(req: Request) -> None:
+    """Bring in the ledger rows the hooks appended to a file, as `status` and `why` do."""
+    from ..store import sessions
+
+    sessions.drain_pending(req.conn)
+
+
 def list_sessions(req: Request) -> dict[str, Any]:
+    _drain(req)
     offset = req.integer("offset", 0, 0, 10_000_000)
     limit = req.integer("limit", 50, 1, browse.MAX_PAGE)
     total, rows = browse.sessions(req.conn, req.scope, offset=offset, limit=limit)
@@ -202,6 +210,7 @@ def list_sessions(req: Request) -> dict[str, Any]:
 
 
 def get_session(req: Request) -> dict[str, Any]:
+    _drain(req)
     info = browse.session(req.conn, req.args[0])
     if info is None:
         raise ApiError(404, "session_not_found", f"no session {req.args[0]!r}")
@@ -220,6 +229,7 @@ def get_session(req: Request) -> dict[str, Any]:
 
 
 def overview(req: Request) -> dict[str, Any]:
+    _drain(req)
     return browse.overview(req.conn, req.scope)
 
 

@@ -162,3 +162,14 @@ def test_static_page_and_assets(live):
         status, headers, body = live.call("GET", path, token=None)
         assert status == 200 and headers["content-type"].startswith(kind) and body
     assert live.call("GET", "/../../etc/passwd", token=None)[0] == 404
+
+
+def test_what_the_prompt_hook_injects_shows_in_sessions(live, seeded, hook, add, repo):
+    for i in range(3):
+        add(f"Invoice events on Kafka {i}", f"Invoices are published to the kafka topic invoices-v{i}.")
+    out = hook("user-prompt-submit", {"session_id": "sess-live", "cwd": str(repo),
+                                      "prompt": "how do we publish invoices to kafka?"})
+    assert out and "Kafka" in out["hookSpecificOutput"]["additionalContext"]
+    status, _, data = live.call("GET", "/api/sessions/sess-live")  # the hook wrote a pending line; the API drains it
+    assert status == 200 and data["injections"][0]["event"] == "UserPromptSubmit"
+    assert data["injections"][0]["records"][0]["title"].startswith("Invoice events on Kafka")

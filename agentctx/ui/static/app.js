@@ -377,7 +377,7 @@
       if (entries.length <= 12) {
         const tx = document.createElementNS(NS, "text");
         tx.setAttribute("x", 5 + i * bw + bw / 2); tx.setAttribute("y", H - 6); tx.setAttribute("text-anchor", "middle");
-        tx.textContent = k.length > 10 ? k.slice(5) : k; svg.appendChild(tx);
+        tx.textContent = /^\d{4}-\d\d-\d\d$/.test(k) ? k.slice(5) : k.length > 12 ? k.slice(0, 11) + "…" : k; svg.appendChild(tx);
         const vx = document.createElementNS(NS, "text");
         vx.setAttribute("x", 5 + i * bw + bw / 2); vx.setAttribute("y", H - pad - hgt - 3); vx.setAttribute("text-anchor", "middle");
         vx.textContent = fmt ? fmt(v) : v; svg.appendChild(vx);
