@@ -112,6 +112,36 @@ def hook_ms(repo: Path, env: dict[str, str], rounds: int) -> float:
     return statistics.median(times)
 
 
+def interleaved_hooks(repo: Path, env: dict[str, str], rounds: int) -> tuple[float, float, float]:
+    """The prompt hook's median time with no dashboard, with one open and idle, and with one serving a list call
+    every 500 ms: the three states alternate within every round, so machine load falls on all of them alike."""
+    from agentctx.project import detect
+    from agentctx.ui.server import make_server
+
+    closed, idle, busy = [], [], []
+    for _ in range(rounds):
+        closed.append(hook_ms(repo, env, 1))
+        httpd, settings = make_server(detect(repo), port=0, fallback=False)
+        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.25}, daemon=True).start()
+        port, tok = httpd.server_address[1], settings.token
+        idle.append(hook_ms(repo, env, 1))
+        stop = threading.Event()
+
+        def poll() -> None:
+            while not stop.is_set():
+                timed(port, tok, "/api/records?limit=50")
+                stop.wait(0.5)
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        busy.append(hook_ms(repo, env, 1))
+        stop.set()
+        poller.join()
+        httpd.shutdown()
+        httpd.server_close()
+    return statistics.median(closed), statistics.median(idle), statistics.median(busy)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", type=int, default=10_000)
@@ -131,7 +161,6 @@ def main(argv: list[str] | None = None) -> int:
         from agentctx.ui.server import make_server
 
         env = dict(os.environ)
-        hook_closed = hook_ms(repo, env, max(5, args.rounds // 2))
 
         httpd, settings = make_server(detect(repo), port=0, fallback=False)
         threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
@@ -152,21 +181,9 @@ def main(argv: list[str] | None = None) -> int:
                     for q in QUERIES}
         other = {p: median_of(max(5, r // 3), lambda p=p: timed(port, tok, p))
                  for p in ("/api/sessions", "/api/overview", "/api/graph")}
-        stop = threading.Event()
-
-        def poll() -> None:  # a dashboard someone is clicking through: a list call every 500 ms
-            while not stop.is_set():
-                timed(port, tok, "/api/records?limit=50")
-                stop.wait(0.5)
-
-        hook_idle = hook_ms(repo, env, max(5, r // 2))
-        poller = threading.Thread(target=poll, daemon=True)
-        poller.start()
-        hook_open = hook_ms(repo, env, max(5, r // 2))
-        stop.set()
-        poller.join()
         httpd.shutdown()
         httpd.server_close()
+        hook_closed, hook_idle, hook_open = interleaved_hooks(repo, env, max(6, r // 2))
 
     print(f"baseline: static file {baseline_static:.2f} ms, refused API call {baseline_refused:.2f} ms")
     print(f"records view first paint (page, 3 assets, meta, first page): {paint:.1f} ms server time "
