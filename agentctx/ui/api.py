@@ -156,6 +156,7 @@ def get_record(req: Request) -> dict[str, Any]:
     chain = records.history(req.conn, record.id, record.project_id)
     return {
         "record": record_json(record),
+        "evidence": records.evidence(req.conn, record.id),
         "history": [record_json(r) for r in chain],
         "entities": browse.entities(req.conn, record.id),
         "linked": [{"rel": rel, **_row(r)} for rel, r in browse.linked_records(req.conn, record.id)],

@@ -91,3 +91,11 @@ def test_handover_replaced_by_the_next_session(conn, pid):
     assert records.get(conn, first.id).superseded_by == second.id
     assert [r.title for r in records.current(conn, pid, types=["handover"])] == ["Handover: B"]
     assert _run(conn, pid, answer(active_work={**work, "current_task": "B"}), "s2").written == []
+
+
+def test_the_grounding_quote_is_kept_with_the_record(conn, pid):
+    out = _run(conn, pid, answer(decisions=[_dec("Use SQLite for storage")]))
+    rec = next(r for r in out.written if r.type == "decision")
+    assert records.evidence(conn, rec.id) == "We store everything in SQLite"
+    records.delete(conn, rec.id, pid)
+    assert records.evidence(conn, rec.id) is None  # goes with its record

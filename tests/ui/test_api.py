@@ -173,3 +173,10 @@ def test_what_the_prompt_hook_injects_shows_in_sessions(live, seeded, hook, add,
     status, _, data = live.call("GET", "/api/sessions/sess-live")  # the hook wrote a pending line; the API drains it
     assert status == 200 and data["injections"][0]["event"] == "UserPromptSubmit"
     assert data["injections"][0]["records"][0]["title"].startswith("Invoice events on Kafka")
+
+
+def test_record_detail_quotes_the_evidence_of_an_extracted_record(live, seeded, conn):
+    records.add_evidence(conn, seeded["inferred"].id, "we always run pytest -q before pushing")
+    _, _, data = live.call("GET", f"/api/records/{seeded['inferred'].id}")
+    assert data["evidence"] == "we always run pytest -q before pushing"
+    assert live.call("GET", f"/api/records/{seeded['pinned'].id}")[2]["evidence"] is None

@@ -186,7 +186,9 @@
       r.session_id ? [h("dt", {}, "session"), h("dd", {}, h("a", { href: `#/session/${r.session_id}` }, r.session_id))] : null);
     const actions = h("div", { class: "actions", id: "actions" });
     const card = h("section", { class: "card" }, h("h2", { id: "record-title" }, r.title), h("p", {}, chips(r)),
-      h("div", { class: "body", id: "record-body" }, r.body), meta, actions);
+      h("div", { class: "body", id: "record-body" }, r.body),
+      d.evidence ? h("blockquote", { class: "evidence", id: "evidence" }, h("span", { class: "muted" }, "In the developer's words: "), d.evidence) : null,
+      meta, actions);
     if (r.current) {
       append(actions, [
         h("button", { class: "primary", id: "edit", onclick: () => showEdit(r, card) }, "Edit (supersede)"),
