@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             "page at offset 5000": median_of(r, lambda: timed(port, tok, f"/api/records?offset={args.records // 2}")),
             "with superseded": median_of(r, lambda: timed(port, tok, "/api/records?superseded=include")),
         }
-        searches = {q: median_of(r, lambda q=q: timed(port, tok, "/api/records?q=" + q.replace(" ", "%20")))
+        searches = {q: median_of(r, lambda q=q: timed(port, tok, "/api/records?limit=10&q=" + q.replace(" ", "%20")))
                     for q in QUERIES}
         other = {p: median_of(max(5, r // 3), lambda p=p: timed(port, tok, p))
                  for p in ("/api/sessions", "/api/overview", "/api/graph")}

@@ -52,9 +52,9 @@ def list_records(conn: sqlite3.Connection, project_id: str, *, types: Sequence[s
     sql_where = " AND ".join(clauses)
     total = conn.execute(f"SELECT count(*) FROM records WHERE {sql_where}", args).fetchone()[0]
     limit = max(1, min(int(limit), MAX_PAGE))
-    # Sort narrow rows, then read the page's full rows: sorting whole rows would carry every body through the sorter.
-    rows = conn.execute(f"SELECT {COLUMNS} FROM records WHERE rowid IN (SELECT rowid FROM records WHERE {sql_where} "
-                        "ORDER BY recorded_at DESC, id DESC LIMIT ? OFFSET ?) ORDER BY recorded_at DESC, id DESC",
+    # Newest first is insertion order (recorded_at is stamped at insert): walking the table backwards by rowid needs
+    # no sort, so the first page reads about `limit` rows however large the store is.
+    rows = conn.execute(f"SELECT {COLUMNS} FROM records WHERE {sql_where} ORDER BY rowid DESC LIMIT ? OFFSET ?",
                         [*args, limit, max(0, int(offset))])
     return int(total), [to_record(r) for r in rows]
 
@@ -153,7 +153,7 @@ def graph(conn: sqlite3.Connection, project_id: str, *, limit: int = 300) -> dic
     """Current records (newest `limit`), the entities they link to, and the edges between all of them."""
     where, args = _scope(project_id)
     recs = conn.execute(f"SELECT id, type, title FROM records WHERE {where} AND {CURRENT} "
-                        "ORDER BY recorded_at DESC LIMIT ?", [*args, max(1, min(int(limit), 1000))]).fetchall()
+                        "ORDER BY rowid DESC LIMIT ?", [*args, max(1, min(int(limit), 1000))]).fetchall()
     ids = [r[0] for r in recs]
     nodes: list[dict[str, Any]] = [{"id": i, "kind": "record", "type": t, "label": title} for i, t, title in recs]
     links: list[dict[str, Any]] = []

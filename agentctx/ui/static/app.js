@@ -4,7 +4,7 @@
 (() => {
   const TOKEN_KEY = "agentctx-token";
   const PAGE = 50;
-  const SEARCH_PAGE = 20;  // a ranked list: the first screenful matters; the CLI's ranking goes 50 deep at most
+  const SEARCH_PAGE = 10;  // as `agentctx search` (its default --limit); pages go on to its 50 at most
   const pageSize = () => (state.filters.q ? SEARCH_PAGE : PAGE);
   const state = { token: null, meta: null, project: null, filters: { q: "", type: "", confidence: "", source: "",
     pinned: "", superseded: "exclude", explain: false }, offset: 0, sel: -1 };
