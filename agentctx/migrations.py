@@ -189,12 +189,22 @@ def m005_team_sync(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m006_evidence(conn: sqlite3.Connection) -> None:
+    # The developer's own words an extracted record was grounded in (SPEC §6.4), kept for provenance: the dashboard
+    # quotes it. Stored, not derived: the transcript it came from may be gone.
+    conn.execute("""CREATE TABLE IF NOT EXISTS record_evidence (
+        record_id TEXT PRIMARY KEY REFERENCES records(id) ON DELETE CASCADE,
+        quote     TEXT NOT NULL
+    )""")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
     Migration(3, "title_index", m003_title_index),
     Migration(4, "term_stats", m004_term_stats),
     Migration(5, "team_sync", m005_team_sync),
+    Migration(6, "evidence", m006_evidence),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -81,7 +81,7 @@ def record_type(name: str, fields: str | tuple[str, ...], *, defaults: "tuple[An
 RECORD_TYPES: tuple[str, ...] = ("decision", "convention", "preference", "discovery", "bugfix", "handover", "profile")
 SCOPES: tuple[str, ...] = ("project", "global")
 CONFIDENCES: tuple[str, ...] = ("explicit", "inferred", "reinforced")
-SOURCES: tuple[str, ...] = ("llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import")
+SOURCES: tuple[str, ...] = ("llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import", "dashboard")
 NODE_KINDS: tuple[str, ...] = ("file", "symbol", "package", "module", "branch")
 REL_TYPES: tuple[str, ...] = ("supersedes", "applies_to", "observed_in", "derives_from", "scoped_to")
 

@@ -86,6 +86,10 @@ def _one(conn: sqlite3.Connection, entry: Entry, *, project_id: str, session_id:
             raise
         log(f"supersedes {target} failed ({exc.code}); writing {entry.title!r} on its own")
         record, _ = records.insert(conn, new)
+    if entry.evidence:
+        from ..capture import scrub_text
+
+        records.add_evidence(conn, record.id, scrub_text(entry.evidence))
     out.written.append(record)
 
 

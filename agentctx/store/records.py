@@ -19,6 +19,8 @@ from ..models import (
 )
 from . import COLUMNS, CURRENT, VISIBLE, to_record  # noqa: F401 (re-exported: the row shape lives in the package)
 
+EVIDENCE_MAX = 1000
+
 # Keyed types: a new one replaces the current one with the same key, deterministically (SPEC §3.5).
 KEYED_TYPES = ("handover", "profile")
 
@@ -288,6 +290,30 @@ def reinforce(conn: sqlite3.Connection, record_id: str, *, threshold: int, confi
     if promoted:
         _changed(conn, record.project_id)
     return record
+
+
+def add_evidence(conn: sqlite3.Connection, record_id: str, quote: str) -> None:
+    """Keep the quote an extracted record was grounded in (the first one: later sightings only reinforce)."""
+    quote = quote.strip()[:EVIDENCE_MAX]
+    if quote:
+        with atomic(conn):
+            conn.execute("INSERT OR IGNORE INTO record_evidence (record_id, quote) VALUES (?, ?)", (record_id, quote))
+
+
+def evidence(conn: sqlite3.Connection, record_id: str) -> str | None:
+    row = conn.execute("SELECT quote FROM record_evidence WHERE record_id = ?", (record_id,)).fetchone()
+    return row[0] if row else None
+
+
+def confirm(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
+    """The user vouches for a record: it becomes explicit (a confidence change, not a new fact: no supersession)."""
+    record = require(conn, record_id, project_id)
+    if not record.is_current:
+        raise ConflictError("already_superseded", id=record.id, superseded_by=record.superseded_by,
+                            head=head(conn, record).id)
+    with atomic(conn):
+        conn.execute("UPDATE records SET confidence = 'explicit' WHERE id = ?", (record.id,))
+    return record.replace(confidence="explicit")
 
 
 def delete(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:

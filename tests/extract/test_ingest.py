@@ -106,3 +106,11 @@ def test_extracted_records_reach_the_digest_in_one_rebuild(conn, pid, monkeypatc
     assert calls == [pid]
     text = digest.read_text(pid)
     assert "Use SQLite for storage" in text and "Export" in text
+
+
+def test_the_grounding_quote_is_kept_with_the_record(conn, pid):
+    out = _run(conn, pid, answer(decisions=[_dec("Use SQLite for storage")]))
+    rec = next(r for r in out.written if r.type == "decision")
+    assert records.evidence(conn, rec.id) == "We store everything in SQLite"
+    records.delete(conn, rec.id, pid)
+    assert records.evidence(conn, rec.id) is None  # goes with its record

@@ -1,0 +1,1 @@
+"""`agentctx ui`: a local dashboard (standard library HTTP server, static page, token-guarded JSON API)."""

@@ -1,0 +1,321 @@
+"""The dashboard's JSON API: one handler per route, each calling the same library functions as the CLI."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .. import __version__
+from ..errors import AgentctxError, ConflictError, NotFoundError, UsageError, ValidationError
+from ..models import CONFIDENCES, GLOBAL_PROJECT, RECORD_TYPES, SOURCES, Record
+from ..project import Project
+from ..store import browse, records
+
+TEXT_MAX = 20_000
+SEARCH_MAX = 50  # the deepest `agentctx search --limit` goes  # bodies are capped at BODY_MAX by the store; this bounds what we even parse
+
+
+class ApiError(Exception):
+    """An HTTP error with a stable code; the server answers `{"error": message, "code": code}`."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+@dataclass
+class Request:
+    """One API call: the store, the project the dashboard was opened for, query parameters and the JSON body."""
+
+    conn: sqlite3.Connection
+    project: Project
+    params: dict[str, list[str]]
+    body: dict[str, Any] = field(default_factory=dict)
+    args: tuple[str, ...] = ()
+
+    def param(self, name: str, default: str | None = None) -> str | None:
+        values = self.params.get(name)
+        return values[-1] if values else default
+
+    def many(self, name: str, allowed: tuple[str, ...]) -> list[str]:
+        out = [v for raw in self.params.get(name, []) for v in raw.split(",") if v]
+        for value in out:
+            if value not in allowed:
+                raise ApiError(400, "invalid_field", f"{name} {value!r} is not one of {', '.join(allowed)}")
+        return out
+
+    def integer(self, name: str, default: int, low: int, high: int) -> int:
+        raw = self.param(name)
+        if raw is None or raw == "":
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ApiError(400, "invalid_field", f"{name} must be an integer") from None
+        if not low <= value <= high:
+            raise ApiError(400, "invalid_field", f"{name} must be between {low} and {high}")
+        return value
+
+    def text(self, name: str, *, required: bool = True) -> str | None:
+        value = self.body.get(name)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            if required:
+                raise ApiError(400, "blank_field", f"{name} must not be blank")
+            return None
+        if not isinstance(value, str):
+            raise ApiError(400, "invalid_field", f"{name} must be a string")
+        if len(value) > TEXT_MAX:
+            raise ApiError(400, "field_too_long", f"{name} is {len(value)} characters; the limit is {TEXT_MAX}")
+        return value
+
+    @property
+    def scope(self) -> str:
+        """The namespace a list view reads: the dashboard's project unless the page picked another."""
+        return self.param("project") or self.project.id
+
+
+def record_json(record: Record) -> dict[str, Any]:
+    data = record.to_dict()
+    data["current"] = record.is_current
+    return data
+
+
+def _record(req: Request) -> Record:
+    """The record named in the path, from any namespace (the dashboard is the user's own view of the whole store)."""
+    record = records.get(req.conn, req.args[0])
+    if record is None:
+        raise ApiError(404, "record_not_found", f"no record {req.args[0]!r}")
+    return record
+
+
+def meta(req: Request) -> dict[str, Any]:
+    return {
+        "version": __version__,
+        "project": {"id": req.project.id, "name": req.project.name, "root": str(req.project.root)},
+        "projects": browse.projects(req.conn),
+        "global_id": GLOBAL_PROJECT,
+        "types": list(RECORD_TYPES), "confidences": list(CONFIDENCES), "sources": list(SOURCES),
+    }
+
+
+def list_records(req: Request) -> dict[str, Any]:
+    offset = req.integer("offset", 0, 0, 10_000_000)
+    limit = req.integer("limit", 50, 1, browse.MAX_PAGE)
+    superseded = req.param("superseded", "exclude")
+    if superseded not in ("exclude", "include", "only"):
+        raise ApiError(400, "invalid_field", "superseded must be exclude, include or only")
+    pinned_raw = req.param("pinned")
+    pinned = None if pinned_raw in (None, "") else pinned_raw in ("1", "true", "yes")
+    types = req.many("type", RECORD_TYPES)
+    confidences = req.many("confidence", CONFIDENCES)
+    sources = req.many("source", SOURCES)
+    query = (req.param("q") or "").strip()
+    if query:
+        return _search(req, query, types, confidences, sources, pinned, superseded, offset, limit)
+    total, rows = browse.list_records(req.conn, req.scope, types=types, confidences=confidences, sources=sources,
+                                      pinned=pinned, superseded=superseded, offset=offset, limit=limit)
+    return {"total": total, "offset": offset, "limit": limit, "items": [_row(r) for r in rows]}
+
+
+def _row(record: Record, **extra: Any) -> dict[str, Any]:
+    body = record.body
+    return {"id": record.id, "project_id": record.project_id, "type": record.type, "title": record.title,
+            "summary": body[:160] + ("…" if len(body) > 160 else ""), "confidence": record.confidence,
+            "source": record.source, "pinned": record.pinned, "current": record.is_current,
+            "recorded_at": record.recorded_at, **extra}
+
+
+def _search(req: Request, query: str, types: list[str], confidences: list[str], sources: list[str],
+            pinned: bool | None, superseded: str, offset: int, limit: int) -> dict[str, Any]:
+    """The ranking of `agentctx search` (hybrid when the store has vectors), then the page's other filters."""
+    from .. import hybrid
+
+    if len(query) > 2000:
+        raise ApiError(400, "field_too_long", "q is longer than 2000 characters")
+    project_id = req.project.id if req.scope in (browse.ALL_PROJECTS,) else req.scope
+    # Rank only as deep as the page asked for (as `agentctx search --limit` does, at most its 50).
+    depth = min(SEARCH_MAX, offset + limit + 1)  # one more than the page: is there a next page?
+    result = hybrid.search(req.conn, query, project_id, types=types, limit=depth, history=superseded != "exclude")
+    hits = [h for h in result.hits
+            if (not confidences or h.record.confidence in confidences)
+            and (not sources or h.record.source in sources)
+            and (pinned is None or h.record.pinned == pinned)
+            and (superseded != "only" or not h.record.is_current)]
+    page = hits[offset:offset + limit]
+    more = len(hits) > offset + limit
+    return {"total": min(len(hits), offset + limit), "more": more, "offset": offset, "limit": limit, "query": query,
+            "degraded": result.degraded,
+            "terms": list(result.terms),
+            "items": [_row(h.record, score=round(h.score, 3), relevance=round(h.relevance, 3)) for h in page]}
+
+
+def get_record(req: Request) -> dict[str, Any]:
+    record = _record(req)
+    chain = records.history(req.conn, record.id, record.project_id)
+    return {
+        "record": record_json(record),
+        "evidence": records.evidence(req.conn, record.id),
+        "history": [record_json(r) for r in chain],
+        "entities": browse.entities(req.conn, record.id),
+        "linked": [{"rel": rel, **_row(r)} for rel, r in browse.linked_records(req.conn, record.id)],
+        "appearances": browse.appearances(req.conn, record.id),
+    }
+
+
+def supersede(req: Request) -> dict[str, Any]:
+    record = _record(req)
+    body = req.text("body")
+    rationale = req.text("rationale")
+    title = req.text("title", required=False)
+    old, new = records.supersede(req.conn, record.id, record.project_id, body=body or "", rationale=rationale,
+                                 title=title, source="dashboard")
+    return {"old": record_json(old), "new": record_json(new)}
+
+
+def confirm(req: Request) -> dict[str, Any]:
+    record = _record(req)
+    return {"record": record_json(records.confirm(req.conn, record.id, record.project_id))}
+
+
+def pin(req: Request) -> dict[str, Any]:
+    record = _record(req)
+    value = req.body.get("pinned", True)
+    if not isinstance(value, bool):
+        raise ApiError(400, "invalid_field", "pinned must be true or false")
+    return {"record": record_json(records.set_pinned(req.conn, record.id, record.project_id, value))}
+
+
+def delete(req: Request) -> dict[str, Any]:
+    record = _record(req)
+    if req.body.get("confirm") is not True:
+        raise ApiError(400, "not_confirmed", "delete needs {\"confirm\": true}")
+    gone = records.delete(req.conn, record.id, record.project_id)
+    return {"deleted": gone.id}
+
+
+def _drain(req: Request) -> None:
+    """Bring in the ledger rows the hooks appended to a file, as `status` and `why` do."""
+    from ..store import sessions
+
+    sessions.drain_pending(req.conn)
+
+
+def list_sessions(req: Request) -> dict[str, Any]:
+    _drain(req)
+    offset = req.integer("offset", 0, 0, 10_000_000)
+    limit = req.integer("limit", 50, 1, browse.MAX_PAGE)
+    total, rows = browse.sessions(req.conn, req.scope, offset=offset, limit=limit)
+    return {"total": total, "offset": offset, "limit": limit, "items": rows}
+
+
+def get_session(req: Request) -> dict[str, Any]:
+    _drain(req)
+    info = browse.session(req.conn, req.args[0])
+    if info is None:
+        raise ApiError(404, "session_not_found", f"no session {req.args[0]!r}")
+    titles: dict[str, Record | None] = {}
+    for inj in info["injections"]:
+        for rid in inj["record_ids"]:
+            if rid not in titles:
+                titles[rid] = records.get(req.conn, rid)
+        inj["records"] = [
+            {"id": rid, "score": inj["scores"][i] if i < len(inj["scores"]) else None,
+             "type": titles[rid].type if titles[rid] else None,
+             "title": titles[rid].title if titles[rid] else "(deleted)"}
+            for i, rid in enumerate(inj["record_ids"])]
+    info["written"] = [_row(r) for r in info["written"]]
+    return info
+
+
+def overview(req: Request) -> dict[str, Any]:
+    _drain(req)
+    return browse.overview(req.conn, req.scope)
+
+
+def graph(req: Request) -> dict[str, Any]:
+    return browse.graph(req.conn, req.scope, limit=req.integer("limit", 300, 1, 1000))
+
+
+def _drift_project(req: Request) -> Project:
+    scope = req.param("project") or req.body.get("project")
+    if scope not in (None, "", req.project.id):
+        raise ApiError(400, "invalid_field", "drift is only available for the project the dashboard was opened in")
+    return req.project
+
+
+def drift_report(req: Request) -> dict[str, Any]:
+    from .. import drift
+
+    report = drift.scan(req.conn, _drift_project(req))
+    return {**report.to_dict(), "target": report.target, "base_sha": report.base_sha}
+
+
+def drift_apply(req: Request) -> dict[str, Any]:
+    from .. import drift
+
+    report = drift.scan(req.conn, _drift_project(req))
+    if req.body.get("confirm") is not True:
+        raise ApiError(400, "not_confirmed", "applying the CLAUDE.md change needs {\"confirm\": true}")
+    if not report.proposed_diff:
+        raise ApiError(409, "nothing_to_apply", "CLAUDE.md already reflects every current decision and convention")
+    if req.body.get("base_sha", report.base_sha) != report.base_sha:
+        raise ApiError(409, "stale_diff", "CLAUDE.md or the records changed since the diff was shown: reload it")
+    target, backup = drift.apply(report)
+    return {"target": str(target), "backup": str(backup) if backup else None}
+
+
+Handler = Callable[[Request], dict[str, Any]]
+
+# (method, path pattern) -> handler; "*" matches one path segment and is passed on as an argument.
+ROUTES: dict[tuple[str, str], Handler] = {
+    ("GET", "/api/meta"): meta,
+    ("GET", "/api/records"): list_records,
+    ("GET", "/api/records/*"): get_record,
+    ("POST", "/api/records/*/supersede"): supersede,
+    ("POST", "/api/records/*/confirm"): confirm,
+    ("POST", "/api/records/*/pin"): pin,
+    ("POST", "/api/records/*/delete"): delete,
+    ("GET", "/api/sessions"): list_sessions,
+    ("GET", "/api/sessions/*"): get_session,
+    ("GET", "/api/overview"): overview,
+    ("GET", "/api/graph"): graph,
+    ("GET", "/api/drift"): drift_report,
+    ("POST", "/api/drift/apply"): drift_apply,
+}
+
+
+def route(method: str, path: str) -> tuple[Handler, tuple[str, ...]] | None:
+    """The handler for a request and the path segments its wildcards matched; None when nothing matches."""
+    parts = path.rstrip("/").split("/")
+    for (m, pattern), handler in ROUTES.items():
+        pat = pattern.split("/")
+        if m != method or len(pat) != len(parts):
+            continue
+        args = []
+        for want, got in zip(pat, parts):
+            if want == "*":
+                if not got or len(got) > 200:
+                    break
+                args.append(got)
+            elif want != got:
+                break
+        else:
+            return handler, tuple(args)
+    return None
+
+
+def allowed_methods(path: str) -> list[str]:
+    return sorted({m for m in ("GET", "POST") if route(m, path)})
+
+
+def error_status(exc: AgentctxError) -> int:
+    """The HTTP status for a library error."""
+    if isinstance(exc, NotFoundError):
+        return 404
+    if isinstance(exc, ConflictError):
+        return 409
+    if isinstance(exc, (ValidationError, UsageError)):
+        return 400
+    return 500

@@ -1,0 +1,182 @@
+"""The dashboard's JSON API through http.client: every endpoint, and bad input answered 4xx with nothing written."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentctx import db, paths
+from agentctx.store import records
+
+
+def _count(table: str = "records") -> int:
+    conn = db.connect(paths.db_path())
+    try:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def test_meta_names_the_project_and_closed_sets(live, seeded):
+    status, _, data = live.call("GET", "/api/meta")
+    assert status == 200
+    assert data["project"]["id"] == seeded["project"].id
+    assert "decision" in data["types"] and "inferred" in data["confidences"] and "dashboard" in data["sources"]
+    assert any(p["id"] == seeded["project"].id and p["current"] == 4 for p in data["projects"])
+
+
+def test_records_lists_current_filters_and_paginates(live, seeded):
+    status, _, data = live.call("GET", "/api/records")
+    assert status == 200 and data["total"] == 4
+    titles = [r["title"] for r in data["items"]]
+    assert "Use PostgreSQL for orders" in titles and len(titles) == 4
+    _, _, only = live.call("GET", "/api/records?type=convention&confidence=inferred")
+    assert [r["id"] for r in only["items"]] == [seeded["inferred"].id]
+    _, _, pinned = live.call("GET", "/api/records?pinned=1")
+    assert [r["id"] for r in pinned["items"]] == [seeded["pinned"].id]
+    _, _, old = live.call("GET", "/api/records?superseded=only")
+    assert [r["id"] for r in old["items"]] == [seeded["db"].id] and old["items"][0]["current"] is False
+    _, _, page = live.call("GET", "/api/records?limit=2&offset=2")
+    assert page["total"] == 4 and len(page["items"]) == 2
+    assert {r["id"] for r in page["items"]}.isdisjoint({r["id"] for r in live.call("GET", "/api/records?limit=2")[2]["items"]})
+
+
+def test_search_uses_the_cli_ranking(live, seeded, run_cli):
+    _, _, data = live.call("GET", "/api/records?q=which%20database%20for%20orders")
+    assert data["items"] and data["items"][0]["title"] == "Use PostgreSQL for orders"
+    assert "score" in data["items"][0] and "relevance" in data["items"][0]
+    cli_top = run_cli("search", "which database for orders", "--json")[0]["id"]
+    assert data["items"][0]["id"] == cli_top
+
+
+def test_record_detail_has_the_chain_entities_and_appearances(live, seeded):
+    conn = db.connect(paths.db_path())
+    head = records.head(conn, records.get(conn, seeded["db"].id))
+    conn.close()
+    status, _, data = live.call("GET", f"/api/records/{seeded['db'].id}")
+    assert status == 200
+    assert [r["id"] for r in data["history"]] == [seeded["db"].id, head.id]
+    assert data["record"]["current"] is False
+    _, _, xss = live.call("GET", f"/api/records/{seeded['xss'].id}")
+    assert xss["appearances"][0]["session_id"] == "sess-1"
+
+
+def test_supersede_confirm_pin_delete_go_through_the_library(live, seeded):
+    rid = seeded["inferred"].id
+    status, _, data = live.call("POST", f"/api/records/{rid}/supersede",
+                                {"title": "Tests run with pytest -q -x", "body": "Stop at the first failure.",
+                                 "rationale": "faster feedback"})
+    assert status == 200
+    new = data["new"]
+    assert new["title"] == "Tests run with pytest -q -x" and new["source"] == "dashboard" and new["confidence"] == "explicit"
+    assert "Rationale: faster feedback" in new["body"]
+    conn = db.connect(paths.db_path())
+    assert records.get(conn, rid).superseded_by == new["id"]
+    assert live.call("POST", f"/api/records/{seeded['pinned'].id}/pin", {"pinned": False})[2]["record"]["pinned"] is False
+    assert records.get(conn, seeded["pinned"].id).pinned is False
+    conn.close()
+
+
+def test_confirm_makes_an_inferred_record_explicit(live, seeded, add):
+    rec = add("Branches are named feature/*", "Seen in three sessions.", type_="convention", confidence="inferred")
+    status, _, data = live.call("POST", f"/api/records/{rec.id}/confirm", {})
+    assert status == 200 and data["record"]["confidence"] == "explicit"
+    conn = db.connect(paths.db_path())
+    assert records.get(conn, rec.id).confidence == "explicit"
+    conn.close()
+
+
+def test_delete_needs_confirmation(live, seeded):
+    rid = seeded["xss"].id
+    before = _count()
+    status, _, data = live.call("POST", f"/api/records/{rid}/delete", {})
+    assert status == 400 and data["code"] == "not_confirmed" and _count() == before
+    status, _, data = live.call("POST", f"/api/records/{rid}/delete", {"confirm": True})
+    assert status == 200 and data["deleted"] == rid and _count() == before - 1
+
+
+def test_sessions_overview_graph_and_drift(live, seeded):
+    _, _, data = live.call("GET", "/api/sessions")
+    assert data["total"] == 1 and data["items"][0]["session_id"] == "sess-1"
+    assert data["items"][0]["tokens_injected"] == 120 and data["items"][0]["records_written"] == 1
+    _, _, one = live.call("GET", "/api/sessions/sess-1")
+    assert one["injections"][0]["records"][0]["id"] == seeded["pinned"].id
+    assert [r["id"] for r in one["written"]] == [seeded["inferred"].id]
+    _, _, ov = live.call("GET", "/api/overview")
+    assert ov["by_type"] == {"convention": 2, "decision": 1, "discovery": 1}
+    assert ov["daily"][-1]["tokens"] == 120
+    _, _, graph = live.call("GET", "/api/graph")
+    ids = {n["id"] for n in graph["nodes"]}
+    assert seeded["xss"].id in ids and seeded["db"].id not in ids  # current records only
+    status, _, drift = live.call("GET", "/api/drift")
+    assert status == 200 and set(drift) >= {"missing", "contradicted", "proposed_diff"}
+
+
+def test_drift_apply_writes_claude_md_with_confirmation(live, seeded, repo):
+    status, _, data = live.call("POST", "/api/drift/apply", {"confirm": False})
+    assert status in (400, 409)
+    assert not (repo / "CLAUDE.md").exists()
+    _, _, report = live.call("GET", "/api/drift")
+    if report["proposed_diff"]:
+        status, _, done = live.call("POST", "/api/drift/apply", {"confirm": True, "base_sha": report["base_sha"]})
+        assert status == 200 and (repo / "CLAUDE.md").exists()
+
+
+@pytest.mark.parametrize("method,path,body,status,code", [
+    ("GET", "/api/records?limit=0", None, 400, "invalid_field"),
+    ("GET", "/api/records?limit=abc", None, 400, "invalid_field"),
+    ("GET", "/api/records?type=nonsense", None, 400, "invalid_field"),
+    ("GET", "/api/records?superseded=maybe", None, 400, "invalid_field"),
+    ("GET", "/api/records/NOPE", None, 404, "record_not_found"),
+    ("GET", "/api/sessions/none-such", None, 404, "session_not_found"),
+    ("GET", "/api/nothing", None, 404, "not_found"),
+    ("PUT", "/api/records", None, 405, "method_not_allowed"),
+    ("POST", "/api/records/{id}/supersede", {"body": "", "rationale": "r"}, 400, "blank_field"),
+    ("POST", "/api/records/{id}/supersede", {"body": "x"}, 400, "blank_field"),
+    ("POST", "/api/records/{id}/supersede", {"body": 5, "rationale": "r"}, 400, "invalid_field"),
+    ("POST", "/api/records/{id}/supersede", {"body": "x" * 30_000, "rationale": "r"}, 400, "field_too_long"),
+    ("POST", "/api/records/{id}/pin", {"pinned": "yes"}, 400, "invalid_field"),
+    ("POST", "/api/records/{old}/supersede", {"body": "x", "rationale": "r"}, 409, "already_superseded"),
+])
+def test_bad_input_is_4xx_json_and_writes_nothing(live, seeded, method, path, body, status, code):
+    path = path.format(id=seeded["pinned"].id, old=seeded["db"].id)
+    before = _count()
+    got, headers, data = live.call(method, path, body)
+    assert (got, data["code"]) == (status, code), data
+    assert headers["content-type"].startswith("application/json") and data["error"]
+    assert _count() == before
+
+
+def test_malformed_bodies_are_refused(live, seeded):
+    path = f"/api/records/{seeded['pinned'].id}/pin"
+    assert live.call("POST", path, raw=b"{not json", headers={"Content-Type": "application/json"})[0] == 400
+    assert live.call("POST", path, raw=b"[1]", headers={"Content-Type": "application/json"})[0] == 400
+    assert live.call("POST", path, raw=b"pinned=1", headers={"Content-Type": "application/x-www-form-urlencoded"})[0] == 415
+    status, _, _ = live.call("POST", path, raw=b"{}", headers={"Content-Type": "application/json",
+                                                               "Content-Length": str(2 << 20)})
+    assert status == 413
+
+
+def test_static_page_and_assets(live):
+    for path, kind in (("/", "text/html"), ("/app.js", "text/javascript"), ("/app.css", "text/css"),
+                       ("/graph.js", "text/javascript")):
+        status, headers, body = live.call("GET", path, token=None)
+        assert status == 200 and headers["content-type"].startswith(kind) and body
+    assert live.call("GET", "/../../etc/passwd", token=None)[0] == 404
+
+
+def test_what_the_prompt_hook_injects_shows_in_sessions(live, seeded, hook, add, repo):
+    for i in range(3):
+        add(f"Invoice events on Kafka {i}", f"Invoices are published to the kafka topic invoices-v{i}.")
+    out = hook("user-prompt-submit", {"session_id": "sess-live", "cwd": str(repo),
+                                      "prompt": "how do we publish invoices to kafka?"})
+    assert out and "Kafka" in out["hookSpecificOutput"]["additionalContext"]
+    status, _, data = live.call("GET", "/api/sessions/sess-live")  # the hook wrote a pending line; the API drains it
+    assert status == 200 and data["injections"][0]["event"] == "UserPromptSubmit"
+    assert data["injections"][0]["records"][0]["title"].startswith("Invoice events on Kafka")
+
+
+def test_record_detail_quotes_the_evidence_of_an_extracted_record(live, seeded, conn):
+    records.add_evidence(conn, seeded["inferred"].id, "we always run pytest -q before pushing")
+    _, _, data = live.call("GET", f"/api/records/{seeded['inferred'].id}")
+    assert data["evidence"] == "we always run pytest -q before pushing"
+    assert live.call("GET", f"/api/records/{seeded['pinned'].id}")[2]["evidence"] is None
