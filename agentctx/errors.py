@@ -34,6 +34,9 @@ MESSAGES: dict[str, str] = {
     "file_unreadable": "cannot read {path}: {detail}",
     "file_unwritable": "cannot write {path}: {detail}",
     "file_invalid": "{path} is not valid {kind} ({detail})",
+    # per-project control, review, forget, import (docs/control.md)
+    "needs_terminal": "{command} asks before it changes anything and there is no terminal to ask: {hint}",
+    "not_on_here": "cannot turn agentctx on here: {path} matches excludedPaths glob {glob!r} (remove it with `agentctx config set excludedPaths ...`)",
 }
 
 

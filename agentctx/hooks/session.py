@@ -19,6 +19,12 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         from ..project import detect
 
         project_id = detect(payload.cwd).id
+    from .. import control, notice
+
+    off, notify = control.check(project_id, payload.cwd)  # off: nothing loaded, nothing recorded (SPEC §4.8)
+    if off is not None:
+        line = notice.off_line(off, notify=notify, source=payload.source)
+        return {"systemMessage": line} if line else None
     text = digest.read_text(project_id)
     if not text:
         text = _profile_fallback(project_id)
@@ -30,9 +36,14 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
 
     record_pending({"event": "SessionStart", "session_id": payload.session_id, "project_id": project_id,
                     "tokens": digest.estimate(text) if text else 0})
-    if not text:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    output: dict[str, object] = {}
+    line = notice.session_line(project_id, notify=notify, source=payload.source,
+                               tokens=digest.estimate(text) if text else 0)
+    if line:
+        output["systemMessage"] = line  # shown to the user; the model-facing context below is unchanged
+    if text:
+        output["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": text}
+    return output or None
 
 
 def _profile_fallback(project_id: str) -> str:
