@@ -88,6 +88,7 @@ def walk(conn: sqlite3.Connection, project: Project, term: "Terminal", *, everyt
     todo = pending(conn, project.id, everything=everything)
     done: dict[str, list[str]] = {"confirmed": [], "edited": [], "deleted": [], "skipped": []}
     finished = True
+    created: list[str] = []
     if not todo:
         term.say("nothing new to review since the last review" if at else "no records to review")
     for n, record in enumerate(todo, 1):
@@ -108,6 +109,7 @@ def walk(conn: sqlite3.Connection, project: Project, term: "Terminal", *, everyt
                 done["skipped"].append(record.id)
             else:
                 done["edited"].append(record.id)
+                created.append(new.id)  # the user's own correction is not news for the next review
                 term.say(f"  superseded by {new.id}")
         elif action == "delete":
             records.delete(conn, record.id, project.id)
@@ -117,9 +119,9 @@ def walk(conn: sqlite3.Connection, project: Project, term: "Terminal", *, everyt
             done["skipped"].append(record.id)
         handled.append(record.id)
     if finished:
-        save_state(project.id, started, [])
+        save_state(project.id, started, created)
     else:
-        save_state(project.id, at, handled)
+        save_state(project.id, at, handled + created)
     return {**done, "finished": finished, "remaining": 0 if finished else len(todo) - sum(map(len, done.values()))}
 
 
@@ -148,7 +150,10 @@ def _edit(conn: sqlite3.Connection, project: Project, term: "Terminal", record: 
 
 
 def apply(conn: sqlite3.Connection, project: Project, *, confirm: list[str], delete: list[str]) -> dict[str, Any]:
-    """`review --yes --confirm ID --delete ID`: the same actions without questions, by explicit id."""
+    """`review --yes --confirm ID --delete ID`: the same actions without questions, by explicit id (every id is
+    checked before anything changes)."""
+    for record_id in [*confirm, *delete]:
+        records.require(conn, record_id, project.id)
     confirmed = [store.confirm(conn, i, project.id).id for i in confirm]
     deleted = [records.delete(conn, i, project.id).id for i in delete]
     return {"confirmed": confirmed, "deleted": deleted}

@@ -52,15 +52,15 @@ def cmd_switch(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_review(args: argparse.Namespace, ctx: Context) -> int:
     from .. import review
 
-    if args.json:
-        found = review.pending(ctx.conn, ctx.project.id, everything=args.all)
-        ctx.emit([review.listing(r) for r in found])
-        return 0
     if args.confirm or args.delete:
         if not args.yes:
             raise UsageError("invalid_field", field="--confirm/--delete", problem="act without questions only with --yes")
         done = review.apply(ctx.conn, ctx.project, confirm=args.confirm or [], delete=args.delete or [])
         ctx.emit(done) if ctx.json else _say_applied(ctx, done)
+        return 0
+    if args.json:
+        found = review.pending(ctx.conn, ctx.project.id, everything=args.all)
+        ctx.emit([review.listing(r) for r in found])
         return 0
     if not terminal.is_terminal():
         raise _needs_terminal("review", "`agentctx review --json` lists the records; "
