@@ -231,6 +231,7 @@ def _title(text: str, heading: str = "") -> str:
         if 12 <= cut <= TITLE_MAX:
             first = first[:cut]
             break
+    first = first.rstrip(". ")
     if len(first) < 12 and heading:
         first = f"{_plain(heading)}: {first}"
     return first if len(first) <= TITLE_MAX else first[: TITLE_MAX - 1].rstrip() + "…"
