@@ -41,39 +41,42 @@ def _digest_stats(project_id: str) -> "dict[str, object] | None":
 
 
 def seen_file(project_id: str) -> str:
-    """When the user last saw a SessionStart notice for this project (one ISO timestamp)."""
+    """When the user last saw a SessionStart notice for this project: the file's modification time."""
     return os.path.join(paths.state_dir_str(), f"seen-{paths._safe(project_id)}")
 
 
-def _swap_seen(project_id: str, now: str) -> "str | None":
-    """The previous stamp, replaced by `now`; a lost stamp only means no "new since" figure once."""
+def _iso(seconds: float) -> str:
+    import time  # built in, and already loaded by agentctx.ids
+
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds * 1000) % 1000:03d}Z"
+
+
+def _swap_seen(project_id: str) -> "str | None":
+    """The previous stamp (ISO, like recorded_at), moved to now. The stamp is the file's mtime: `utime` costs
+    microseconds where rewriting a file costs milliseconds on ext4 (a truncate or rename-over flushes the data:
+    auto_da_alloc). A lost stamp only means no "new since" figure once."""
     path = seen_file(project_id)
     try:
-        with open(path, encoding="utf-8") as fh:
-            previous = fh.read().strip() or None
+        previous = _iso(os.stat(path).st_mtime)
+        os.utime(path)
+        return previous
+    except FileNotFoundError:
+        pass
     except OSError:
-        previous = None
+        return None
     try:
         paths.ensure_private_dir_str(os.path.dirname(path))
-        tmp = f"{path}.{os.getpid()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        try:
-            os.write(fd, now.encode("ascii", "replace"))
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
     except OSError:
         pass
-    return previous
+    return None
 
 
 def session_line(project_id: str, *, notify: str, source: str, tokens: int) -> "str | None":
     """The SessionStart notice, or None (notify off; or a compaction, which is not a new session for the user)."""
     if notify == "off" or source == "compact" or not os.path.exists(paths.db_file()):
         return None
-    from .ids import now_iso
-
-    previous = _swap_seen(project_id, now_iso())
+    previous = _swap_seen(project_id)
     found = _digest_stats(project_id)
     parts = []
     if found is None or not isinstance(found.get("records"), int):
