@@ -36,6 +36,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 _CONVENTION = re.compile(r"^(always|never|use|don'?t|do not|avoid|prefer|keep|run|write|name|put|make sure|must)\b"
                          r"|\b(must|should|always|never)\b", re.I)
 _PREFERENCE = re.compile(r"\b(i prefer|prefers?|likes?|wants?|the user|developer prefers)\b", re.I)
+_DISCOVERY = re.compile(r"\b(bug|bugs|regression|workaround|gotcha|trap|traps|pitfall|crash\w*)\b", re.I)
 _DECISION = re.compile(r"\b(decided|decision|chose|chosen|switched|migrat\w*|instead of|we use|we went with)\b", re.I)
 
 
@@ -225,13 +226,11 @@ def _key(text: str) -> str:
 
 
 def _title(text: str, heading: str = "") -> str:
-    first = _plain(text).split("\n", 1)[0]
-    for stop in (". ", ": ", " — ", " - "):
-        cut = first.find(stop)
-        if 12 <= cut <= TITLE_MAX:
-            first = first[:cut]
-            break
-    first = first.rstrip(". ")
+    """The first line when it fits; else cut at the first sentence or clause boundary that leaves 20+ characters."""
+    first = _plain(text).split("\n", 1)[0].rstrip(". ")
+    if len(first) > TITLE_MAX:
+        cuts = [i for stop in (". ", " — ", " - ", "; ", ": ") if 20 <= (i := first.find(stop)) <= TITLE_MAX]
+        first = first[: min(cuts)] if cuts else first[: TITLE_MAX - 1].rstrip() + "…"
     if len(first) < 12 and heading:
         first = f"{_plain(heading)}: {first}"
     return first if len(first) <= TITLE_MAX else first[: TITLE_MAX - 1].rstrip() + "…"
@@ -244,6 +243,8 @@ def classify(text: str, *, rules: bool) -> str:
         return "preference"
     if _DECISION.search(text):
         return "decision"
+    if _DISCOVERY.search(text):  # a trap or a bug someone hit: knowledge, not a rule, even when it says "must"
+        return "discovery"
     if rules or _CONVENTION.search(text):
         return "convention"
     return "discovery"
@@ -255,9 +256,10 @@ def _proposal(kind: str, text: str, heading: str, origin: str, *, title: str | N
     text = scrub_text(text.strip())
     if len(_WORD.findall(text.lower())) < 3:  # a bare link, a label: nothing to remember
         return None
-    body = f"{text}\n\n(Imported from Claude Code: {origin}{f', section {_plain(heading)}' if heading else ''}.)"
-    if len(body) > BODY_MAX:
-        body = body[: BODY_MAX - 1].rstrip() + "…"
+    where = f"\n\n(Imported from Claude Code: {origin}{f', section {_plain(heading)}' if heading else ''}.)"
+    if len(text) + len(where) > BODY_MAX:  # keep where it came from: the rest is one `--dir` read away
+        text = text[: BODY_MAX - len(where) - 1].rstrip() + "…"
+    body = text + where
     return Proposal(kind, scrub_text(title) if title else _title(text, heading), body, origin, _key(text))
 
 
@@ -279,10 +281,12 @@ def propose(project_root: Path, memory: Path | None) -> list[Proposal]:
         index = memory / "MEMORY.md"
         linked: list[Path] = []
         for number, heading, text in units(_read(index)):
-            links = [m.group(2) for m in _LINK.finditer(text)]
-            if links:  # an index line pointing at a topic file: the file holds the memory
-                linked += [memory / link for link in links if (memory / link).is_file()]
+            targets = [memory / m.group(2) for m in _LINK.finditer(text)]
+            found_targets = [t for t in targets if t.is_file()]
+            if found_targets:  # an index line pointing at a topic file: the file holds the memory
+                linked += found_targets
                 continue
+            text = _LINK.sub(lambda m: m.group(1), text)  # a dangling link: the index line is all there is
             p = _proposal(classify(text, rules=False), text, heading, f"MEMORY.md:{number}")
             if p:
                 found.append(p)

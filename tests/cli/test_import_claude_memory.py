@@ -203,3 +203,19 @@ def test_project_source_is_in_the_closed_set(in_p, proj_p):
     from agentctx.models import SOURCES
 
     assert "claude_memory" in SOURCES
+
+
+def test_dangling_index_links_long_topics_and_traps(tmp_path):
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "MEMORY.md").write_text(
+        "- [ROS 2 design](gone.md) — no central coordinator, one node per drone\n"
+        "1. **Stale profile bug**: after a refresh you must re-read the profile from disk.\n")
+    long_body = "\n".join(f"- requirement {i}: the plot uses colour number {i}" for i in range(120))
+    (memory / "viz.md").write_text(f"---\nname: viz\ndescription: Plot requirements\ntype: project\n---\n{long_body}\n")
+    got = {p.origin: p for p in cm.propose(tmp_path, memory)}
+    assert got["MEMORY.md:1"].title == "ROS 2 design — no central coordinator, one node per drone"
+    assert got["MEMORY.md:2"].type == "discovery"  # a trap, although it says "must"
+    viz = got["viz.md"]
+    assert viz.type == "decision" and len(viz.body) <= 2000
+    assert viz.body.endswith("…\n\n(Imported from Claude Code: viz.md.)")
