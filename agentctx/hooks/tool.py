@@ -17,12 +17,12 @@ def post_tool_use(payload: "Payload") -> None:
     from .. import capture, control, db
     from ..project import detect
 
-    project = detect(payload.cwd)
-    if control.check(project.id, payload.cwd)[0] is not None:
-        return None  # off for this project: capture nothing
     observations = capture.observe(payload.tool_name, payload.tool_input, payload.tool_response, payload.cwd)
     if not observations:
         return None
+    project = detect(payload.cwd)
+    if control.check(project.id, payload.cwd)[0] is not None:
+        return None  # off for this project: capture nothing
     conn = db.connect(paths.db_file())
     try:
         capture.store(conn, project.id, payload.session_id, observations)
