@@ -56,6 +56,22 @@ def _choice(*allowed: str) -> Callable[[Any], str]:
     return parse
 
 
+def _globs(raw: Any) -> list[str]:
+    """excludedPaths: a JSON list of globs, or one comma-separated string on the command line ("" clears it)."""
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.startswith("["):
+            try:
+                raw = json.loads(text)
+            except json.JSONDecodeError:
+                raise ValueError("expected a JSON list of globs or comma-separated globs") from None
+        else:
+            raw = [part for part in text.split(",")]
+    if not isinstance(raw, list) or not all(isinstance(g, str) for g in raw):
+        raise ValueError("expected a list of globs")
+    return [g.strip() for g in raw if g.strip()]
+
+
 # One config key: its default, how a value is parsed (Callable[[Any], Any]), and what it does.
 Key = namedtuple("Key", "default parse help")
 
@@ -68,6 +84,10 @@ KEYS: dict[str, Key] = {
     "extractionModel": Key("claude-haiku-4-5", _text, "model used for extraction"),
     "embeddingModel": Key("BAAI/bge-small-en-v1.5", _text, "fastembed model name"),
     "embeddingModelPath": Key(None, _optional_text, "local directory of an embedding model (offline installs)"),
+    # Per-project control (docs/control.md). The hooks read these three with agentctx.control.settings, not here.
+    "mode": Key("all", _choice("all", "opt-in"), "all: remember every project not turned off; opt-in: only projects that said `agentctx on` or carry .agentctx/enabled"),
+    "excludedPaths": Key([], _globs, "globs of directories never remembered (a directory covers its whole tree)"),
+    "notify": Key("brief", _choice("off", "brief", "full"), "what the user sees: off, brief (a line at session start), full (also a line per injecting prompt)"),
 }
 
 
@@ -101,6 +121,8 @@ def load(path: Path | None = None) -> dict[str, Any]:
         value = raw.get(name)
         try:
             values[name] = key.default if value is None else key.parse(value)
+            if isinstance(values[name], list):
+                values[name] = list(values[name])  # never hand out the shared default
         except (TypeError, ValueError):
             values[name] = key.default
     return values

@@ -198,8 +198,10 @@ def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
     }
     sections = {name: tokens.truncate(text, SECTION_BUDGETS[name]) for name, text in sections.items()}
     text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
+    from .notice import stats
+
     return {"version": VERSION, "projectId": project_id, "generatedAt": now_iso(), "sections": sections,
-            "text": text, "tokens": tokens.estimate(text)}
+            "text": text, "tokens": tokens.estimate(text), "stats": stats(conn, project_id)}
 
 
 def write(project_id: str, data: dict[str, object]) -> "Path":

@@ -46,6 +46,9 @@ MESSAGES: dict[str, str] = {
     "file_invalid": "{path} is not valid {kind} ({detail})",
     "team_unimported": "{path} has changes not imported ({detail}): run `agentctx {kind} import` first, or export with --force to overwrite them",
     "invalid_as_of": "as_of {value!r} is neither a date (YYYY-MM-DD or ISO 8601) nor a git ref of this repository{detail}",
+    # per-project control, review, forget, import (docs/control.md)
+    "needs_terminal": "{command} asks before it changes anything and there is no terminal to ask: {hint}",
+    "not_on_here": "cannot turn agentctx on here: {path} matches excludedPaths glob {glob!r} (remove it with `agentctx config set excludedPaths ...`)",
 }
 
 

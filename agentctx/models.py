@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     RecordType = Literal["decision", "convention", "preference", "discovery", "bugfix", "handover", "profile"]
     Scope = Literal["project", "global"]
     Confidence = Literal["explicit", "inferred", "reinforced"]
-    Source = Literal["llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import"]
+    Source = Literal["llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import", "dashboard",
+                     "claude_memory"]
     NodeKind = Literal["file", "symbol", "package", "module", "branch"]
     RelType = Literal["supersedes", "applies_to", "observed_in", "derives_from", "scoped_to"]
 
@@ -81,7 +82,8 @@ def record_type(name: str, fields: str | tuple[str, ...], *, defaults: "tuple[An
 RECORD_TYPES: tuple[str, ...] = ("decision", "convention", "preference", "discovery", "bugfix", "handover", "profile")
 SCOPES: tuple[str, ...] = ("project", "global")
 CONFIDENCES: tuple[str, ...] = ("explicit", "inferred", "reinforced")
-SOURCES: tuple[str, ...] = ("llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import", "dashboard")
+SOURCES: tuple[str, ...] = ("llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import", "dashboard",
+                            "claude_memory")
 NODE_KINDS: tuple[str, ...] = ("file", "symbol", "package", "module", "branch")
 REL_TYPES: tuple[str, ...] = ("supersedes", "applies_to", "observed_in", "derives_from", "scoped_to")
 

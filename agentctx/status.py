@@ -36,6 +36,7 @@ def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
         "llm": llm_off_reason(settings) is None,
         "llm_off_reason": llm_off_reason(settings),
         "extras": {name: extras.installed(name) for name in extras.REQUIREMENTS},
+        "control": control_state(project),
     }
 
 
@@ -50,9 +51,19 @@ def llm_off_reason(settings: dict[str, Any]) -> str | None:
     return None
 
 
+def control_state(project: Project) -> dict[str, Any]:
+    """Whether agentctx is on for this project, and why not (docs/control.md)."""
+    from . import control
+
+    reason, notify = control.check(project.id, str(project.root))
+    return {"enabled": reason is None, "reason": reason, "detail": control.describe(reason),
+            "mode": control.settings()[0], "notify": notify}
+
+
 def render(data: dict[str, Any]) -> str:
     p = data["project"]
     lines = [f"project   {p['name']}  ({p['remote'] or p['root']})", f"id        {p['id'][:16]}…",
+             f"agentctx  {data['control']['detail']}",
              f"database  {data['database']}", f"retrieval {data['retrieval']}", "", "records"]
     for type_, n in data["records"].items():
         lines.append(f"  {type_:<12} {n}")

@@ -58,9 +58,19 @@ def due(session_id: str, transcript: str, *, now: float | None = None) -> bool:
     return True
 
 
+def _off(cwd: str) -> bool:
+    """agentctx is off for the project at `cwd` (docs/control.md): no capture, no snapshot, no spawn."""
+    from .. import control
+    from ..project import detect
+
+    return control.check(detect(cwd).id, cwd)[0] is not None
+
+
 def stop(payload: "Payload") -> None:
     """Prints nothing (any output would continue the turn); spawns incremental extraction when due."""
     if not payload.session_id or not payload.transcript_path or not _llm_on():
+        return None
+    if _off(payload.cwd):
         return None
     if due(payload.session_id, payload.transcript_path):
         from ..spawn import agentctx_argv, detached
@@ -82,7 +92,7 @@ def pre_compact(payload: "Payload") -> None:
     from ..project import detect
     from .budget import defer, lock_wait
 
-    if not os.path.exists(paths.db_file()):
+    if not os.path.exists(paths.db_file()) or _off(payload.cwd):
         return None
     prompts = snapshot.recent_prompts(payload.transcript_path) if payload.transcript_path else []
     body = snapshot.compose(prompts, read_log(payload.session_id) if payload.session_id else [],
@@ -112,21 +122,24 @@ def session_end(payload: "Payload") -> None:
     from .. import paths
     from ..spawn import agentctx_argv, detached
 
+    off = False
     try:
         if payload.session_id:
             try:
                 os.unlink(paths.dedup_file(payload.session_id))
             except OSError:
                 pass
-        if os.path.exists(paths.db_file()) and payload.session_id:
+        off = _off(payload.cwd)  # off: no session row, no consolidation (and so no final extraction)
+        if not off and os.path.exists(paths.db_file()) and payload.session_id:
             _end_session(payload)
     finally:
-        argv = agentctx_argv("consolidate")
-        if payload.session_id:
-            argv += ["--session-id", payload.session_id]
-            if payload.transcript_path:
-                argv += ["--transcript", payload.transcript_path]
-        detached(argv, cwd=payload.cwd)
+        if not off:
+            argv = agentctx_argv("consolidate")
+            if payload.session_id:
+                argv += ["--session-id", payload.session_id]
+                if payload.transcript_path:
+                    argv += ["--transcript", payload.transcript_path]
+            detached(argv, cwd=payload.cwd)
     return None
 
 

@@ -21,7 +21,6 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
     db_file = paths.db_file()
     if not os.path.exists(db_file):
         return None
-    from .. import db, search, tokens
     from ..roots import cached_project_id  # the root cache consolidation keeps: no URL parsing per prompt
 
     project_id = cached_project_id(payload.cwd)
@@ -29,6 +28,12 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
         from ..project import detect
 
         project_id = detect(payload.cwd).id
+    from .. import control
+
+    off, notify = control.check(project_id, payload.cwd)
+    if off is not None:  # turned off, excluded or not opted in: no search, no ledger row
+        return None
+    from .. import db, search, tokens
     from .budget import lock_wait
 
     wait = lock_wait("user-prompt-submit")
@@ -53,7 +58,13 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
         _account(payload, project_id, chosen, tokens.estimate(text))
     finally:
         conn.close()
-    return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
+    output: dict[str, object] = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
+    from ..notice import prompt_line
+
+    line = prompt_line(chosen, notify=notify)
+    if line:
+        output["systemMessage"] = line
+    return output
 
 
 def block(hit: "SearchHit") -> str:

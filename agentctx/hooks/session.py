@@ -20,6 +20,12 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         from ..project import detect
 
         project_id = detect(payload.cwd).id
+    from .. import control, notice
+
+    off, notify = control.check(project_id, payload.cwd)  # off: nothing loaded, nothing recorded (SPEC §4.8)
+    if off is not None:
+        line = notice.off_line(off, notify=notify, source=payload.source)
+        return {"systemMessage": line} if line else None
     try:
         _team_check(payload.cwd, project_id)
     except Exception as exc:  # the team file is a side errand: it must never cost the digest
@@ -39,9 +45,14 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
 
     record_pending({"event": "SessionStart", "session_id": payload.session_id, "project_id": project_id,
                     "tokens": digest.estimate(text) if text else 0})
-    if not text:
-        return None
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    output: dict[str, object] = {}
+    line = notice.session_line(project_id, notify=notify, source=payload.source,
+                               tokens=digest.estimate(text) if text else 0)
+    if line:
+        output["systemMessage"] = line  # shown to the user; the model-facing context below is unchanged
+    if text:
+        output["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": text}
+    return output or None
 
 
 def _after_compaction(project_id: str, session_id: str) -> str:
@@ -72,6 +83,8 @@ def _after_compaction(project_id: str, session_id: str) -> str:
             continue  # the digest's handover is this snapshot, already first
         parts.append(section)
     return tokens.compose(parts, tokens.SESSION_START_BUDGET)
+
+
 def _team_check(cwd: str, project_id: str) -> None:
     """A changed `.agentctx/context.md` (a pull, a merge, a hand edit) starts a detached `team import`: here only a
     stat and a small read (SPEC §3.8); the import and its digest refresh happen outside the hook's budget."""

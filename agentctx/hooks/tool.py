@@ -14,7 +14,7 @@ def post_tool_use(payload: "Payload") -> None:
 
     if not payload.tool_name or not os.path.exists(paths.db_file()):
         return None
-    from .. import capture, db
+    from .. import capture, control, db
     from ..project import detect
 
     observations = capture.observe(payload.tool_name, payload.tool_input, payload.tool_response, payload.cwd)
@@ -26,6 +26,8 @@ def post_tool_use(payload: "Payload") -> None:
     from .budget import defer, lock_wait
 
     project = detect(payload.cwd)
+    if control.check(project.id, payload.cwd)[0] is not None:
+        return None  # off for this project: capture nothing
     try:
         conn = db.connect(paths.db_file(), timeout=lock_wait("post-tool-use"))
         try:

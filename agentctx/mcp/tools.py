@@ -220,6 +220,16 @@ def tool_error(message: str, degraded: str | None = None) -> ToolResult:
     return ToolResult(payload, True)
 
 
+def project_off(ctx: ToolContext) -> ToolResult | None:
+    """Checked on every call, so `agentctx off` applies to a running server (docs/control.md)."""
+    from .. import control
+
+    reason = control.check(ctx.project.id, str(ctx.project.root))[0]
+    if reason is None:
+        return None
+    return ToolResult({"error": f"agentctx is off for this project: {control.describe(reason)}", "off": reason}, True)
+
+
 def call(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> ToolResult:
     """Validate `arguments` against the tool's schema and run it; every failure becomes an isError result.
 
@@ -229,6 +239,9 @@ def call(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> ToolResult:
     problems = validate(arguments, tool.input_schema)
     if problems:
         return tool_error(f"invalid arguments for {name}: " + "; ".join(problems))
+    off = project_off(ctx)
+    if off is not None:
+        return off
     try:
         return ToolResult(tool.handler(ctx, arguments))
     except StoreError as exc:

@@ -53,3 +53,16 @@ def test_session_start_with_a_digest_loads_no_heavy_module_and_no_sqlite(add, re
     assert "Storage decision" in got["output"]
     assert [m for m in HEAVY if m in got["modules"] and m != "agentctx.digest"] == []
     assert "sqlite3" not in got["modules"]
+
+
+def test_a_project_turned_off_costs_the_prompt_no_database(add, repo):
+    """The control gate (docs/control.md) runs before the store is opened: off means no sqlite3, no search."""
+    from agentctx import control
+
+    add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
+    consolidate.run(detect(repo))
+    control.set_project(detect(repo).id, "repo", str(repo), on=False)
+    got = _run("user-prompt-submit", {"session_id": "s1", "cwd": str(repo), "prompt": "sqlite storage and WAL"})
+    assert got["output"] == ""
+    assert [m for m in HEAVY if m in got["modules"]] == []
+    assert "sqlite3" not in got["modules"] and "agentctx.search" not in got["modules"]

@@ -1,0 +1,221 @@
+"""agentctx import claude-memory: Claude Code's auto memory and CLAUDE.md rules become typed, explicit records
+(source claude_memory), deduplicated, written on confirmation, and Claude Code's files are never changed.
+The memory files below are written by hand in the two formats Claude Code uses (vendor-notes/claude-code-auto-memory.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentctx import claude_memory as cm
+from agentctx import db, paths
+from agentctx.cli import terminal
+from agentctx.project import detect
+from agentctx.store import records
+
+from .conftest import make_project
+
+MEMORY_INDEX = """# Memory index
+
+- [Deploy target](deploy_target.md) — where staging deploys go
+- [Testing notes](testing.md)
+- The build uses uv, never pip install directly.
+- See also
+
+## Gotchas
+- The CI runner has no network access, so tests that fetch must be marked `@network`.
+"""
+
+DEPLOY_TOPIC = """---
+name: deploy-target
+description: Staging deploys go to the fly.io app demo-staging
+metadata:
+  type: project
+---
+Staging deploys go to the fly.io app demo-staging; production is demo-prod.
+"""
+
+TESTING_TOPIC = """# Testing
+
+- Run the suite with `make test`; it sets PYTHONHASHSEED.
+- The user prefers pytest fixtures over unittest classes.
+"""
+
+CLAUDE_MD = """# Project rules
+
+- Always run ruff before committing.
+- We decided to use SQLite instead of Postgres for the local cache.
+
+```bash
+- this bullet is inside a code block
+```
+
+## Project memory (agentctx)
+
+Decisions and conventions recorded by agentctx.
+
+- **Storage engine**: sqlite with WAL *(agentctx decision 01M8RP3NDJ1PPYHVXRSET5Z00B)*
+"""
+
+
+def memory_dir_for(root: Path) -> Path:
+    return Path.home() / ".claude" / "projects" / cm.sanitize(str(root)) / "memory"
+
+
+@pytest.fixture
+def claude_files(proj_p):
+    memory = memory_dir_for(proj_p)
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text(MEMORY_INDEX)
+    (memory / "deploy_target.md").write_text(DEPLOY_TOPIC)
+    (memory / "testing.md").write_text(TESTING_TOPIC)
+    (proj_p / "CLAUDE.md").write_text(CLAUDE_MD)
+    return [memory / "MEMORY.md", memory / "deploy_target.md", memory / "testing.md", proj_p / "CLAUDE.md"]
+
+
+def digest(files):
+    return {str(f): (hashlib.sha256(f.read_bytes()).hexdigest(), f.stat().st_mtime_ns) for f in files}
+
+
+def stored(root):
+    conn = db.connect(paths.db_path())
+    try:
+        return records.current(conn, detect(root).id, own_only=True)
+    finally:
+        conn.close()
+
+
+def test_sanitize_matches_claude_codes_encoding():
+    assert cm.sanitize("/Users/tom/tmp/tenant-library") == "-Users-tom-tmp-tenant-library"
+    assert cm.sanitize("/home/me/my_app.v2") == "-home-me-my-app-v2"
+
+
+def test_proposals_one_per_bullet_section_or_topic_file(in_p, proj_p, claude_files):
+    listed = json.loads(in_p("import", "claude-memory", "--json").out)
+    assert listed["memory_dir"] == str(memory_dir_for(proj_p))
+    got = [(p["type"], p["title"], p["origin"]) for p in listed["proposals"]]
+    assert got == [
+        ("convention", "The build uses uv, never pip install directly", "MEMORY.md:5"),
+        ("convention", "The CI runner has no network access, so tests that fetch must be marked `@network`",
+         "MEMORY.md:9"),
+        ("decision", "Staging deploys go to the fly.io app demo-staging", "deploy_target.md"),
+        ("convention", "Run the suite with `make test`; it sets PYTHONHASHSEED", "testing.md:3"),
+        ("preference", "The user prefers pytest fixtures over unittest classes", "testing.md:4"),
+        ("convention", "Always run ruff before committing", "CLAUDE.md:3"),
+        ("decision", "We decided to use SQLite instead of Postgres for the local cache", "CLAUDE.md:4"),
+    ]
+    body = listed["proposals"][2]["body"]
+    assert body.startswith("Staging deploys go to the fly.io app demo-staging; production is demo-prod.")
+    assert "(Imported from Claude Code: deploy_target.md.)" in body
+    assert stored(proj_p) == []  # --json only lists
+
+
+def test_import_writes_on_yes_and_a_rerun_adds_only_what_is_new(in_p, proj_p, claude_files):
+    before = digest(claude_files)
+    r = in_p("import", "claude-memory", "--yes")
+    assert r.rc == 0 and "imported 7 records (source claude_memory)" in r.out
+    rows = stored(proj_p)
+    assert len(rows) == 7 and {r.source for r in rows} == {"claude_memory"} and {r.confidence for r in rows} == {"explicit"}
+    assert digest(claude_files) == before  # Claude Code's files are read, never written
+    assert "nothing new to import (7 found, all already in agentctx)" in in_p("import", "claude-memory", "--yes").out
+    # Claude adds a memory; the user forgets one imported record: only the new memory comes in.
+    with claude_files[0].open("a") as fh:
+        fh.write("- Release notes live in docs/CHANGELOG.md and are written by hand.\n")
+    ruff = next(r for r in rows if r.title.startswith("Always run ruff"))
+    assert in_p("forget", "--yes", "--id", ruff.id).rc == 0
+    r = in_p("import", "claude-memory", "--yes", "--json")
+    assert len(json.loads(r.out)["imported"]) == 1
+    assert any(r.title.startswith("Release notes live") for r in stored(proj_p))
+    assert not any(r.title.startswith("Always run ruff") for r in stored(proj_p))
+
+
+def test_dedup_against_records_already_in_the_store(in_p, proj_p, claude_files):
+    assert in_p("record", "--type", "convention", "--title", "Ruff first",
+                "--body", "Always run ruff before committing").rc == 0
+    titles = [p["title"] for p in json.loads(in_p("import", "claude-memory", "--json").out)["proposals"]]
+    assert "Always run ruff before committing" not in titles and len(titles) == 6
+
+
+def test_interactive_pick_and_refusal_without_a_terminal(in_p, proj_p, claude_files, monkeypatch):
+    r = in_p("import", "claude-memory")
+    assert r.rc == 64 and "there is no terminal to ask" in r.err and stored(proj_p) == []
+    monkeypatch.setattr(terminal, "is_terminal", lambda: True)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n"))
+    assert "nothing imported" in in_p("import", "claude-memory").out
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1 3\n"))
+    r = in_p("import", "claude-memory")
+    assert "imported 2 records" in r.out
+    assert sorted(x.type for x in stored(proj_p)) == ["convention", "decision"]
+
+
+def test_no_memory_directory_still_reads_claude_md(in_p, proj_p):
+    (proj_p / "CLAUDE.md").write_text("- Never commit secrets to the repository.\n")
+    listed = json.loads(in_p("import", "claude-memory", "--json").out)
+    assert listed["memory_dir"] is None and [p["origin"] for p in listed["proposals"]] == ["CLAUDE.md:1"]
+
+
+def test_secrets_are_scrubbed_before_storing(in_p, proj_p):
+    (proj_p / "CLAUDE.md").write_text("- Use the staging key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 for deploys.\n")
+    assert in_p("import", "claude-memory", "--yes").rc == 0
+    assert "abcdefghijklmnop" not in stored(proj_p)[0].body
+
+
+def test_worktrees_share_the_main_checkouts_memory(tmp_path, proj_p):
+    """A linked worktree's .git is a file; Claude Code keys auto memory by the main work tree."""
+    main_git = proj_p / ".git"
+    (main_git / "worktrees" / "wt").mkdir(parents=True)
+    (main_git / "worktrees" / "wt" / "commondir").write_text("../..\n")
+    wt = tmp_path / "wt"
+    wt.mkdir()
+    (wt / ".git").write_text(f"gitdir: {main_git / 'worktrees' / 'wt'}\n")
+    assert cm.canonical_root(wt) == proj_p.resolve()
+    memory_dir_for(proj_p.resolve()).mkdir(parents=True)
+    assert cm.memory_dir(wt) == memory_dir_for(proj_p.resolve())
+
+
+def test_long_paths_match_by_prefix_and_the_setting_wins(tmp_path, monkeypatch):
+    deep = tmp_path / ("d" * 120) / ("e" * 120)
+    deep.mkdir(parents=True)
+    name = cm.sanitize(str(deep))
+    assert len(name) > cm.SANITIZED_MAX
+    target = Path.home() / ".claude" / "projects" / (name[: cm.SANITIZED_MAX] + "-1x2y3z") / "memory"
+    target.mkdir(parents=True)
+    assert cm.memory_dir(deep) == target
+    custom = tmp_path / "my-memory"
+    custom.mkdir()
+    (Path.home() / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": str(custom)}))
+    assert cm.memory_dir(deep) == custom
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    assert cm.memory_dir(deep) is None
+
+
+def test_units_skip_code_tables_comments_and_imports():
+    text = "# H\n\nSome prose\nstill prose.\n\n| a | b |\n<!-- hidden\n- no -->\n@docs/x.md\n```\n- code\n```\n- a bullet\n  continued\n"
+    assert [(h, t) for _, h, t in cm.units(text)] == [("H", "a bullet continued"), ("H", "Some prose\nstill prose.")]
+
+
+def test_project_source_is_in_the_closed_set(in_p, proj_p):
+    from agentctx.models import SOURCES
+
+    assert "claude_memory" in SOURCES
+
+
+def test_dangling_index_links_long_topics_and_traps(tmp_path):
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "MEMORY.md").write_text(
+        "- [ROS 2 design](gone.md) — no central coordinator, one node per drone\n"
+        "1. **Stale profile bug**: after a refresh you must re-read the profile from disk.\n")
+    long_body = "\n".join(f"- requirement {i}: the plot uses colour number {i}" for i in range(120))
+    (memory / "viz.md").write_text(f"---\nname: viz\ndescription: Plot requirements\ntype: project\n---\n{long_body}\n")
+    got = {p.origin: p for p in cm.propose(tmp_path, memory)}
+    assert got["MEMORY.md:1"].title == "ROS 2 design — no central coordinator, one node per drone"
+    assert got["MEMORY.md:2"].type == "discovery"  # a trap, although it says "must"
+    viz = got["viz.md"]
+    assert viz.type == "decision" and len(viz.body) <= 2000
+    assert viz.body.endswith("…\n\n(Imported from Claude Code: viz.md.)")
