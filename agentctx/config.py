@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import namedtuple
 from pathlib import Path
 TYPE_CHECKING = False
