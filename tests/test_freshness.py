@@ -11,7 +11,7 @@ from agentctx.project import detect
 
 def _start(hook, repo, source="startup"):
     out = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": source})
-    return out["hookSpecificOutput"]["additionalContext"] if out else ""
+    return (out or {}).get("hookSpecificOutput", {}).get("additionalContext", "")
 
 
 def _cli(repo, *argv):
