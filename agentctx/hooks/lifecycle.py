@@ -78,16 +78,17 @@ def pre_compact(payload: "Payload") -> None:
     if not os.path.exists(paths.db_file()):
         return None
     prompts = snapshot.recent_prompts(payload.transcript_path) if payload.transcript_path else []
-    body = snapshot.compose(prompts, read_log(payload.session_id) if payload.session_id else [],
-                            when=f"before {payload.trigger or 'a'} compaction at {now_iso()}")
-    if not body:
-        return None
     project = detect(payload.cwd)
     conn = db.connect(paths.db_file())
     try:
         current = records.current(conn, project.id, types=["handover"], own_only=True, limit=1)
         if current and current[0].source != "hook_observation":
             return None  # an extracted or explicit handover says more than a snapshot: keep it
+        body = snapshot.handover_body(prompts, read_log(payload.session_id) if payload.session_id else [],
+                                      when=f"before {payload.trigger or 'a'} compaction at {now_iso()}",
+                                      current=current[0].body if current else None, current_is_snapshot=True)
+        if not body:
+            return None  # nothing new since the current snapshot: it stays the last real working state
         records.insert(conn, NewRecord(type="handover", title=SNAPSHOT_TITLE, body=body, project_id=project.id,
                                        source="hook_observation", session_id=payload.session_id or None))
     finally:
@@ -97,10 +98,11 @@ def pre_compact(payload: "Payload") -> None:
 
 def session_end(payload: "Payload") -> None:
     """Close the session, drop the dedup file, spawn `agentctx consolidate`; returns at once (1.5 s budget)."""
-    from .. import paths
+    from .. import open_sessions, paths
     from ..spawn import agentctx_argv, detached
 
     if payload.session_id:
+        open_sessions.mark_closed(payload.session_id)  # it ended normally: nobody needs to close it later
         try:
             os.unlink(paths.dedup_file(payload.session_id))
         except OSError:

@@ -14,13 +14,15 @@ def post_tool_use(payload: "Payload") -> None:
 
     if not payload.tool_name or not os.path.exists(paths.db_file()):
         return None
-    from .. import capture, db
+    from .. import capture, db, open_sessions
     from ..project import detect
 
     observations = capture.observe(payload.tool_name, payload.tool_input, payload.tool_response, payload.cwd)
     if not observations:
         return None
     project = detect(payload.cwd)
+    # Its log needs a wrap-up even if this ran after SessionEnd (async) or the session was closed early.
+    open_sessions.ensure_open(payload.session_id, project.id, payload.cwd, payload.transcript_path)
     conn = db.connect(paths.db_file())
     try:
         capture.store(conn, project.id, payload.session_id, observations)
