@@ -180,11 +180,15 @@ def spawn_closer(cwd: str) -> None:
 
 def _claim(marker: dict) -> "str | None":
     """Rename the marker so one closer wins when several notice the same session; the claimed path, or None."""
-    claimed = f"{marker['_path']}.closing.{os.getpid()}"
+    claimed = f"{marker['_path'].split('.closing.')[0]}.closing.{os.getpid()}"
     try:
         os.rename(marker["_path"], claimed)
     except OSError:
         return None
+    try:
+        os.utime(claimed)  # the claim's age, for _expired_claims (a rename keeps the marker's mtime)
+    except OSError:
+        pass
     return claimed
 
 
@@ -219,12 +223,12 @@ def close_stale(*, exclude: str = "", now: "float | None" = None) -> "list[dict[
         return []
     done: list[dict[str, object]] = []
     for marker in stale_markers(now, exclude=exclude) + _expired_claims(now):
+        ended = to_iso(datetime.fromtimestamp(last_activity(marker), timezone.utc))  # before the claim touches it
         claimed = _claim(marker)
         if claimed is None:
             continue  # another process is closing it, or its SessionEnd came after all
         sid, cwd = marker["session_id"], str(marker.get("cwd") or "")
         transcript = marker.get("transcript_path") if isinstance(marker.get("transcript_path"), str) else ""
-        ended = to_iso(datetime.fromtimestamp(last_activity({**marker, "_path": claimed}), timezone.utc))
         report: dict[str, object] = {"session_id": sid, "ended_at": ended}
         try:
             project = detect(cwd) if cwd and os.path.isdir(cwd) else None
