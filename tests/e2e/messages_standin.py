@@ -62,6 +62,7 @@ def offers_tool(body: dict[str, Any], name: str) -> bool:
 # running the command; the turn after the tool result ends with a short text.
 RULES: dict[str, str] = {
     "create the branch feature/e2e-check": "git checkout -b feature/e2e-check",
+    "create the branch feature/e2e-abrupt": "git checkout -b feature/e2e-abrupt",
 }
 
 
@@ -127,13 +128,27 @@ def message(body: dict[str, Any], blocks: list[Block]) -> dict[str, Any]:
             "content": blocks, "stop_reason": stop, "stop_sequence": None, "usage": _usage(body, blocks)}
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hung up (or was killed) is no news
+            super().handle_error(request, client_address)
+
+
 class MessagesStandIn:
     """`with MessagesStandIn() as api:` serves on api.base_url; api.requests holds (method, path, headers, body)."""
 
-    def __init__(self, script: Script = scripted_model, *, delay: float = 0.0) -> None:
-        self.script, self.delay = script, delay
+    def __init__(self, script: Script = scripted_model, *, delay: float = 0.0,
+                 hold: Callable[[dict[str, Any]], bool] | None = None) -> None:
+        """`delay`: seconds before each answer. `hold`: requests it accepts are not answered until `release` is set
+        (or the stand-in stops): `holding` is set when one arrives, so a test can kill the client mid-turn."""
+        self.script, self.delay, self.hold = script, delay, hold
         self.requests: list[tuple[str, str, dict[str, str], Any]] = []
         self.lock = threading.Lock()
+        self.holding, self.release = threading.Event(), threading.Event()
         standin = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -178,6 +193,10 @@ class MessagesStandIn:
                     return self._error(400, "invalid_request_error", "messages: field required")
                 if standin.delay:
                     time.sleep(standin.delay)
+                if standin.hold is not None and standin.hold(body):
+                    standin.holding.set()
+                    standin.release.wait(60)
+                    return self._error(529, "overloaded_error", "held by the test")
                 blocks = standin.script(body)
                 if not body.get("stream"):
                     return self._send_json(200, message(body, blocks))
@@ -192,8 +211,7 @@ class MessagesStandIn:
                     self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
                     self.wfile.flush()
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -202,6 +220,7 @@ class MessagesStandIn:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self.release.set()
         self.server.shutdown()
         self.server.server_close()
 
