@@ -1,4 +1,4 @@
-"""PostToolUse (registered async): deterministic capture only; no model, no network."""
+"""PostToolUse (registered synchronous, see docs/hooks.md): deterministic capture only; no model, no network."""
 
 from __future__ import annotations
 

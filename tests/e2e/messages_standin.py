@@ -5,8 +5,8 @@ It implements the part of the contract Claude Code needs to run a turn (vendor-n
 text_delta / input_json_delta, message_delta with the stop reason, message_stop), the same without `stream` as one
 JSON Message, and `POST /v1/messages/count_tokens`. Any other path gets a 404 in the API's error shape. Every request
 is logged (path, headers, parsed body). `script` plays the model: it maps a request body to the content blocks of
-the answer; the default one, `scripted_model`, runs the Bash commands named in `RULES` when the last prompt asks for
-them and otherwise answers a short text.
+the answer; the default one, `scripted_model`, answers "create the branch NAME" with a Bash tool call and anything else with a
+short text.
 """
 
 from __future__ import annotations
@@ -58,25 +58,27 @@ def offers_tool(body: dict[str, Any], name: str) -> bool:
     return any(isinstance(t, dict) and t.get("name") == name for t in body.get("tools") or [])
 
 
-# HAND-WRITTEN behaviour: a prompt containing the key (and a request that offers the Bash tool) gets one Bash call
-# running the command; the turn after the tool result ends with a short text.
-RULES: dict[str, str] = {
-    "create the branch feature/e2e-check": "git checkout -b feature/e2e-check",
-    "create the branch feature/e2e-abrupt": "git checkout -b feature/e2e-abrupt",
-}
+# HAND-WRITTEN behaviour: a prompt asking to "create the branch NAME" (in a request that offers the Bash tool) gets one
+# Bash call `git checkout -b NAME`; the turn after the tool result ends with a short text; anything else gets "OK.".
+BRANCH_REQUEST = "create the branch "
+
+
+def requested_branch(prompt: str) -> str:
+    if BRANCH_REQUEST not in prompt:
+        return ""
+    words = prompt.split(BRANCH_REQUEST, 1)[1].split()
+    return words[0].rstrip(".,;:!?") if words else ""
 
 
 def scripted_model(body: dict[str, Any]) -> list[Block]:
     content = last_user_content(body)
     if has_tool_result(content):
         return [{"type": "text", "text": "Done: the command ran."}]
-    prompt = text_of(content)
-    if offers_tool(body, "Bash"):
-        for key, command in RULES.items():
-            if key in prompt:
-                return [{"type": "text", "text": "Running it."},
-                        {"type": "tool_use", "id": _id("toolu"), "name": "Bash",
-                         "input": {"command": command, "description": "Run the requested command"}}]
+    branch = requested_branch(text_of(content))
+    if branch and offers_tool(body, "Bash"):
+        return [{"type": "text", "text": "Running it."},
+                {"type": "tool_use", "id": _id("toolu"), "name": "Bash",
+                 "input": {"command": f"git checkout -b {branch}", "description": "Create the branch"}}]
     return [{"type": "text", "text": "OK."}]
 
 
