@@ -45,8 +45,8 @@ def main() -> int:
     if claude is None:
         print(f"skipped: {why}")
         return 0
-    stats: dict[str, dict[str, list]] = {m: {"outcome": [], "captured": [], "session_end": [], "wall": [],
-                                             "closed_later": []} for m in ("async", "sync")}
+    stats: dict[str, dict[str, list]] = {m: {"outcome": [], "captured": [], "session_end": [], "wall": []}
+                                         for m in ("async", "sync")}
     with tempfile.TemporaryDirectory(prefix="claude-hooks-bench-") as tmp:
         box = Sandbox(Path(tmp), claude)
         box.agentctx("init")
@@ -85,7 +85,8 @@ def main() -> int:
               f"{sum(s['captured'])}/{n}; SessionEnd ran {sum(s['session_end'])}/{n}; "
               f"run median {statistics.median(s['wall']):.2f} s")
         line += [f"{mode}_cancelled={cancelled}/{n}", f"{mode}_captured={sum(s['captured'])}/{n}",
-                 f"{mode}_session_end={sum(s['session_end'])}/{n}", f"{mode}_median_s={statistics.median(s['wall']):.2f}"]
+                 f"{mode}_session_end={sum(s['session_end'])}/{n}",
+                 f"{mode}_median_s={statistics.median(s['wall']):.2f}"]
     ratio = statistics.median(stats["sync"]["wall"]) / statistics.median(stats["async"]["wall"])
     print(" ".join(line + [f"sync_over_async={ratio:.2f}"]))
     return 0

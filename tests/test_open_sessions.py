@@ -117,8 +117,8 @@ def test_close_stale_runs_the_end_of_session_work(hook, conn, repo, tmp_path, mo
                           encoding="utf-8")
     hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "startup",
                            "transcript_path": str(transcript)})
-    hook("post-tool-use", {"session_id": "s1", "cwd": str(repo), "tool_name": "Bash", "transcript_path": str(transcript),
-                           "tool_input": {"command": "git checkout -b feature/e2e-check"},
+    hook("post-tool-use", {"session_id": "s1", "cwd": str(repo), "tool_name": "Bash",
+                           "transcript_path": str(transcript), "tool_input": {"command": "git checkout -b feature/e2e-check"},
                            "tool_response": {"stdout": "Switched to a new branch 'feature/e2e-check'"}})
     # no SessionEnd: the client died. Make it look long gone (and its process unknown).
     marker = open_sessions.markers()[0]

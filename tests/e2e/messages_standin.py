@@ -5,8 +5,8 @@ It implements the part of the contract Claude Code needs to run a turn (vendor-n
 text_delta / input_json_delta, message_delta with the stop reason, message_stop), the same without `stream` as one
 JSON Message, and `POST /v1/messages/count_tokens`. Any other path gets a 404 in the API's error shape. Every request
 is logged (path, headers, parsed body). `script` plays the model: it maps a request body to the content blocks of
-the answer; the default one, `scripted_model`, answers "create the branch NAME" with a Bash tool call and anything else with a
-short text.
+the answer; the default one, `scripted_model`, answers "create the branch NAME" with a Bash tool call and anything
+else with a short text.
 """
 
 from __future__ import annotations
