@@ -8,7 +8,7 @@ from . import jsonfast, paths
 # This module is on SessionStart's hot path (mark_open, stale_markers): os, jsonfast and paths only at import time.
 # A marker is `state/open/<sid>.json`: written at SessionStart (and by PostToolUse when missing), removed at
 # SessionEnd. One left behind belongs to a session that ended without SessionEnd: headless runs that exit while an
-# async hook runs, crashes, closed terminals (vendor-notes/claude-code-hooks.md, facts 19-21).
+# async hook runs, crashes, closed terminals (vendor-notes/claude-code-hooks.md, facts 21-22; docs/hooks.md).
 
 # With no way to tell whether Claude Code still runs (no /proc), a session is closed after this long without activity,
 IDLE_SECONDS = 2 * 3600.0
