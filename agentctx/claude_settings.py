@@ -25,7 +25,8 @@ HOOKS: dict[str, tuple[str, str | None, dict[str, Any]]] = {
     "SessionStart": ("session-start", "startup|resume|clear|compact", {"timeout": 10}),
     "UserPromptSubmit": ("user-prompt-submit", None, {"timeout": 10}),
     # Only tools whose effects we capture. Synchronous: headless runs cancel async hooks still running at exit and
-    # then skip SessionEnd (async: capture lost in 6 of 15 runs, SessionEnd skipped in 9; sync: none; docs/hooks.md).
+    # then may skip SessionEnd (async: cancelled in 11 and 4 of 15 runs, SessionEnd skipped in 9 and 1; sync: none;
+    # docs/hooks.md).
     "PostToolUse": ("post-tool-use", "Write|Edit|MultiEdit|NotebookEdit|Bash", {"timeout": 10}),
     "PreCompact": ("pre-compact", None, {"timeout": 10}),
     "Stop": ("stop", None, {"timeout": 10}),
