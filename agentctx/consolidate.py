@@ -46,11 +46,13 @@ def wrap_session(conn: sqlite3.Connection, project: Project, session_id: str, tr
         done.append(f"linked {linked} files to the session's records")
     current = records.current(conn, project.id, types=["handover"], own_only=True, limit=1)
     # A handover the developer or the extraction wrote is richer than a rule-based snapshot: keep it when it is
-    # this session's own, and when this session has nothing of its own to hand over (no files, tests, commits).
+    # this session's own. Any current handover stays when this session has no working state of its own (no files,
+    # branch, commits, tests, errors): it holds the last real working state (snapshot.handover_body).
     rich = bool(current) and current[0].source != "hook_observation"
-    if not (rich and (current[0].session_id == session_id or not log)):
-        body = snapshot.compose(snapshot.recent_prompts(transcript) if transcript else [], log,
-                                when=f"at session end, {now_iso()}")
+    if not (rich and current[0].session_id == session_id):
+        body = snapshot.handover_body(snapshot.recent_prompts(transcript) if transcript else [], log,
+                                      when=f"at session end, {now_iso()}",
+                                      current=current[0].body if current else None, current_is_snapshot=not rich)
         if body:
             records.insert(conn, NewRecord(type="handover", title="Handover: end-of-session snapshot", body=body,
                                            project_id=project.id, source="hook_observation", session_id=session_id))
@@ -123,9 +125,17 @@ def _vectors(conn: sqlite3.Connection, project_id: str) -> object:
 
 
 def run(project: Project, *, session_id: str | None = None, transcript: str | None = None,
-        rebuild: bool = False) -> dict[str, object]:
-    """One consolidation pass for `project` (with `rebuild`: every project, from scratch). Never needs the network."""
+        rebuild: bool = False, close_stale: bool = True) -> dict[str, object]:
+    """One consolidation pass for `project` (with `rebuild`: every project, from scratch). Never needs the network.
+
+    With `close_stale`, sessions that ended without SessionEnd are closed first (`open_sessions.close_stale`)."""
     report: dict[str, object] = {"project_id": project.id}
+    if close_stale:
+        from . import open_sessions
+
+        closed = open_sessions.close_stale(exclude=session_id or "")
+        if closed:
+            report["stale_sessions_closed"] = closed
     if session_id:
         report["extraction"] = _final_extraction(session_id, transcript, str(project.root))
     try:

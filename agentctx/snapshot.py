@@ -91,14 +91,20 @@ def compose(prompts: list[str], log: list[dict[str, Any]], *, when: str) -> str:
 
 
 def save(conn: "sqlite3.Connection", project_id: str, session_id: str | None, body: str, title: str) -> bool:
-    """Store a snapshot handover unless an extracted or explicit handover is current (it says more); True if
-    written. Used by PreCompact and by the drain of a snapshot PreCompact had to queue."""
+    """Store a snapshot handover unless an extracted or explicit handover is current (it says more), or `body`
+    holds no working state (only requests) while a snapshot is current; it carries forward what the current
+    snapshot knew and `body` lacks (as `handover_body`). True if written. Used by PreCompact and by the drain of a
+    snapshot PreCompact had to queue."""
     from .models import NewRecord
     from .store import records
 
     current = records.current(conn, project_id, types=["handover"], own_only=True, limit=1)
     if current and current[0].source != "hook_observation":
         return False
+    if current:
+        if not any(h in sections(body) for h in SECTIONS[1:]):
+            return False  # nothing observed since the current snapshot: it stays the last real working state
+        body = carry_forward(body, current[0].body)
     records.insert(conn, NewRecord(type="handover", title=title, body=body, project_id=project_id,
                                    source="hook_observation", session_id=session_id or None))
     return True
@@ -117,3 +123,50 @@ def leave_for_compaction(session_id: str, body: str) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(body)
     os.replace(tmp, target)
+
+
+# The sections `compose` writes, in order. All but the first are working state a session observed itself.
+SECTIONS = ("Recent requests:", "Files changed:", "Branch:", "Commits:", "Last test run:", "Last error:")
+WORK_KINDS = frozenset(("file", "branch", "commit", "test", "error"))
+CARRIED_HEADER = "Carried forward from an earlier snapshot (still the last known state):"
+
+
+def did_work(log: list[dict[str, Any]]) -> bool:
+    """Whether the session's capture log holds working state (files, branch, commits, tests, errors)."""
+    return any(e.get("kind") in WORK_KINDS for e in log)
+
+
+def sections(body: str) -> dict[str, str]:
+    """A snapshot body's sections by heading; the first of a heading wins (own sections precede carried ones)."""
+    found: dict[str, str] = {}
+    for part in body.split("\n\n"):
+        for heading in SECTIONS:
+            if part.startswith(heading):
+                found.setdefault(heading, part)
+    return found
+
+
+def carry_forward(body: str, previous: str) -> str:
+    """`body` plus the sections of the previous snapshot it lacks: the branch a session created stays known when
+    the next session only edited files, and so on."""
+    own, old = sections(body), sections(previous)
+    missing = [old[h] for h in SECTIONS if h in old and h not in own]
+    if not missing:
+        return body
+    body = "\n\n".join([body, CARRIED_HEADER, *missing])
+    return body if len(body) <= BODY_MAX else body[: BODY_MAX - 1] + "…"
+
+
+def handover_body(prompts: list[str], log: list[dict[str, Any]], *, when: str, current: str | None,
+                  current_is_snapshot: bool) -> str:
+    """The snapshot to write now, or "" to keep the current handover (`current`, its body, or None).
+
+    A session that observed no working state of its own (it only asked questions) adds nothing: the current
+    handover, which holds the last real working state, stays. Otherwise the new snapshot carries forward what a
+    current snapshot knew and this session did not observe."""
+    if current is not None and not did_work(log):
+        return ""
+    body = compose(prompts, log, when=when)
+    if body and current is not None and current_is_snapshot:
+        body = carry_forward(body, current)
+    return body

@@ -26,7 +26,12 @@ def cmd_consolidate(args: argparse.Namespace, ctx: Context) -> int:
 
     if args.transcript and not args.session_id:
         raise UsageError("invalid_field", field="--transcript", problem="needs --session-id")
-    report = consolidate.run(ctx.project, session_id=args.session_id, transcript=args.transcript, rebuild=args.rebuild)
+    if args.close_stale:
+        from .. import open_sessions
+
+        report: dict[str, object] = {"stale_sessions_closed": open_sessions.close_stale()}
+    else:
+        report = consolidate.run(ctx.project, session_id=args.session_id, transcript=args.transcript, rebuild=args.rebuild)
     if ctx.json:
         ctx.emit(report)
     else:
@@ -138,6 +143,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--rebuild", action="store_true", help="recompute all derived data (scores, index, every digest)")
     p.add_argument("--session-id", help="wrap up this session first (final extraction, file links, handover)")
     p.add_argument("--transcript", help="the session's transcript (JSONL)")
+    p.add_argument("--close-stale", action="store_true",
+                   help="only close sessions that ended without SessionEnd (what SessionStart spawns)")
     add_json(p)
     p.set_defaults(handler=cmd_consolidate)
 

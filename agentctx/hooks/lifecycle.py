@@ -119,12 +119,13 @@ def session_end(payload: "Payload") -> None:
 
     The consolidation starts whatever happens before it (a locked store, the watchdog): it is what drains a
     session end the store could not take in time."""
-    from .. import paths
+    from .. import open_sessions, paths
     from ..spawn import agentctx_argv, detached
 
     off = False
     try:
         if payload.session_id:
+            open_sessions.mark_closed(payload.session_id)  # it ended normally: nobody needs to close it later
             try:
                 os.unlink(paths.dedup_file(payload.session_id))
             except OSError:

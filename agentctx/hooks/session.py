@@ -45,6 +45,7 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
 
     record_pending({"event": "SessionStart", "session_id": payload.session_id, "project_id": project_id,
                     "tokens": digest.estimate(text) if text else 0})
+    _track(payload, project_id)
     output: dict[str, object] = {}
     line = notice.session_line(project_id, notify=notify, source=payload.source,
                                tokens=digest.estimate(text) if text else 0)
@@ -104,6 +105,18 @@ def _team_check(cwd: str, project_id: str) -> None:
     from ..spawn import agentctx_argv, detached
 
     detached(agentctx_argv("-C", root, "team", "import", "--auto"), cwd=root)
+
+
+def _track(payload: "Payload", project_id: str) -> None:
+    """Mark this session open until its SessionEnd; when earlier sessions ended without one, close them out of band.
+    Only a directory listing and a few small files here (the latency budget is 1.15x the interpreter floor)."""
+    from .. import open_sessions, paths
+
+    if not payload.session_id or not os.path.exists(paths.db_file()):
+        return
+    open_sessions.mark_open(payload.session_id, project_id, payload.cwd, payload.transcript_path)
+    if open_sessions.stale_markers(exclude=payload.session_id):
+        open_sessions.spawn_closer(payload.cwd)
 
 
 def _profile_fallback(project_id: str) -> str:

@@ -1,4 +1,4 @@
-"""PostToolUse (registered async): deterministic capture only; no model, no network."""
+"""PostToolUse (registered synchronous, see docs/hooks.md): deterministic capture only; no model, no network."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def post_tool_use(payload: "Payload") -> None:
 
     if not payload.tool_name or not os.path.exists(paths.db_file()):
         return None
-    from .. import capture, control, db
+    from .. import capture, control, db, open_sessions
     from ..project import detect
 
     observations = capture.observe(payload.tool_name, payload.tool_input, payload.tool_response, payload.cwd)
@@ -28,6 +28,8 @@ def post_tool_use(payload: "Payload") -> None:
     project = detect(payload.cwd)
     if control.check(project.id, payload.cwd)[0] is not None:
         return None  # off for this project: capture nothing
+    # Its log needs a wrap-up even if this ran after SessionEnd (async) or the session was closed early.
+    open_sessions.ensure_open(payload.session_id, project.id, payload.cwd, payload.transcript_path)
     try:
         conn = db.connect(paths.db_file(), timeout=lock_wait("post-tool-use"))
         try:

@@ -17,20 +17,22 @@ from ..ids import now_iso
 Injection = namedtuple("Injection", "session_id event prompt_hash record_ids scores tokens created_at")
 
 
-def touch(conn: sqlite3.Connection, session_id: str, project_id: str) -> None:
+def touch(conn: sqlite3.Connection, session_id: str, project_id: str, at: str | None = None) -> None:
     """Make sure the session exists (first sight sets started_at)."""
     with atomic(conn):
         conn.execute(
             "INSERT INTO sessions (session_id, project_id, started_at) VALUES (?, ?, ?) "
             "ON CONFLICT(session_id) DO NOTHING",
-            (session_id, project_id, now_iso()),
+            (session_id, project_id, at or now_iso()),
         )
 
 
-def end(conn: sqlite3.Connection, session_id: str, project_id: str, *, at: str | None = None) -> None:
+def end(conn: sqlite3.Connection, session_id: str, project_id: str, at: str | None = None) -> None:
+    """Set ended_at: now (SessionEnd), or `at`, the last activity of a session closed later (open_sessions)."""
+    at = at or now_iso()
     with atomic(conn):
-        touch(conn, session_id, project_id)
-        conn.execute("UPDATE sessions SET ended_at = ? WHERE session_id = ?", (at or now_iso(), session_id))
+        touch(conn, session_id, project_id, at)
+        conn.execute("UPDATE sessions SET ended_at = ? WHERE session_id = ?", (at, session_id))
 
 
 def add_cost(conn: sqlite3.Connection, session_id: str, project_id: str, usd: float) -> None:

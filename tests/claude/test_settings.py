@@ -24,7 +24,7 @@ def test_install_is_idempotent_and_keeps_user_hooks(tmp_path):
     assert set(data["hooks"]) == set(cs.HOOKS) and data["model"] == "opus"
     assert data["hooks"]["PostToolUse"][0] == USER["hooks"]["PostToolUse"][0]
     ours = data["hooks"]["PostToolUse"][1]
-    assert ours["matcher"] and ours["hooks"][0]["async"] is True
+    assert ours["matcher"] and "async" not in ours["hooks"][0]  # synchronous since issue 18 (docs/hooks.md)
     assert '\n    "model"' in first.decode()  # the user's 4-space indentation is kept
     assert cs.remove_hooks(path)
     assert path.read_text(encoding="utf-8") == original
