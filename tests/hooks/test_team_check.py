@@ -13,7 +13,9 @@ def _write_team_file(repo, entries):
 
 def test_changed_team_file_spawns_one_detached_import(conn, repo, hook, monkeypatch):
     spawned = []
-    monkeypatch.setattr("agentctx.spawn.detached", lambda argv, cwd=None: spawned.append((argv, cwd)) or 1)
+    # Only the team imports: a new session of the same process also closes the previous one (SPEC §4.9).
+    monkeypatch.setattr("agentctx.spawn.detached",
+                        lambda argv, cwd=None: "team" in argv and spawned.append((argv, cwd)) or 1)
     hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "startup"})
     assert spawned == []  # no team file
     _write_team_file(repo, [("k1", "decision", "Use Postgres", "JSONB.")])
