@@ -55,6 +55,18 @@ def _sha(text: str) -> str:
     return sha256_hex(text)
 
 
+# Bounds on reading the repository's git files (they are the repository's, not ours): a `.git` pointer file or
+# `commondir` holds one path; a config larger than this keeps only its first part (origin is usually near the top).
+POINTER_READ_LIMIT = 64 * 1024
+CONFIG_READ_LIMIT = 1024 * 1024
+
+
+def _read_small(path: str) -> str:
+    from .safeio import read_head
+
+    return read_head(path, POINTER_READ_LIMIT).decode("utf-8", "replace").strip()
+
+
 def find_git_root(start: "str | os.PathLike[str]") -> tuple[str, str] | None:
     """The work-tree root and its git directory (strings), found by walking up from `start` (no subprocess).
 
@@ -66,9 +78,8 @@ def find_git_root(start: "str | os.PathLike[str]") -> tuple[str, str] | None:
         if os.path.isdir(dot_git):
             return here, dot_git
         if os.path.isfile(dot_git):  # worktree or submodule: "gitdir: <path>"
-            try:
-                with open(dot_git, encoding="utf-8") as fh:
-                    line = fh.read().strip()
+            try:  # the repository's files, not ours: a regular file only, a bounded read (safeio)
+                line = _read_small(dot_git)
             except OSError:
                 return None
             if line.startswith("gitdir:"):
@@ -76,8 +87,7 @@ def find_git_root(start: "str | os.PathLike[str]") -> tuple[str, str] | None:
                 common = os.path.join(gitdir, "commondir")
                 if os.path.isfile(common):
                     try:
-                        with open(common, encoding="utf-8") as fh:
-                            gitdir = os.path.realpath(os.path.join(gitdir, fh.read().strip()))
+                        gitdir = os.path.realpath(os.path.join(gitdir, _read_small(common)))
                     except OSError:
                         pass
                 return here, gitdir
@@ -89,9 +99,10 @@ def find_git_root(start: "str | os.PathLike[str]") -> tuple[str, str] | None:
 
 def origin_url(git_dir: "str | os.PathLike[str]") -> str | None:
     """The `origin` remote's url from the repository's config file, read directly (fast enough for hooks)."""
-    try:
-        with open(os.path.join(git_dir, "config"), encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
+    from .safeio import read_head
+
+    try:  # a FIFO or a link to /dev/zero planted as .git/config must not hang or exhaust a hook
+        text = read_head(os.path.join(git_dir, "config"), CONFIG_READ_LIMIT).decode("utf-8", "replace")
     except OSError:
         return None
     in_origin = False

@@ -14,64 +14,19 @@ import binascii
 import re
 from typing import Any, Optional
 
+from .secret_formats import HEADER_SUFFIXES as _HEADER_SUFFIXES
+from .secret_formats import HEADER_WORDS as _HEADER_WORDS
+from .secret_formats import KEY_WORDS as _KEY_WORDS
+from .secret_formats import SENSITIVE_KEY as _SENSITIVE_KEY
+from .secret_formats import TOKEN_BRANCHES as _TOKEN_BRANCHES
+from .secret_formats import edge as _edge
+
 __all__ = ["MARKER_PREFIX", "default_redactor", "is_sensitive_key", "scrub_text", "scrub_value"]
 
 MARKER_PREFIX = "[REDACTED"
 """Every mask starts with this; a value that already starts with it is left alone (idempotence)."""
 
-# Key names whose value is a secret, in assignments (`password=…`) and in mappings ({"api_key": …}).
-_KEY_WORDS = (
-    "password",
-    "passwd",
-    "passphrase",
-    "secret",
-    "token",
-    "api_key",
-    "api-key",
-    "apikey",
-    "access_key",
-    "private_key",
-    "client_secret",
-    "auth_token",
-    "credential",
-    "credentials",
-    "signing_key",
-    "encryption_key",
-    "master_key",
-    "accountkey",
-    "sharedaccesskey",
-    "_pass",
-)
-_SENSITIVE_KEY = re.compile(
-    r"(?i)^(?:[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|client[_-]?secret|auth[_-]?token|credentials?|signing[_-]?key|encryption[_-]?key|master[_-]?key"
-    r"|account[_-]?key|shared[_-]?access[_-]?key|[_-]pass)|authorization|proxy-authorization"
-    r"|cookie|set-cookie|x-api-key)$"
-)
-# Header names whose value is a credential wherever the header appears (`curl -H 'x-api-key: …'`). Matched from
-# the word itself, so prefixed forms (`x-api-key`, `x-goog-api-key`, `proxy-authorization`) are covered too.
-_HEADER_WORDS = (
-    "api-key",
-    "apikey",
-    "api-token",
-    "auth-token",
-    "access-token",
-    "authorization",
-    "private-token",
-    "security-token",
-)
-# Generic header suffixes, only counted after a hyphen: `x-vault-token`, `x-csrf-token`, `x-client-secret`.
-_HEADER_SUFFIXES = ("token", "secret")
 _SCHEMES = frozenset({"bearer", "basic", "token", "digest"})
-
-
-def _edge(chars: str, width: int) -> str:
-    """A word-boundary check on the character before a match whose first ``width`` characters are consumed.
-
-    Passes when that character is not in ``chars``, or when it ends a JSON/C escape (``\\n``, ``\\t``) or a
-    %-escape (``%3D``), so a token right after ``"…\\nsk-ant-…"`` or ``?key%3Dsk-…`` is still found."""
-    pad = "." * width
-    return rf"(?:(?<![{chars}]{pad})|(?<=\\[nrt]{pad})|(?<=%[0-9A-Fa-f]{{2}}{pad}))"
 
 
 # The value part of `key: value` / `key=value`: groups (space before, separator, space after, "double",
@@ -84,51 +39,14 @@ _ASSIGN_TAIL = (
 # other character is the secret's: `SMTP_PASSWORD=Xy9!abc&KLM;q` is masked whole.
 _NEXT_PARAM = re.compile(r"[&;,](?=[A-Za-z_][A-Za-z0-9_.-]*=)")
 _TRAILING = re.compile(r"[,;]+$")
-# A private key's BEGIN line is matched by the pattern; its end is found by `_pem_end`: the END line within
-# `_PEM_SPAN` characters (an 8192-bit RSA key is under 7 KB of PEM), else, for a truncated block, the end of its
-# base64 body. A bounded `str.find` keeps many BEGIN lines without an END linear, not quadratic.
-_PEM_LABEL = r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+# A private key's BEGIN line is matched by the pattern (`secret_formats.PEM_LABEL`); its end is found by
+# `_pem_end`: the END line within `_PEM_SPAN` characters (an 8192-bit RSA key is under 7 KB of PEM), else, for
+# a truncated block, the end of its base64 body. A bounded `str.find` keeps many BEGIN lines without an END
+# linear, not quadratic.
 _PEM_END = re.compile(r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = re.compile(r"[A-Za-z0-9+/=\s\\:,-]*")
 _PEM_SPAN = 16_384
-# (kind, first characters, rest): every branch of the combined pattern starts with one case-sensitive literal
-# character, which lets the regex engine skip most offsets without entering the alternation. Boundary checks
-# sit after the branch's distinctive literal prefix, so they only run when that prefix is there.
-_TOKEN_BRANCHES: list[tuple[str, str, str]] = [
-    ("private_key", "-", _PEM_LABEL[1:]),
-    ("anthropic_key", "s", r"k-ant-" + _edge("A-Za-z0-9_-", 7) + r"[A-Za-z0-9_-]{10,}"),
-    (
-        "openai_key",
-        "s",
-        r"k-" + _edge("A-Za-z0-9_-", 3) + r"(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}",
-    ),
-    ("aws_access_key", "A", r"(?:KIA|SIA)" + _edge("A-Za-z0-9", 4) + r"[A-Z0-9]{16}(?![A-Za-z0-9])"),
-    ("github_token", "g", r"h[pousr]_" + _edge("A-Za-z0-9_", 4) + r"[A-Za-z0-9]{30,}"),
-    ("github_token", "g", r"ithub_pat_" + _edge("A-Za-z0-9_", 11) + r"[A-Za-z0-9_]{22,}"),
-    ("slack_token", "x", r"ox[a-z]-" + _edge("A-Za-z0-9_", 5) + r"[A-Za-z0-9-]{10,}"),
-    ("slack_token", "x", r"app-" + _edge("A-Za-z0-9_", 5) + r"\d-[A-Za-z0-9-]{10,}"),
-    ("google_api_key", "A", r"Iza" + _edge("A-Za-z0-9_", 4) + r"[0-9A-Za-z_-]{35}"),
-    ("jwt", "e", r"yJ" + _edge("A-Za-z0-9_", 3) + r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    # Stripe secret and restricted keys, live and test (`pk_…` publishable keys are public by design), webhooks.
-    ("stripe_key", "s", r"k_(?:live|test)_" + _edge("A-Za-z0-9_", 8) + r"[0-9A-Za-z]{16,}"),
-    ("stripe_key", "r", r"k_(?:live|test)_" + _edge("A-Za-z0-9_", 8) + r"[0-9A-Za-z]{16,}"),
-    ("stripe_key", "w", r"hsec_" + _edge("A-Za-z0-9_", 6) + r"[A-Za-z0-9+/]{24,}"),
-    ("gitlab_token", "g", r"lpat-" + _edge("A-Za-z0-9_", 6) + r"[0-9A-Za-z_-]{20,}"),
-    ("gitlab_token", "g", r"lptt-" + _edge("A-Za-z0-9_", 6) + r"[0-9a-f]{40}"),
-    ("gitlab_token", "g", r"ldt-" + _edge("A-Za-z0-9_", 5) + r"[0-9A-Za-z_-]{20,}"),
-    ("slack_webhook", "h", r"ooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}"),
-    ("npm_token", "n", r"pm_" + _edge("A-Za-z0-9_", 4) + r"[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
-    ("pypi_token", "p", r"ypi-AgEIcHlwaS5vcmc" + _edge("A-Za-z0-9_", 20) + r"[A-Za-z0-9_-]{40,}"),
-    (
-        "huggingface_token",
-        "h",
-        r"f_" + _edge("A-Za-z0-9_", 3) + r"(?=[a-z]{0,33}[A-Z])(?=[A-Z]{0,33}[a-z])[A-Za-z]{34}(?![A-Za-z0-9_])",
-    ),
-    ("sendgrid_key", "S", r"G\." + _edge("A-Za-z0-9_", 3) + r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
-    ("google_oauth", "y", r"a29\." + _edge("A-Za-z0-9_", 5) + r"[0-9A-Za-z_-]{20,}"),
-    ("digitalocean_token", "d", r"o[opr]_v1_" + _edge("A-Za-z0-9_", 7) + r"[a-f0-9]{64}"),
-    ("shopify_token", "s", r"hp(?:at|ss|ca|pa)_" + _edge("A-Za-z0-9_", 6) + r"[a-fA-F0-9]{32}"),
-]
+
 _BRANCHES: list[tuple[str, str, str]] = [
     _TOKEN_BRANCHES[0],
     # `scheme://user:password@host`, the user may be empty (`redis://:password@host`).

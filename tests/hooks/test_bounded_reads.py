@@ -13,6 +13,7 @@ import time
 import pytest
 
 from agentctx import paths, spawn
+from agentctx.models import NewRecord
 from agentctx.project import detect
 from agentctx.store import records
 
@@ -143,3 +144,27 @@ def test_consolidate_still_writes_the_handover_from_a_regular_transcript(conn, r
     assert done.returncode == 0, done.stderr
     (snap,) = records.current(conn, detect(repo).id, types=["handover"])
     assert "fix the login bug" in snap.body
+
+
+@pytest.mark.parametrize("planted", ["fifo", "dev-zero"])
+def test_a_git_config_planted_as_a_fifo_or_dev_zero_neither_hangs_nor_stops_injection(planted, conn, tmp_path):
+    # The repository's own files are not ours either: project detection reads .git/config on a root-cache miss.
+    root = tmp_path / "planted"
+    (root / ".git").mkdir(parents=True)
+    config = root / ".git" / "config"
+    if planted == "fifo":
+        os.mkfifo(config)
+    else:
+        os.symlink("/dev/zero", config)
+    # Detection in a capped child first (a regression must not hang or exhaust the test run itself).
+    found = subprocess.run([sys.executable, "-c", "import sys; from agentctx.project import detect; "
+                            "print(detect(sys.argv[1]).id)", str(root)], capture_output=True, text=True,
+                           timeout=10, preexec_fn=_cap_memory)
+    assert found.returncode == 0, found.stderr[-500:]
+    project_id = found.stdout.strip()
+    records.insert(conn, NewRecord("decision", "Storage decision", "We keep records in sqlite with WAL.", project_id))
+    done, took = _agentctx(["hook", "user-prompt-submit"], {"session_id": "s1", "cwd": str(root),
+                                                            "prompt": "sqlite storage and WAL"}, root)
+    assert done.returncode == 0 and took < 5
+    assert "[decision] Storage decision" in done.stdout
+    assert "MemoryError" not in _hooks_log()
