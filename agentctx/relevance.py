@@ -123,8 +123,8 @@ def probability(feats: "dict[str, float]", klass: str) -> float:
 
 
 class Assessed:
-    """One candidate weighed: the hit, its features, the probability the gate gave the prompt's best candidate (the
-    candidate's own for the best one), its score as a share of the best, and the outcome with its reason."""
+    """One candidate weighed: the hit, its features, its probability under the prompt class's model (the best
+    candidate's is the gate's), its score as a share of the best, and the outcome with the reason for it."""
 
     __slots__ = ("hit", "features", "p", "ratio", "inject", "reason", "klass")
 
@@ -134,9 +134,10 @@ class Assessed:
         self.inject, self.reason, self.klass = inject, reason, klass
 
 
-def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER, top_k: int = 3) -> "list[Assessed]":
+def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER) -> "list[Assessed]":
     """The best `consider` hits of a search, each weighed. The gate (the prompt class's fitted model) reads the best
-    candidate's features; when it opens, that candidate and up to `top_k - 1` close followers (COMPANION) pass.
+    candidate's features; when it opens, that candidate and its close followers (COMPANION) pass (the hook injects
+    the first 3 of them not already injected in the session).
     Without word statistics (the LIKE and pinned rungs) there are no features: a hit passes only with the share of
     query terms search.LIKE_SHARE_MAX asks of it there."""
     hits = list(result.hits[:consider])
@@ -171,8 +172,6 @@ def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER, top
         if gate < cut:
             reason = f"gate closed (best candidate p={gate:.3f} < {cut:.3f})"
             inject = False
-        elif rank >= top_k:
-            reason, inject = f"beyond the first {top_k}", False
         else:
             inject = ratio >= COMPANION
             reason = f"score {ratio:.2f} of the best {'>=' if inject else '<'} {COMPANION}"

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from ..relevance import Assessed
     from . import Payload
 
-HEADER = "Relevant project context (agentctx; the full record: ctx_get <id>):"
+HEADER = "Relevant project context (agentctx):"
 SEARCH_LIMIT = 6  # top 3 injected, 3 spare for records already injected this session (pool: 32 candidates)
 UNCONFIRMED = " (unconfirmed pattern)"
 # Characters of a record's body an injection shows: what the record says, not all of it.
@@ -64,14 +64,14 @@ def decide(conn: "sqlite3.Connection", prompt: str, project_id: str) -> "list[As
 
 def block(hit: "SearchHit") -> str:
     """What the record is, in a few lines: its type, title and id, then the start of its body (the whole record is
-    one `ctx_get` away)."""
+    one `ctx_get` away, by that id)."""
     r = hit.record
     label = UNCONFIRMED if r.confidence == "inferred" else ""
     body = r.body.strip()
     if len(body) > BODY_CHARS:
         cut = body.rfind(" ", 0, BODY_CHARS)
         body = body[: cut if cut > BODY_CHARS // 2 else BODY_CHARS].rstrip() + " …"
-    return f"[{r.type}] {r.title}{label} ({r.id})\n{body}"
+    return f"[{r.type}] {r.title}{label} (id {r.id})\n{body}"
 
 
 def render(hits: "list[SearchHit]") -> "tuple[list[SearchHit], str]":
@@ -129,18 +129,24 @@ def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tok
 
 def _note(payload: "Payload", project_id: str, weighed: "list[Assessed]", chosen: "list[SearchHit]") -> None:
     """One line per prompt in the decisions log (`agentctx why`): the best candidates, injected or not, with their
-    probability, the threshold and the features that decided it. No prompt text: its hash and length only."""
+    probability, the threshold and the features that decided it. No prompt text: its hash and length only. A prompt
+    with no candidate at all is not logged."""
     from .. import jsonfast, paths, relevance
     from ..ids import now_iso, sha256_hex
 
+    if not weighed:
+        return
     injected = {h.record.id for h in chosen}
     rows = []
     for a in weighed[:NOTED]:
         rows.append({"id": a.hit.record.id, "p": round(a.p, 4), "injected": a.hit.record.id in injected,
-                     "passed": a.inject, "features": {k: round(v, 4) for k, v in a.features.items()}})
+                     "passed": a.inject, "reason": a.reason,
+                     "features": {k: round(v, 4) for k, v in a.features.items()}})
     row = {"at": now_iso(), "session_id": payload.session_id, "project_id": project_id,
            "prompt_hash": sha256_hex(payload.prompt)[:16], "prompt_chars": len(payload.prompt),
-           "threshold": relevance.threshold(), "candidates": rows}
+           "prompt_class": weighed[0].klass if weighed else None,
+           "threshold": relevance.threshold(weighed[0].klass) if weighed and weighed[0].klass in relevance.CLASSES
+           else None, "candidates": rows}
     path = paths.decisions_log_file()
     line = (jsonfast.dumps(row) + "\n").encode("utf-8")
     if not _append(path, line):
