@@ -26,8 +26,10 @@ SHORT_TERMS = 12
 CLASSES = ("short", "long")
 # Only the best few candidates are weighed (the hook injects at most 3; `why` shows the rest of these).
 CONSIDER = 6
-# Once the gate opens, the best candidate is injected and so is each of the next two whose score is at least this
-# share of the best one's (a close second is often the record meant; a distant one is noise).
+# The gate reads the most probable of the first GATE_RANKS candidates (by the model of the prompt's class).
+GATE_RANKS = 3
+# Once the gate opens, that candidate is injected and so is each of the next two whose score is at least this
+# share of the best one's (a close second is often the record meant too; a distant one is noise).
 COMPANION = 0.4
 RARE = 0.5  # a stem in fewer than about one in 45 general software documents
 LEAD_MAX = 1.0  # the lead of a candidate with none after it
@@ -135,9 +137,9 @@ class Assessed:
 
 
 def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER) -> "list[Assessed]":
-    """The best `consider` hits of a search, each weighed. The gate (the prompt class's fitted model) reads the best
-    candidate's features; when it opens, that candidate and its close followers (COMPANION) pass (the hook injects
-    the first 3 of them not already injected in the session).
+    """The best `consider` hits of a search, each weighed by the fitted model of the prompt's class. The gate is the
+    most probable of the first GATE_RANKS; when it reaches the class's threshold, that candidate and the others
+    scoring at least COMPANION of it pass (the hook injects the first 3 of them not already injected this session).
     Without word statistics (the LIKE and pinned rungs) there are no features: a hit passes only with the share of
     query terms search.LIKE_SHARE_MAX asks of it there."""
     hits = list(result.hits[:consider])
@@ -155,25 +157,27 @@ def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER) -> 
     specific = result.specific
     klass = prompt_class(len(specific))
     question = is_question(prompt, len(specific))
-    best = hits[0].score
     cut = threshold(klass)
-    out = []
-    gate = 0.0
+    weighed = []
     for rank, hit in enumerate(hits):
         after = hits[rank + 1].score if rank + 1 < len(hits) else 0.0
         feats = features(hit, after, specific, question)
+        weighed.append((hit, feats, probability(feats, klass)))
+    # The gate: the most probable of the first GATE_RANKS candidates (the record meant is often a close second).
+    lead = max(range(min(GATE_RANKS, len(weighed))), key=lambda i: weighed[i][2])
+    gate = weighed[lead][2]
+    best = weighed[lead][0].score
+    out = []
+    for rank, (hit, feats, p) in enumerate(weighed):
         ratio = hit.score / best if best > 0 else 0.0
-        if rank == 0:
-            gate = probability(feats, klass)
-            inject = gate >= cut
-            reason = f"{klass}-prompt gate p={gate:.3f} {'>=' if inject else '<'} {cut:.3f}"
-            out.append(Assessed(hit, feats, gate, ratio, inject, reason, klass))
-            continue
         if gate < cut:
-            reason = f"gate closed (best candidate p={gate:.3f} < {cut:.3f})"
             inject = False
+            reason = (f"{klass}-prompt gate p={gate:.3f} < {cut:.3f}" if rank == lead
+                      else f"gate closed (best candidate p={gate:.3f} < {cut:.3f})")
+        elif rank == lead:
+            inject, reason = True, f"{klass}-prompt gate p={gate:.3f} >= {cut:.3f}"
         else:
             inject = ratio >= COMPANION
-            reason = f"score {ratio:.2f} of the best {'>=' if inject else '<'} {COMPANION}"
-        out.append(Assessed(hit, feats, probability(feats, klass), ratio, inject, reason, klass))
+            reason = f"score {ratio:.2f} of the gate's candidate {'>=' if inject else '<'} {COMPANION}"
+        out.append(Assessed(hit, feats, p, ratio, inject, reason, klass))
     return out

@@ -144,7 +144,7 @@ class Bench:
                 for rank, a in enumerate(decide(conn, prompt, project_id)):
                     features_out.write(json.dumps({"case": i, "kind": kind, "group": group, "style": style,
                                                    "rank": rank, "right": a.hit.record.title == want, "p": a.p,
-                                                   "ratio": a.ratio, "klass": a.klass,
+                                                   "score": a.hit.score, "klass": a.klass,
                                                    "features": a.features}) + "\n")
         if conn is not None:
             conn.close()

@@ -88,7 +88,7 @@ def test_only_close_followers_pass_with_an_open_gate(monkeypatch):
             _hit("WAL aside", 1.0, {"wal": 1.0}))
     weighed = relevance.assess(SearchResult(hits, None, ("sqlite", "wal"), specific), "sqlite wal")
     assert [a.inject for a in weighed] == [True, True, False]
-    assert "0.10 of the best < 0.4" in weighed[2].reason
+    assert "0.10 of the gate's candidate < 0.4" in weighed[2].reason
     monkeypatch.setattr(relevance, "probability", lambda feats, klass: 0.01)
     weighed = relevance.assess(SearchResult(hits, None, ("sqlite", "wal"), specific), "sqlite wal")
     assert not any(a.inject for a in weighed)
@@ -100,3 +100,14 @@ def test_without_word_statistics_the_share_of_terms_decides():
     assert [a.inject for a in weighed] == [True, False]
     pinned = (SearchHit(_record("p"), 1.0, 0.0, "pinned-only"),)
     assert not relevance.assess(SearchResult(pinned, "pinned-only", ("x",)), "x")[0].inject
+
+
+def test_the_gate_reads_the_most_probable_of_the_first_candidates(monkeypatch):
+    # A close second that names the prompt's subject opens the gate the first candidate alone would not.
+    monkeypatch.setattr(relevance, "probability", lambda feats, klass: 0.99 if feats["title_cover"] else 0.1)
+    specific = {"sqlite": 1.0, "wal": 1.0}
+    hits = (_hit("Storage notes", 10.0, {"sqlite": 1.0, "wal": 1.0}), _hit("SQLite WAL", 8.0, {"sqlite": 2.0}),
+            _hit("Unrelated", 1.0, {"wal": 1.0}))
+    weighed = relevance.assess(SearchResult(hits, None, ("sqlite", "wal"), specific), "sqlite wal")
+    assert [a.inject for a in weighed] == [True, True, False]
+    assert "gate p=0.990 >=" in weighed[1].reason and "1.25 of the gate's candidate" in weighed[0].reason

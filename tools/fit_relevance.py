@@ -56,7 +56,7 @@ def collect(args: argparse.Namespace, pad: int) -> list[dict]:
     seen = {row["case"] for row in rows}
     for i, (_, want, group, style, kind) in enumerate(bench.cases):
         if f"{pad}:{i}" not in seen:
-            rows.append({"case": f"{pad}:{i}", "kind": kind, "group": group, "style": style, "right": False, "rank": 0, "ratio": 0.0, "klass": None,
+            rows.append({"case": f"{pad}:{i}", "kind": kind, "group": group, "style": style, "right": False, "rank": 0, "score": 0.0, "klass": None,
                          "features": None})
     return rows
 
@@ -146,25 +146,47 @@ def fit_classes(rows: list[dict], target: float) -> dict[str, tuple]:
     return models
 
 
-def outcomes(rows: list[dict], models: dict[str, tuple]) -> dict[str, list[int]]:
-    """Per kind, one 0/1 per case: hit (related kinds) or injected anything (unrelated), as the hook decides."""
+def _gate(case_rows: list[dict], model: tuple) -> tuple[float, dict | None]:
+    """(the gate's probability, its candidate): the most probable of the first relevance.GATE_RANKS."""
+    best, lead = 0.0, None
+    for r in case_rows[: relevance.GATE_RANKS]:
+        if r["features"]:
+            p = prob(model, r["features"])
+            if lead is None or p > best:
+                best, lead = p, r
+    return best, lead
+
+
+def _by_case(rows: list[dict]) -> dict[str, list[dict]]:
     by_case: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_case[r["case"]].append(r)
-    out: dict[str, list[int]] = defaultdict(list)
     for case_rows in by_case.values():
+        case_rows.sort(key=lambda r: r.get("rank") or 0)
+    return by_case
+
+
+def outcomes(rows: list[dict], models: dict[str, tuple]) -> dict[str, list[int]]:
+    """Per kind, one 0/1 per case: hit (related kinds) or injected anything (unrelated), as the hook decides."""
+    out: dict[str, list[int]] = defaultdict(list)
+    for case_rows in _by_case(rows).values():
         kind = case_rows[0]["kind"]
-        top = case_rows[0]
+        klass = case_rows[0]["klass"]
         chosen = []
-        if top["features"] and prob(models[top["klass"]], top["features"]) >= models[top["klass"]][3]:
-            chosen = [top] + [r for r in case_rows[1:TOP_K] if r["ratio"] >= relevance.COMPANION]
+        if klass:
+            gate, lead = _gate(case_rows, models[klass])
+            if lead is not None and gate >= models[klass][3]:
+                top = lead["score"] or 1e-9
+                chosen = [r for r in case_rows if r is lead or r["score"] / top >= relevance.COMPANION][:TOP_K]
         out[kind].append(int(bool(chosen)) if kind == "unrelated" else int(any(r["right"] for r in chosen)))
     return out
 
 
 def pick_threshold(rows: list[dict], model: tuple, target: float) -> float:
-    ps = sorted((prob(model, r["features"]) for r in _tops(rows) if r["kind"] == "unrelated"), reverse=True)
-    allowed = int(target * len(ps))  # at most this many may inject
+    ps = sorted((_gate(case_rows, model)[0] for case_rows in _by_case(rows).values()
+                 if case_rows[0]["kind"] == "unrelated" and case_rows[0]["features"]), reverse=True)
+    n = len({r["case"] for r in rows if r["kind"] == "unrelated"})
+    allowed = int(target * n)  # at most this many may inject
     return min(0.99, ps[allowed] + 1e-6) if allowed < len(ps) else 0.0
 
 

@@ -77,6 +77,21 @@ def test_profile_detection(tmp_path):
     for expected in ("test: pnpm test", "build: pnpm build", "test: cargo test", "test: go test ./...", "lint: make lint"):
         assert expected in commands
     assert "console script `tool`" in bodies["Entry points"]
+    # Write-time expansion: the first line says, in the words questions use, what the record answers.
+    first = commands.splitlines()[0]
+    assert first.startswith("Commands to ") and first.endswith(" this project.")
+    assert {"test", "build", "lint (linter)"} == set(first[len("Commands to "):-len(" this project.")].split(", "))
+    assert not stack.splitlines()[0].startswith("- ") and "libraries" in stack.splitlines()[0]
+
+
+def test_the_digest_shows_the_profile_bullets_not_the_descriptive_line(conn, repo):
+    from agentctx import digest
+
+    (repo / "pyproject.toml").write_text('[project]\ndependencies=["pytest"]\n[tool.ruff]\n')
+    profile.refresh(conn, detect(repo))
+    section = digest.profile_section(conn, detect(repo).id)
+    assert "Commands: test: pytest; lint: ruff check ." in section
+    assert "Commands to" not in section and "The stack of this project" not in section
 
 
 def test_profile_refresh_only_writes_changes(conn, repo, monkeypatch, capsys):
