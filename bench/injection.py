@@ -6,7 +6,7 @@
 One store (one project) holds the current ADRs of `--adrs` as decisions, the hand-written records of `--cases`
 (bench/data/handwritten-*.jsonl: conventions, bugfixes, handovers, preferences, discoveries, written by hand for
 this benchmark, and the profile the real detector writes for a small synthetic repository), and `--pad N` padding
-records: real LoCoMo conversation turns (`--locomo`). Then the real hook runs, each prompt in a fresh session:
+records: real LoCoMo conversation turns (`--locomo`) and/or (`--pad-docs N`) paragraphs of technical Markdown. Then the real hook runs, each prompt in a fresh session:
 
 - long: the first 300 characters of each ADR's context, a hit when its decision is injected; long120: 120 chars;
 - question: `--questions` (short questions about one ADR, `{question, title, repo, style}`), a hit when it is injected;
@@ -68,6 +68,35 @@ def _locomo_turns(directory: Path, n: int) -> list[tuple[str, str]]:
                     turns.append((body[:120], body[:2000]))
             s += 1
     return turns[:n]
+
+
+def _doc_paragraphs(paths: list[Path], n: int) -> list[tuple[str, str]]:
+    """Paragraphs of technical Markdown (the shared design notes, reference research and seed specs) as
+    records: title = the paragraph's first sentence (or its section heading), body = the paragraph. Real technical
+    prose about another project: a harder padding than conversation turns."""
+    out: list[tuple[str, str]] = []
+    for path in paths:
+        heading = path.stem
+        for block in path.read_text(encoding="utf-8").split("\n\n"):
+            block = " ".join(block.split())
+            if block.startswith("#"):
+                heading = block.lstrip("# ")[:120]
+                continue
+            if len(block) < 80 or block.startswith(("|", "```")):
+                continue
+            # Titles say what a record is about: the section heading, without its numbering, unless it has no words.
+            title = heading.lstrip("0123456789. ")
+            if sum(1 for w in title.split() if sum(c.isalpha() for c in w) >= 3) < 1:
+                title = block.split(". ", 1)[0]
+            out.append((title[:120], block[:2000]))
+    return out[:n]
+
+
+def doc_padding(n: int) -> list[tuple[str, str]]:
+    # Read-only shared files (not this repository's own docs, which change): the same padding on every run.
+    docs = [SHARED.parent / "DESIGN.md", *sorted((SHARED.parent / "reference").glob("*.md")),
+            *sorted((SHARED.parent / "seeds").glob("*.txt"))]
+    return _doc_paragraphs([p for p in docs if p.exists()], n)
 
 
 class Bench:
@@ -183,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cases", action="store_true", help="no hand-written records or questions")
     parser.add_argument("--pad", type=int, default=0, help="add N LoCoMo turns to the store (other real records)")
     parser.add_argument("--locomo", default=str(SHARED / "locomo-dev"))
+    parser.add_argument("--pad-docs", type=int, default=0,
+                        help="add N paragraphs of technical Markdown (the shared design, reference and seed notes)")
     parser.add_argument("--features", metavar="OUT", help="write the weighed candidates (JSONL) for fitting")
     parser.add_argument("--brief", action="store_true", help="only the summary line")
     args = parser.parse_args(argv)
@@ -191,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         own_records = _jsonl(Path(args.cases) / "handwritten-records.jsonl")
         own_questions = _jsonl(Path(args.cases) / "handwritten-questions.jsonl")
     padding = _locomo_turns(Path(args.locomo), args.pad) if args.pad else []
+    if args.pad_docs:
+        padding += doc_padding(args.pad_docs)
     bench = Bench(_jsonl(args.adrs), _jsonl(args.questions) if args.questions else [],
                   _jsonl(args.prompts) if args.prompts else [], own_records, own_questions, padding)
     out = open(args.features, "w", encoding="utf-8") if args.features else None
@@ -202,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     s = summarize(results)
     if not args.brief:
         print(f"store: {bench.n_records} current records ({bench.n_adrs} decisions, {bench.n_own} hand-written "
-              f"+ profile, {bench.n_pad} LoCoMo turns as padding)")
+              f"+ profile, {bench.n_pad} padding records)")
         breakdown(results, "group")
         breakdown(results, "style")
         injecting = [r["chars"] for r in results if r["injected"]]

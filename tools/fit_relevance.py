@@ -39,12 +39,17 @@ L2 = 1.0
 TOP_K = 3
 
 
-def collect(args: argparse.Namespace, pad: int) -> list[dict]:
+def collect(args: argparse.Namespace, pad: str) -> list[dict]:
+    """The weighed candidates of every case, with the store padded as `pad` says: "N" LoCoMo turns, "docs" the
+    technical Markdown paragraphs of bench/injection.py --pad-docs, "docs+N" both."""
     import injection  # bench/injection.py
 
     own_records = injection._jsonl(Path(args.cases) / "handwritten-records.jsonl")
     own_questions = injection._jsonl(Path(args.cases) / "handwritten-questions.jsonl")
-    padding = injection._locomo_turns(Path(args.locomo), pad) if pad else []
+    turns = pad.split("+")[-1]
+    padding = injection.doc_padding(100_000) if pad.startswith("docs") else []
+    if turns.isdigit() and int(turns):
+        padding += injection._locomo_turns(Path(args.locomo), int(turns))
     bench = injection.Bench(injection._jsonl(args.adrs), injection._jsonl(args.questions),
                             injection._jsonl(args.prompts), own_records, own_questions, padding)
     out = io.StringIO()
@@ -208,11 +213,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompts", default=str(shared / "prompts-dev" / "real_prompts.jsonl"))
     parser.add_argument("--cases", default=str(ROOT / "bench" / "data"))
     parser.add_argument("--locomo", default=str(shared / "locomo-dev"))
-    parser.add_argument("--pads", default="0,2000", help="store sizes to fit on: LoCoMo turns of padding, comma-separated")
+    parser.add_argument("--pads", default="0,docs+2000",
+                        help="stores to fit on, comma-separated: N LoCoMo turns of padding, docs, docs+N (see collect)")
     parser.add_argument("--target", type=float, default=0.05, help="unrelated share allowed to inject on the training side")
     parser.add_argument("--write", action="store_true", help="write agentctx/relevance.txt")
     args = parser.parse_args(argv)
-    pads = [int(p) for p in args.pads.split(",")]
+    pads = args.pads.split(",")
     rows = [r for pad in pads for r in collect(args, pad)]
     folds = fold_of(rows)
     pooled: dict[str, list[int]] = defaultdict(list)
