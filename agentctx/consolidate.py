@@ -141,6 +141,7 @@ def run(project: Project, *, session_id: str | None = None, transcript: str | No
         report["duplicates_folded"] = dedup(conn, project.id)
         report["term_stats"] = _term_stats(conn)
         report["vectors"] = _vectors(conn, project.id)
+        report["decisions_log_trimmed"] = _trim_decisions_log()
         if rebuild:
             shutil.rmtree(paths.digests_dir(), ignore_errors=True)
             if db.has_fts(conn):
@@ -154,6 +155,13 @@ def run(project: Project, *, session_id: str | None = None, transcript: str | No
     finally:
         conn.close()
     return report
+
+
+def _trim_decisions_log() -> bool:
+    """Keep the prompt hook's decisions log (`agentctx why`) bounded: it is appended to on every prompt."""
+    from .explain import trim_log
+
+    return trim_log()
 
 
 def _term_stats(conn: sqlite3.Connection) -> int | str:

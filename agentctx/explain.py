@@ -44,6 +44,25 @@ def recent(conn: sqlite3.Connection, project_id: str, *, session_id: str | None 
         return []
     if sum(len(line) + 1 for line in lines) > MAX_BYTES:
         _trim(path, lines[-KEEP:])
+    return _rows(conn, lines, project_id, session_id, limit)
+
+
+def trim_log() -> bool:
+    """Cut the decisions log to its newest KEEP lines when it has grown past MAX_BYTES (consolidation calls this,
+    so the log stays bounded even when `why` is never run). True when it was cut."""
+    path = paths.decisions_log_file()
+    try:
+        if os.path.getsize(path) <= MAX_BYTES:
+            return False
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return False
+    return _trim(path, lines[-KEEP:])
+
+
+def _rows(conn: sqlite3.Connection, lines: list[str], project_id: str, session_id: str | None,
+          limit: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for line in reversed(lines):
         try:
@@ -64,7 +83,7 @@ def recent(conn: sqlite3.Connection, project_id: str, *, session_id: str | None 
     return out
 
 
-def _trim(path: str, keep: list[str]) -> None:
+def _trim(path: str, keep: list[str]) -> bool:
     tmp = f"{path}.{os.getpid()}"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -72,7 +91,8 @@ def _trim(path: str, keep: list[str]) -> None:
             fh.write("".join(line + "\n" for line in keep))
         os.replace(tmp, path)
     except OSError:
-        pass
+        return False
+    return True
 
 
 def describe(cand: dict[str, Any]) -> str:

@@ -110,3 +110,23 @@ def test_why_lists_injections(hook, add, repo, monkeypatch, capsys):
     assert main(["why", "--session", "s1"]) == 0
     out = capsys.readouterr().out
     assert "UserPromptSubmit" in out and "Use SQLite for storage" in out
+
+
+def test_consolidation_keeps_the_decisions_log_bounded(conn, repo, monkeypatch):
+    # The prompt hook appends a line per prompt; `agentctx why` trims it, but a user may never run `why`.
+    import os
+
+    from agentctx import explain, paths
+
+    monkeypatch.setattr(explain, "MAX_BYTES", 2_000)
+    monkeypatch.setattr(explain, "KEEP", 5)
+    path = paths.decisions_log_file()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    lines = [f'{{"n": {i}, "pad": "{"x" * 80}"}}' for i in range(50)]
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("".join(line + "\n" for line in lines))
+    report = consolidate.run(detect(repo))
+    assert report["decisions_log_trimmed"] is True
+    with open(path, encoding="utf-8") as fh:
+        assert fh.read().splitlines() == lines[-5:]
+    assert consolidate.run(detect(repo))["decisions_log_trimmed"] is False  # under the cap: left alone
