@@ -172,6 +172,7 @@ def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object]
     report["duplicates_folded"] = dedup(conn, project.id)
     report["term_stats"] = _term_stats(conn)
     report["vectors"] = _vectors(conn, project.id)
+    report["decisions_log_trimmed"] = _trim_decisions_log()
     if rebuild:
         shutil.rmtree(paths.digests_dir(), ignore_errors=True)
         if db.has_fts(conn):
@@ -182,6 +183,13 @@ def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object]
         report["digests_rebuilt"] = len(others) + 1
     data = digest.refresh(conn, project.id, project=project)
     report["digest_tokens"] = data["tokens"]
+
+
+def _trim_decisions_log() -> bool:
+    """Keep the prompt hook's decisions log (`agentctx why`) bounded: it is appended to on every prompt."""
+    from .explain import trim_log
+
+    return trim_log()
 
 
 def _term_stats(conn: sqlite3.Connection) -> int | str:

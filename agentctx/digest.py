@@ -105,7 +105,10 @@ def profile_section(conn: "sqlite3.Connection", project_id: str, budget: int = S
     profile.sort(key=lambda r: (order.get(r.title, 9), r.title))
     parts = []
     for record in profile:
-        items = [line.strip().lstrip("- ").strip() for line in record.body.splitlines() if line.strip()]
+        lines = record.body.splitlines()
+        # Profile bodies open with a descriptive line for search (profile.describe): the digest shows the bullets.
+        items = [line.strip().lstrip("- ").strip() for line in lines if line.strip()
+                 and (line.lstrip().startswith("-") or not any(ln.lstrip().startswith("-") for ln in lines))]
         parts.append(f"{record.title}: " + "; ".join(items))
     if not parts:
         return ""

@@ -128,9 +128,10 @@ class Record(record_type("Record", _RECORD_FIELDS)):
         return self._replace(**changes)
 
 
-class SearchHit(record_type("SearchHit", "record score relevance degraded", defaults=(None,))):
+class SearchHit(record_type("SearchHit", "record score relevance degraded matched", defaults=(None, None))):
     """One ranked search result: the record, its final score, and its relevance (how surely it is about the query;
-    the specificity of the query words it shares; relevance floors apply to it)."""
+    the specificity of the query words it shares; relevance floors apply to it). `matched` (FTS rung only): the
+    query stems the record contains, each with the weight of the best field it is in (2 title, 1 body)."""
 
     __slots__ = ()
 
@@ -150,7 +151,8 @@ class SearchHit(record_type("SearchHit", "record score relevance degraded", defa
         }
 
 
-class SearchResult(record_type("SearchResult", "hits degraded terms", defaults=((), None, ()))):
-    """Hits plus the rung of the degradation ladder that produced them (None = full FTS5)."""
+class SearchResult(record_type("SearchResult", "hits degraded terms specific", defaults=((), None, (), None))):
+    """Hits plus the rung of the degradation ladder that produced them (None = full FTS5); `specific` (FTS rung
+    only): each distinct query stem's specificity, in query order (what the injection decision reads)."""
 
     __slots__ = ()

@@ -49,6 +49,11 @@ def pending_ledger_file() -> str:
     return os.path.join(state_dir_str(), "pending-ledger.jsonl")
 
 
+def decisions_log_file() -> str:
+    """The prompt hook's recent injection decisions (candidates, probabilities, features), read by `agentctx why`."""
+    return os.path.join(state_dir_str(), "prompt-decisions.jsonl")
+
+
 _SAFE_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
 
 

@@ -38,8 +38,26 @@ class Detected:
         for title, lines in zip(TITLES, (self.stack, self.commands, self.entry_points)):
             unique = list(dict.fromkeys(lines))[:MAX_LINES]
             if unique:
-                out[title] = "\n".join(f"- {line}" for line in unique)
+                out[title] = "\n".join([describe(title, unique)] + [f"- {line}" for line in unique])
         return out
+
+
+# Write-time expansion: each profile record opens with a line in the words a developer asks about it with ("how do
+# I run the tests?", "which linter?"), so the prompt hook's keyword search finds the record; "Commands" and a list
+# of tool names share few words with such questions. The digest shows only the bullet lines.
+STEP_WORDS = {"test": "test", "lint": "lint (linter)", "typecheck": "type-check (type checker)", "build": "build",
+              "dev": "run (dev server)", "start": "start", "run": "run", "format": "format (formatter)",
+              "fmt": "format (formatter)", "check": "check", "install": "install"}
+ABOUT = {"Stack": "The stack of this project: languages, package managers, frameworks, libraries and tools.",
+         "Entry points": "Where this project starts: entry points, scripts, main modules and binaries."}
+
+
+def describe(title: str, lines: list[str]) -> str:
+    if title != "Commands":
+        return ABOUT.get(title, f"{title} of this project.")
+    steps = list(dict.fromkeys(STEP_WORDS[k] for k in (line.split(":", 1)[0].split(" (")[0].strip() for line in lines)
+                               if k in STEP_WORDS))
+    return "Commands to " + (", ".join(steps) if steps else "work on") + " this project."
 
 
 def _read(path: Path, limit: int = 256_000) -> str:

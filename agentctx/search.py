@@ -147,7 +147,7 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
     rows = retrieval.in_order(conn, ranked, project_id, types=types, history=history, scope=scope,
                               limit=max(limit * CANDIDATE_FACTOR, POOL_MIN))
     if not rows:
-        return SearchResult(terms=tuple(terms))
+        return SearchResult(terms=tuple(terms), specific=specificity(stems))
     found = {record.id: record for record in rows}
     own = _score_all(list(found.values()), stems, corpus)
     bonus: dict[str, float] = {}
@@ -172,9 +172,9 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
         if total <= 0 or sure < floor:
             continue
         record = found[rid]
-        hits.append(SearchHit(record, total * prior(record, now), sure))
+        hits.append(SearchHit(record, total * prior(record, now), sure, None, matched))
     hits.sort(key=lambda h: (-h.score, h.record.id))
-    return SearchResult(tuple(hits[:limit]), None, tuple(terms))
+    return SearchResult(tuple(hits[:limit]), None, tuple(terms), specific)
 
 
 def _candidate_terms(terms: list[str], term_stems: list[str], df: dict[str, int], n_docs: int) -> list[str]:

@@ -1,6 +1,23 @@
-"""Injection quality of the real UserPromptSubmit hook over bench/adr-dev: the right decision in, unrelated prompts out.
+"""Injection quality of the real UserPromptSubmit hook: the right record in on related prompts, nothing on the rest.
 
-python bench/injection.py [--adrs PATH] [--floor F] [--sweep]
+    python bench/injection.py [--adrs F] [--questions F] [--prompts F] [--cases DIR | --no-cases] [--pad N]
+                              [--features OUT.jsonl] [--model FILE]
+
+One store (one project) holds the current ADRs of `--adrs` as decisions, the hand-written records of `--cases`
+(bench/data/handwritten-*.jsonl: conventions, bugfixes, handovers, preferences, discoveries, written by hand for
+this benchmark, and the profile the real detector writes for a small synthetic repository), and `--pad N` padding
+records: real LoCoMo conversation turns (`--locomo`) and/or (`--pad-docs N`) paragraphs of technical Markdown. Then the real hook runs, each prompt in a fresh session:
+
+- long: the first 300 characters of each ADR's context, a hit when its decision is injected; long120: 120 chars;
+- question: `--questions` (short questions about one ADR, `{question, title, repo, style}`), a hit when it is injected;
+- own: the hand-written questions about the hand-written records (same format);
+- unrelated: `--prompts` (real prompts from other projects, `{prompt, source_repo, kind}`): any injection counts.
+
+Prints per-repository and per-style tables and one summary line:
+unrelated_injected=… long_hit=… long120_hit=… question_hit=… own_hit=… mean_chars=… records=…
+(`mean_chars`: characters injected per prompt over all prompts of the run, zero for prompts that inject nothing.)
+`--features` writes every weighed candidate (the features the decision reads, and whether it is the right record)
+for tools/fit_relevance.py.
 """
 
 from __future__ import annotations
@@ -10,128 +27,221 @@ import json
 import os
 import sys
 import tempfile
+from collections import defaultdict
 from pathlib import Path
 
-UNRELATED = [
-    "Rename the variable tmp to buffer in the CSV parser", "Add a docstring to the helper that formats dates",
-    "Fix the off-by-one error in the pagination loop", "Why does this regex not match trailing whitespace?",
-    "Write a unit test for the slugify function", "Convert this for loop into a list comprehension",
-    "Sort the dictionary by value in descending order", "Make the button on the settings page blue",
-    "Add type hints to the geometry module", "Extract the retry logic into its own function",
-    "The fibonacci function is slow for large n, memoize it", "Print the elapsed time in milliseconds",
-    "Replace os.path calls with pathlib in the cleanup script", "Center this div horizontally with flexbox",
-    "Bump the timeout in the HTTP client to 30 seconds", "Split this long function into smaller ones",
-    "Read the YAML file and print its keys", "Add a --verbose flag to the command line tool",
-    "Reverse a linked list in place", "Handle the KeyError when the config key is missing",
-    "Format the table output with aligned columns", "Remove the unused imports in utils.py",
-    "Compute the average of the numbers in the list, ignoring None", "Make the chart legend font smaller",
-    "Parse the ISO timestamp and convert it to local time", "Add a progress bar to the download loop",
-    "Rename the test file to match the module name", "Escape HTML special characters in the template helper",
-    "Debounce the search input by 300 ms", "Add a README section describing the environment variables",
-]
-# A second set, written separately from the first (by another engineer) so the floor is not fitted to one list.
-UNRELATED += [
-    "Why is my React component rendering twice in development?", "Add pagination to the /users endpoint",
-    "Write a bash script that renames all .jpeg files to .jpg", "Refactor this class to use dependency injection",
-    "What does the walrus operator do in Python?", "Make the login form remember the last email used",
-    "Add a dark mode toggle to the navbar", "The Docker build fails with 'no space left on device'",
-    "Convert the callback-based code in loader.js to async/await", "Add a unit test for the tax calculation edge cases",
-    "Implement binary search over the sorted timestamps", "Speed up this pandas groupby, it takes a minute",
-    "Add logging to the payment retry handler", "Explain what this SQL window function does",
-    "Add an index to speed up the orders query by customer_id", "Parse command line arguments with argparse in main.py",
-    "Create a Makefile target that runs the linter", "Fix the flaky test in test_scheduler.py",
-    "Change the font of the headings to Inter", "Add a health check endpoint that returns 200",
-    "How do I cancel a running goroutine?", "Serialize this dataclass to JSON including datetimes",
-    "Show a spinner while the file uploads", "Cache the results of the expensive geocoding call",
-    "Rewrite the shell loop with xargs for parallelism", "Why does git say my branch has diverged?",
-    "Validate that the phone number field has 10 digits", "Add keyboard shortcuts for next and previous image",
-    "Use a context manager to close the socket properly", "Split the monolithic styles.css into components",
-    "The websocket disconnects after 60 seconds idle, keep it alive", "Make the matrix multiplication use numpy",
-    "Add retries with exponential backoff to the S3 upload", "Generate a random password of 16 characters",
-    "Why is this Rust borrow checker error happening on line 42?", "Add a Prometheus counter for failed logins",
-    "Compress the images before saving them to disk", "Add a CSV export button to the report page",
-    "Check for null before accessing user.profile.avatar", "Rename getData to fetchUserProfile everywhere",
-    "Add a migration that adds a nullable column called nickname", "Make the table header sticky when scrolling",
-    "Translate the error messages into French", "Limit the API to 100 requests per minute per IP",
-    "Profile the startup time of the CLI", "Add an .editorconfig with 4-space indentation",
-    "Implement a least recently used cache class", "Draw a bar chart of monthly revenue with matplotlib",
-    "What is the difference between a process and a thread?", "Clean up the warnings printed by the compiler",
-    "Store the user's timezone preference in local storage", "Write a regex that matches UK postcodes",
-    "Add a GitHub Actions badge to the README", "Make the modal close when pressing Escape",
-    "Add a --dry-run option to the deploy script", "Use f-strings instead of % formatting in report.py",
-    "Count the words in a text file and print the top ten", "Why does npm install hang on this machine?",
-    "Add an integration test for the checkout flow", "Merge the two config dictionaries, second one wins",
-    "Sanitize filenames before writing uploads to disk", "Add a tooltip showing the full path on hover",
-    "Make the job queue worker shut down gracefully on SIGTERM", "Replace the deprecated datetime.utcnow calls",
-    "Calculate the distance between two GPS coordinates", "Add a loading skeleton to the dashboard cards",
-    "Implement undo and redo for the drawing canvas", "Add a 404 page with a link back home",
-    "Group the transactions by month and sum the amounts", "Lazy load the images below the fold",
-]
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+SHARED = ROOT.parent / "shared" / "bench"
+DATA = Path(__file__).resolve().parent / "data"
+
+# The synthetic repository whose profile the real detector writes (hand-written, like the cases).
+PROFILE_FILES = {
+    "pyproject.toml": '[project]\nname = "ledgerly"\nrequires-python = ">=3.11"\n'
+                      'dependencies = ["flask", "sqlalchemy", "celery", "pydantic"]\n'
+                      '[project.optional-dependencies]\ndev = ["pytest", "ruff", "mypy"]\n'
+                      '[project.scripts]\nledgerly = "ledgerly.cli:main"\n[tool.ruff]\nline-length = 110\n'
+                      '[tool.mypy]\nstrict = true\n',
+    "package.json": '{"name": "ledgerly-web", "scripts": {"dev": "vite", "build": "vite build", "test": "vitest",'
+                    ' "lint": "eslint ."}, "devDependencies": {"vite": "5", "vitest": "1", "react": "18",'
+                    ' "typescript": "5"}}',
+    "package-lock.json": "{}",
+    "Dockerfile": "FROM python:3.12-slim\n",
+    "ledgerly/__main__.py": "",
+}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--adrs", default=str(Path(__file__).resolve().parents[2] / "shared/bench/adr-dev/adrs.jsonl"))
-    parser.add_argument("--floor", type=float, default=None, help="override search.PROMPT_FLOOR")
-    parser.add_argument("--sweep", action="store_true", help="also report rates for a range of floors")
-    parser.add_argument("--chars", type=int, default=300, help="characters of the ADR context used as the prompt")
-    args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="agentctx-inj-"))
-    os.environ.update(HOME=str(tmp), AGENTCTX_HOME=str(tmp / ".agentctx"))
-    os.environ.pop("ANTHROPIC_API_KEY", None)
-    import tempfile as tf
+def _jsonl(path: str | Path) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
 
-    tf.tempdir = str(tmp)
-    from agentctx import db, paths, search
-    from agentctx.hooks import Payload
-    from agentctx.hooks.prompt import user_prompt_submit
-    from agentctx.models import NewRecord
-    from agentctx.project import detect
-    from agentctx.store import records
 
-    repo = tmp / "repo"
-    (repo / ".git").mkdir(parents=True)
-    project = detect(repo)
-    conn = db.connect(paths.db_path(), create=True)
-    adrs = [json.loads(line) for line in open(args.adrs, encoding="utf-8")]
-    # A superseded ADR is history, not a decision in force (bench/retrieval.py does the same: 124 of 132 here).
-    adrs = [a for a in adrs if not str(a.get("status") or "").lower().startswith("superseded")]
-    ids = {}
-    for adr in adrs:
-        body = (adr.get("decision") or adr["title"]).strip()[:2000]
-        rec, _ = records.insert(conn, NewRecord(type="decision", title=adr["title"][:120], body=body,
-                                                project_id=project.id, confidence="explicit"))
-        ids[adr["id"]] = rec.id
-    titles = {r.id: r.title for r in records.current(conn, project.id)}
-    conn.close()
-    run_no = [0]
-    problems = [(adr["context"][: args.chars], ids[adr["id"]]) for adr in adrs if adr.get("context")]
+def _locomo_turns(directory: Path, n: int) -> list[tuple[str, str]]:
+    turns: list[tuple[str, str]] = []
+    for path in sorted(directory.glob("*.json")):
+        conv = json.loads(path.read_text(encoding="utf-8"))
+        s = 1
+        while f"session_{s}" in conv:
+            for turn in conv[f"session_{s}"]:
+                body = " ".join(turn["text"].split())
+                if body:
+                    turns.append((body[:120], body[:2000]))
+            s += 1
+    return turns[:n]
 
-    def rates(floor: float) -> tuple[float, float, float]:
-        run_no[0] += 1  # fresh session ids per pass: the dedup file must not hide anything
-        hit, injected_unrelated, sizes = 0, 0, []
-        for i, (prompt, want) in enumerate(problems):
-            out = user_prompt_submit(Payload(session_id=f"p{run_no[0]}-{i}", cwd=str(repo), prompt=prompt), floor=floor)
+
+def _doc_paragraphs(paths: list[Path], n: int) -> list[tuple[str, str]]:
+    """Paragraphs of technical Markdown (the shared design notes, reference research and seed specs) as
+    records: title = the paragraph's first sentence (or its section heading), body = the paragraph. Real technical
+    prose about another project: a harder padding than conversation turns."""
+    out: list[tuple[str, str]] = []
+    for path in paths:
+        heading = path.stem
+        for block in path.read_text(encoding="utf-8").split("\n\n"):
+            block = " ".join(block.split())
+            if block.startswith("#"):
+                heading = block.lstrip("# ")[:120]
+                continue
+            if len(block) < 80 or block.startswith(("|", "```")):
+                continue
+            # Titles say what a record is about: the section heading, without its numbering, unless it has no words.
+            title = heading.lstrip("0123456789. ")
+            if sum(1 for w in title.split() if sum(c.isalpha() for c in w) >= 3) < 1:
+                title = block.split(". ", 1)[0]
+            out.append((title[:120], block[:2000]))
+    return out[:n]
+
+
+def doc_padding(n: int) -> list[tuple[str, str]]:
+    # Read-only shared files (not this repository's own docs, which change): the same padding on every run.
+    docs = [SHARED.parent / "DESIGN.md", *sorted((SHARED.parent / "reference").glob("*.md")),
+            *sorted((SHARED.parent / "seeds").glob("*.txt"))]
+    return _doc_paragraphs([p for p in docs if p.exists()], n)
+
+
+class Bench:
+    """A temp AGENTCTX_HOME with one project store built from the sets, and the cases to run through the hook."""
+
+    def __init__(self, adrs: list[dict], questions: list[dict], prompts: list[dict], own_records: list[dict],
+                 own_questions: list[dict], padding: list[tuple[str, str]]) -> None:
+        tmp = Path(tempfile.mkdtemp(prefix="agentctx-inj-"))
+        os.environ.update(HOME=str(tmp), AGENTCTX_HOME=str(tmp / ".agentctx"))
+        os.environ.pop("ANTHROPIC_API_KEY", None)
+        tempfile.tempdir = str(tmp)
+        from agentctx import db, paths, profile
+        from agentctx.models import NewRecord
+        from agentctx.project import detect
+        from agentctx.store import records
+
+        self.repo = tmp / "repo"
+        (self.repo / ".git").mkdir(parents=True)
+        for name, content in PROFILE_FILES.items():
+            (self.repo / name).parent.mkdir(parents=True, exist_ok=True)
+            (self.repo / name).write_text(content, encoding="utf-8")
+        project = detect(self.repo)
+        conn = db.connect(paths.db_path(), create=True)
+        # A superseded ADR is history, not a decision in force (bench/retrieval.py does the same).
+        adrs = [a for a in adrs if not str(a.get("status") or "").lower().startswith("superseded")]
+        for adr in adrs:
+            body = (adr.get("decision") or adr["title"]).strip()[:2000]
+            records.insert(conn, NewRecord(type="decision", title=adr["title"][:120], body=body,
+                                           project_id=project.id, confidence="explicit"))
+        if own_records:
+            profile.refresh(conn, project)
+        for rec in own_records:
+            records.insert(conn, NewRecord(type=rec["type"], title=rec["title"][:120], body=rec["body"][:2000],
+                                           project_id=project.id, confidence="explicit"))
+        for title, body in padding:
+            records.insert(conn, NewRecord(type="discovery", title=title, body=body, project_id=project.id,
+                                           confidence="explicit", source="import"))
+        self.n_records = len(records.current(conn, project.id))
+        self.n_adrs, self.n_own, self.n_pad = len(adrs), len(own_records), len(padding)
+        conn.close()
+        # (prompt, wanted title or None, group, style, set)
+        self.cases: list[tuple[str, str | None, str, str, str]] = []
+        for adr in adrs:
+            if (adr.get("context") or "").strip():
+                self.cases.append((adr["context"][:300], adr["title"][:120], adr["repo"], "long300", "long"))
+                self.cases.append((adr["context"][:120], adr["title"][:120], adr["repo"], "long120", "long120"))
+        current = {a["title"][:120] for a in adrs}
+        for q in questions:
+            if q["title"][:120] in current:
+                self.cases.append((q["question"], q["title"][:120], q["repo"], q.get("style") or "question", "question"))
+        for q in own_questions:
+            self.cases.append((q["question"], q["title"][:120], q.get("repo") or "handwritten",
+                               q.get("style") or "own", "own"))
+        for p in prompts:
+            self.cases.append((p["prompt"], None, p.get("source_repo") or "?", p.get("kind") or "prompt", "unrelated"))
+
+    def run(self, features_out=None) -> list[dict]:
+        """Every case through the real hook (fresh session each); with `features_out`, the weighed candidates too."""
+        from agentctx import db, paths
+        from agentctx.hooks import Payload
+        from agentctx.hooks.prompt import decide, user_prompt_submit
+        from agentctx.project import detect
+
+        project_id = detect(self.repo).id
+        conn = db.connect(paths.db_path()) if features_out else None
+        results = []
+        for i, (prompt, want, group, style, kind) in enumerate(self.cases):
+            out = user_prompt_submit(Payload(session_id=f"bench-{os.getpid()}-{i}", cwd=str(self.repo), prompt=prompt))
             text = out["hookSpecificOutput"]["additionalContext"] if out else ""
-            hit += bool(text) and f"] {titles[want]}" in text
-        for i, prompt in enumerate(UNRELATED):
-            out = user_prompt_submit(Payload(session_id=f"u{run_no[0]}-{i}", cwd=str(repo), prompt=prompt), floor=floor)
-            if out:
-                injected_unrelated += 1
-                sizes.append(len(out["hookSpecificOutput"]["additionalContext"]))
-        return hit / len(problems), injected_unrelated / len(UNRELATED), (sum(sizes) / len(sizes) if sizes else 0.0)
+            hit = want is not None and f"] {want}" in text
+            results.append({"kind": kind, "group": group, "style": style, "chars": len(text),
+                            "injected": bool(text), "hit": hit})
+            if features_out is not None:
+                for rank, a in enumerate(decide(conn, prompt, project_id)):
+                    features_out.write(json.dumps({"case": i, "kind": kind, "group": group, "style": style,
+                                                   "rank": rank, "right": a.hit.record.title == want, "p": a.p,
+                                                   "score": a.hit.score, "klass": a.klass,
+                                                   "features": a.features}) + "\n")
+        if conn is not None:
+            conn.close()
+        return results
 
-    floor = search.PROMPT_FLOOR if args.floor is None else args.floor
-    if args.sweep:
-        print(f"{'floor':>6} {'decision injected':>18} {'unrelated injected':>19}")
-        for f in (0.0, 0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0):
-            h, u, _ = rates(f)
-            print(f"{f:>6.2f} {h:>18.1%} {u:>19.1%}")
-    hit, unrelated, size = rates(floor)
-    print(f"{len(problems)} problem statements ({args.chars} chars), {len(UNRELATED)} unrelated prompts, floor {floor}")
-    print(f"decision injected: {hit:.1%}   unrelated prompts injecting: {unrelated:.1%}   "
-          f"mean injected size on unrelated: {size:.0f} chars")
-    print(f"floor={floor} decision_injected={hit:.3f} unrelated_injected={unrelated:.3f} unrelated_mean_chars={size:.0f}")
+
+def summarize(results: list[dict]) -> dict[str, float]:
+    def rate(kind: str, field: str) -> float:
+        rows = [r for r in results if r["kind"] == kind]
+        return sum(r[field] for r in rows) / len(rows) if rows else float("nan")
+
+    return {"unrelated_injected": rate("unrelated", "injected"), "long_hit": rate("long", "hit"),
+            "long120_hit": rate("long120", "hit"), "question_hit": rate("question", "hit"),
+            "own_hit": rate("own", "hit"),
+            "mean_chars": sum(r["chars"] for r in results) / len(results) if results else 0.0}
+
+
+def breakdown(results: list[dict], key: str) -> None:
+    table: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in results:
+        table[(r["kind"], r[key])].append(r)
+    print(f"\nby {key}: kind, {key}, n, rate (hit for related sets, injected for unrelated), mean chars")
+    for (kind, name), rows in sorted(table.items()):
+        field = "injected" if kind == "unrelated" else "hit"
+        rate = sum(r[field] for r in rows) / len(rows)
+        chars = sum(r["chars"] for r in rows) / len(rows)
+        print(f"  {kind:<10} {name[:44]:<44} {len(rows):>4} {rate:>7.1%} {chars:>7.0f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--adrs", default=str(SHARED / "adr-dev" / "adrs.jsonl"))
+    parser.add_argument("--questions", default=str(SHARED / "adr-dev" / "questions.jsonl"))
+    parser.add_argument("--prompts", default=str(SHARED / "prompts-dev" / "real_prompts.jsonl"))
+    parser.add_argument("--cases", default=str(DATA), help="directory of handwritten-records/-questions.jsonl")
+    parser.add_argument("--no-cases", action="store_true", help="no hand-written records or questions")
+    parser.add_argument("--pad", type=int, default=0, help="add N LoCoMo turns to the store (other real records)")
+    parser.add_argument("--locomo", default=str(SHARED / "locomo-dev"))
+    parser.add_argument("--pad-docs", type=int, default=0,
+                        help="add N paragraphs of technical Markdown (the shared design, reference and seed notes)")
+    parser.add_argument("--features", metavar="OUT", help="write the weighed candidates (JSONL) for fitting")
+    parser.add_argument("--brief", action="store_true", help="only the summary line")
+    args = parser.parse_args(argv)
+    own_records = own_questions = []
+    if not args.no_cases:
+        own_records = _jsonl(Path(args.cases) / "handwritten-records.jsonl")
+        own_questions = _jsonl(Path(args.cases) / "handwritten-questions.jsonl")
+    padding = _locomo_turns(Path(args.locomo), args.pad) if args.pad else []
+    if args.pad_docs:
+        padding += doc_padding(args.pad_docs)
+    bench = Bench(_jsonl(args.adrs), _jsonl(args.questions) if args.questions else [],
+                  _jsonl(args.prompts) if args.prompts else [], own_records, own_questions, padding)
+    out = open(args.features, "w", encoding="utf-8") if args.features else None
+    try:
+        results = bench.run(out)
+    finally:
+        if out:
+            out.close()
+    s = summarize(results)
+    if not args.brief:
+        print(f"store: {bench.n_records} current records ({bench.n_adrs} decisions, {bench.n_own} hand-written "
+              f"+ profile, {bench.n_pad} padding records)")
+        breakdown(results, "group")
+        breakdown(results, "style")
+        injecting = [r["chars"] for r in results if r["injected"]]
+        print(f"\nmean chars when something is injected: {sum(injecting) / max(1, len(injecting)):.0f}")
+    print(" ".join(f"{k}={v:.3f}" if k != "mean_chars" else f"{k}={v:.0f}" for k, v in s.items())
+          + f" records={bench.n_records}")
     return 0
 
 

@@ -117,8 +117,11 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
                           "current": bool(rec and rec.is_current)})
         out.append({"at": inj.created_at, "session_id": inj.session_id, "event": inj.event,
                     "prompt_hash": inj.prompt_hash, "tokens": inj.tokens, "records": items})
+    from ..explain import describe, recent
+
+    prompts = recent(ctx.conn, ctx.project.id, session_id=args.session, limit=args.limit)
     if ctx.json:
-        ctx.emit(out)
+        ctx.emit({"injections": out, "prompts": prompts})
         return 0
     if not out:
         ctx.out("nothing injected yet" + (f" in session {args.session}" if args.session else ""))
@@ -128,6 +131,13 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
         for item in row["records"]:
             score = "" if item["score"] is None else f"{item['score']:.3f}"
             ctx.out(f"    {score:>8}  [{item['type']}] {item['title']}  {item['id']}")
+    if prompts:
+        ctx.out("\nrecent prompts: the best candidates, injected or not, and what decided it")
+    for row in prompts:
+        ctx.out(f"{row.get('at')}  session {row.get('session_id') or '-'}  prompt {row.get('prompt_hash')} "
+                f"({row.get('prompt_chars')} chars, {row.get('prompt_class')}; threshold {row.get('threshold')})")
+        for cand in row.get("candidates") or ():
+            ctx.out(describe(cand))
     return 0
 
 
@@ -164,7 +174,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_json(p)
     p.set_defaults(handler=cmd_profile)
 
-    p = sub.add_parser("why", help="what was injected into the agent's context, and why")
+    p = sub.add_parser("why", help="what was injected into the agent's context, and why (and what was not)")
     p.add_argument("--session", help="only this session")
     p.add_argument("--limit", type=int, default=20)
     add_json(p)

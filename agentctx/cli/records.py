@@ -99,6 +99,8 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
         raise UsageError("invalid_field", field="query", problem="must not be blank")
     if not 1 <= args.limit <= 50:
         raise UsageError("invalid_field", field="--limit", problem="must be between 1 and 50")
+    if getattr(args, "explain", False):
+        return _explain(query, ctx)
     from .. import hybrid  # its vectors load lazily inside; keyword-only (marked) without the extra
 
     relevant = 0.0 if args.all else hybrid.INTERACTIVE_FLOOR
@@ -141,6 +143,25 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
         flags = ("*" if r.pinned else " ") + ("~" if r.confidence == "inferred" else " ")
         old = "" if r.is_current else "  [superseded]"
         ctx.out(f"{r.id}  {hit.score:7.3f} {flags} {r.type:<10}  {r.title}{old}")
+    return 0
+
+
+def _explain(query: str, ctx: Context) -> int:
+    """The prompt hook's decision for the query: every candidate against its threshold, and why."""
+    from ..explain import describe, explain
+
+    rows = explain(ctx.conn, query, ctx.project.id)
+    if ctx.json:
+        ctx.emit(rows)
+        return 0
+    if not rows:
+        ctx.out("no candidates: the prompt hook would inject nothing")
+        return 0
+    first = rows[0]
+    ctx.out(f"as a prompt: {first['prompt_class']} prompt, threshold {first['threshold']}; "
+            f"{sum(r['injected'] for r in rows)} of {len(rows)} candidates would be injected (at most 3)")
+    for row in rows:
+        ctx.out(describe(row))
     return 0
 
 
@@ -223,6 +244,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--keyword-only", action="store_true", help="no vectors: keyword ranking only")
     p.add_argument("--all", action="store_true",
                    help="no relevance floor: every match, fused with vectors whenever the store has them (slower)")
+    p.add_argument("--explain", action="store_true",
+                   help="what the prompt hook would inject for this query, each candidate against its threshold")
     add_json(p)
     p.set_defaults(handler=cmd_search)
 

@@ -1,19 +1,27 @@
-"""UserPromptSubmit: search on the literal prompt, inject the top new records under budget, record it in the ledger."""
+"""UserPromptSubmit: search on the literal prompt, inject the new records the relevance decision accepts, under budget;
+record it in the ledger and the decisions log."""
 
 import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
+
     from ..models import SearchHit
+    from ..relevance import Assessed
     from . import Payload
 
 HEADER = "Relevant project context (agentctx):"
 SEARCH_LIMIT = 6  # top 3 injected, 3 spare for records already injected this session (pool: 32 candidates)
 UNCONFIRMED = " (unconfirmed pattern)"
 DEDUP_READ_LIMIT = 1024 * 1024  # ~37,000 ids: a session injecting more simply re-injects its oldest
+# Characters of a record's body an injection shows: what the record says, not all of it.
+BODY_CHARS = 360
+# Candidates kept per prompt in the decisions log `agentctx why` reads (injected or not).
+NOTED = 3
 
 
-def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dict[str, object] | None:
+def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
     if not payload.prompt.strip():
         return None
     from .. import paths
@@ -33,7 +41,7 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
     off, notify = control.check(project_id, payload.cwd)
     if off is not None:  # turned off, excluded or not opted in: no search, no ledger row
         return None
-    from .. import db, search, tokens
+    from .. import db, tokens
     from .budget import lock_wait
 
     wait = lock_wait("user-prompt-submit")
@@ -45,12 +53,12 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
         log("user-prompt-submit", f"injected nothing: {exc} (waited at most {wait:g} s)")
         return None
     try:
-        result = search.search(conn, payload.prompt, project_id, limit=SEARCH_LIMIT,
-                               floor=search.PROMPT_FLOOR if floor is None else floor)
         dedup = paths.dedup_file(payload.session_id) if payload.session_id else None
         seen = _read_dedup(dedup) if dedup else set()
-        fresh = [h for h in result.hits if h.record.id not in seen][: tokens.PROMPT_TOP_K]
+        weighed = decide(conn, payload.prompt, project_id)
+        fresh = [a.hit for a in weighed if a.inject and a.hit.record.id not in seen][: tokens.PROMPT_TOP_K]
         chosen, text = render(fresh)
+        _note(payload, project_id, weighed, chosen)
         if not chosen:
             return None
         if dedup:
@@ -67,10 +75,24 @@ def user_prompt_submit(payload: "Payload", *, floor: float | None = None) -> dic
     return output
 
 
+def decide(conn: "sqlite3.Connection", prompt: str, project_id: str) -> "list[Assessed]":
+    """The prompt's best candidates, each weighed by the injection decision (agentctx/relevance.py)."""
+    from .. import relevance, search
+
+    result = search.search(conn, prompt, project_id, limit=SEARCH_LIMIT, floor=0.0)
+    return relevance.assess(result, prompt)
+
+
 def block(hit: "SearchHit") -> str:
+    """What the record is, in a few lines: its type, title and id, then the start of its body (the whole record is
+    one `ctx_get` away, by that id)."""
     r = hit.record
     label = UNCONFIRMED if r.confidence == "inferred" else ""
-    return f"[{r.type}] {r.title}{label}\n{r.body}"
+    body = r.body.strip()
+    if len(body) > BODY_CHARS:
+        cut = body.rfind(" ", 0, BODY_CHARS)
+        body = body[: cut if cut > BODY_CHARS // 2 else BODY_CHARS].rstrip() + " …"
+    return f"[{r.type}] {r.title}{label} (id {r.id})\n{body}"
 
 
 def render(hits: "list[SearchHit]") -> "tuple[list[SearchHit], str]":
@@ -103,16 +125,22 @@ def _read_dedup(path: str) -> set[str]:
 def _append_dedup(path: str, ids: list[str]) -> None:
     """One appended write per prompt: parallel prompts of a session cannot drop each other's ids, and nothing is
     rewritten. O_NOFOLLOW: the file lives in the shared temp dir, where a planted symlink must not be written through."""
+    _append(path, ("\n".join(ids) + "\n").encode("ascii", "replace"))
+
+
+def _append(path: str, data: bytes) -> bool:
+    """One O_APPEND write, 0600; False when it failed (never raises)."""
     from ..safeio import open_append
 
     try:
         fd = open_append(path)  # no symlink, FIFO, device or another user's file
         try:
-            os.write(fd, ("\n".join(ids) + "\n").encode("ascii", "replace"))
+            os.write(fd, data)
         finally:
             os.close(fd)
     except OSError:
-        pass
+        return False
+    return True
 
 
 def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tokens: int) -> None:
@@ -124,3 +152,30 @@ def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tok
     record_pending({"event": "UserPromptSubmit", "session_id": payload.session_id, "project_id": project_id,
                     "prompt_hash": sha256_hex(payload.prompt)[:16], "record_ids": [h.record.id for h in hits],
                     "scores": [round(h.score, 4) for h in hits], "tokens": n_tokens})
+
+
+def _note(payload: "Payload", project_id: str, weighed: "list[Assessed]", chosen: "list[SearchHit]") -> None:
+    """One line per prompt in the decisions log (`agentctx why`): the best candidates, injected or not, with their
+    probability, the threshold and the features that decided it. No prompt text: its hash and length only. A prompt
+    with no candidate at all is not logged."""
+    from .. import jsonfast, paths, relevance
+    from ..ids import now_iso, sha256_hex
+
+    if not weighed:
+        return
+    injected = {h.record.id for h in chosen}
+    rows = []
+    for a in weighed[:NOTED]:
+        rows.append({"id": a.hit.record.id, "p": round(a.p, 4), "injected": a.hit.record.id in injected,
+                     "passed": a.inject, "reason": a.reason,
+                     "features": {k: round(v, 4) for k, v in a.features.items()}})
+    row = {"at": now_iso(), "session_id": payload.session_id, "project_id": project_id,
+           "prompt_hash": sha256_hex(payload.prompt)[:16], "prompt_chars": len(payload.prompt),
+           "prompt_class": weighed[0].klass if weighed else None,
+           "threshold": relevance.threshold(weighed[0].klass) if weighed and weighed[0].klass in relevance.CLASSES
+           else None, "candidates": rows}
+    path = paths.decisions_log_file()
+    line = (jsonfast.dumps(row) + "\n").encode("utf-8")
+    if not _append(path, line):
+        paths.ensure_private_dir_str(os.path.dirname(path))  # the first row: create the state directory
+        _append(path, line)

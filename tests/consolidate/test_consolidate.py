@@ -87,6 +87,21 @@ def test_profile_detection(tmp_path):
     for expected in ("test: pnpm test", "build: pnpm build", "test: cargo test", "test: go test ./...", "lint: make lint"):
         assert expected in commands
     assert "console script `tool`" in bodies["Entry points"]
+    # Write-time expansion: the first line says, in the words questions use, what the record answers.
+    first = commands.splitlines()[0]
+    assert first.startswith("Commands to ") and first.endswith(" this project.")
+    assert {"test", "build", "lint (linter)"} == set(first[len("Commands to "):-len(" this project.")].split(", "))
+    assert not stack.splitlines()[0].startswith("- ") and "libraries" in stack.splitlines()[0]
+
+
+def test_the_digest_shows_the_profile_bullets_not_the_descriptive_line(conn, repo):
+    from agentctx import digest
+
+    (repo / "pyproject.toml").write_text('[project]\ndependencies=["pytest"]\n[tool.ruff]\n')
+    profile.refresh(conn, detect(repo))
+    section = digest.profile_section(conn, detect(repo).id)
+    assert "Commands: test: pytest; lint: ruff check ." in section
+    assert "Commands to" not in section and "The stack of this project" not in section
 
 
 def test_profile_refresh_only_writes_changes(conn, repo, monkeypatch, capsys):
@@ -105,3 +120,23 @@ def test_why_lists_injections(hook, add, repo, monkeypatch, capsys):
     assert main(["why", "--session", "s1"]) == 0
     out = capsys.readouterr().out
     assert "UserPromptSubmit" in out and "Use SQLite for storage" in out
+
+
+def test_consolidation_keeps_the_decisions_log_bounded(conn, repo, monkeypatch):
+    # The prompt hook appends a line per prompt; `agentctx why` trims it, but a user may never run `why`.
+    import os
+
+    from agentctx import explain, paths
+
+    monkeypatch.setattr(explain, "MAX_BYTES", 2_000)
+    monkeypatch.setattr(explain, "KEEP", 5)
+    path = paths.decisions_log_file()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    lines = [f'{{"n": {i}, "pad": "{"x" * 80}"}}' for i in range(50)]
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("".join(line + "\n" for line in lines))
+    report = consolidate.run(detect(repo))
+    assert report["decisions_log_trimmed"] is True
+    with open(path, encoding="utf-8") as fh:
+        assert fh.read().splitlines() == lines[-5:]
+    assert consolidate.run(detect(repo))["decisions_log_trimmed"] is False  # under the cap: left alone

@@ -40,7 +40,9 @@ def _run(event: str, payload: dict) -> dict:
 def test_an_injecting_prompt_loads_no_heavy_module(add, repo):
     add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
     consolidate.run(detect(repo))  # writes the root cache the hooks read
-    got = _run("user-prompt-submit", {"session_id": "s1", "cwd": str(repo), "prompt": "sqlite storage and WAL"})
+    # A prompt the fitted gate (agentctx/relevance.txt) injects for: it names the record's title and body words.
+    prompt = "sqlite storage decision: WAL and busy timeout"
+    got = _run("user-prompt-submit", {"session_id": "s1", "cwd": str(repo), "prompt": prompt})
     assert "[decision] Storage decision" in got["output"]
     assert [m for m in HEAVY if m in got["modules"]] == []
     assert "agentctx.search" in got["modules"] and "agentctx.text" in got["modules"]

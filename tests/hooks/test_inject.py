@@ -44,8 +44,8 @@ def test_digest_never_overflows(conn, add, repo):
 
 def test_prompt_injects_top3_then_dedups(hook, add, repo):
     for i in range(4):
-        add(f"Storage decision {i}", f"We keep records in sqlite, variant {i}.")
-    payload = {"session_id": "s1", "cwd": str(repo), "prompt": "how do we use sqlite storage?"}
+        add(f"SQLite storage with WAL, variant {i}", f"We keep records in sqlite with WAL, variant {i}.")
+    payload = {"session_id": "s1", "cwd": str(repo), "prompt": "how do we use sqlite storage with WAL?"}
     first = hook("user-prompt-submit", payload)["hookSpecificOutput"]["additionalContext"]
     assert first.startswith("Relevant project context (agentctx):") and first.count("[decision]") == 3
     second = hook("user-prompt-submit", payload)["hookSpecificOutput"]["additionalContext"]
@@ -55,15 +55,15 @@ def test_prompt_injects_top3_then_dedups(hook, add, repo):
 
 
 def test_prompt_corrupt_dedup_file_reinjects(hook, add, repo):
-    add("Storage decision", "We keep records in sqlite.")
+    add("Use SQLite with WAL for storage", "We keep records in sqlite with WAL and a busy timeout.")
     paths.dedup_path("s2").write_text("{broken", encoding="utf-8")
-    out = hook("user-prompt-submit", {"session_id": "s2", "cwd": str(repo), "prompt": "sqlite storage"})
-    assert "[decision] Storage decision" in out["hookSpecificOutput"]["additionalContext"]
+    out = hook("user-prompt-submit", {"session_id": "s2", "cwd": str(repo), "prompt": "sqlite storage and WAL"})
+    assert "[decision] Use SQLite with WAL for storage" in out["hookSpecificOutput"]["additionalContext"]
 
 
 def test_prompt_budget_and_unconfirmed_label(hook, add, repo, conn):
     for i in range(3):
-        add(f"Caching rule {i}", ("memcached eviction " * 110)[:2000], confidence="inferred")
+        add(f"Memcached eviction rule {i}", ("memcached eviction " * 110)[:2000], confidence="inferred")
     out = hook("user-prompt-submit", {"session_id": "s3", "cwd": str(repo), "prompt": "memcached eviction"})
     text = out["hookSpecificOutput"]["additionalContext"]
     assert len(text) <= tokens.PROMPT_CHAR_CAP and tokens.estimate(text) <= tokens.PROMPT_BUDGET
@@ -88,10 +88,10 @@ def test_prompt_nothing_without_store(hook, repo):
 
 
 def test_prompt_dedup_file_is_not_written_through_a_planted_symlink(hook, add, repo, tmp_path):
-    add("Storage decision", "We keep records in sqlite.")
+    add("Use SQLite with WAL for storage", "We keep records in sqlite with WAL and a busy timeout.")
     target = tmp_path / "victim.txt"
     target.write_text("precious\n", encoding="utf-8")
     paths.dedup_path("s9").symlink_to(target)
-    out = hook("user-prompt-submit", {"session_id": "s9", "cwd": str(repo), "prompt": "sqlite storage"})
-    assert "[decision] Storage decision" in out["hookSpecificOutput"]["additionalContext"]
+    out = hook("user-prompt-submit", {"session_id": "s9", "cwd": str(repo), "prompt": "sqlite storage and WAL"})
+    assert "[decision] Use SQLite with WAL for storage" in out["hookSpecificOutput"]["additionalContext"]
     assert target.read_text(encoding="utf-8") == "precious\n"

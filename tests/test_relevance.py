@@ -1,0 +1,113 @@
+"""The prompt hook's injection decision: the fitted model file, the gate per prompt class, the companion rule and the
+fallback without word statistics. Records: bench/data/handwritten-records.jsonl (written by hand for the benchmark)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentctx import db, paths, relevance, search
+from agentctx.models import NewRecord, SearchHit, SearchResult
+from agentctx.store import records
+
+P = "proj"
+CASES = Path(__file__).resolve().parents[1] / "bench" / "data" / "handwritten-records.jsonl"
+
+
+@pytest.fixture
+def store():
+    conn = db.connect(paths.db_path(), create=True)
+    for line in CASES.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        records.insert(conn, NewRecord(type=r["type"], title=r["title"], body=r["body"], project_id=P,
+                                       confidence="explicit"))
+    yield conn
+    conn.close()
+
+
+def weigh(conn, prompt):
+    return relevance.assess(search.search(conn, prompt, P, limit=6, floor=0.0), prompt)
+
+
+def test_the_model_file_has_both_prompt_classes_and_every_feature():
+    model = relevance.load()
+    assert set(model) == set(relevance.CLASSES)
+    for coef, threshold, mean, scale in model.values():
+        assert 0.0 < threshold < 1.0
+        assert set(relevance.FEATURES) <= set(coef) and "bias" in coef
+        assert set(relevance.FEATURES) <= set(mean) and all(scale[f] > 0 for f in relevance.FEATURES)
+
+
+def test_a_question_naming_a_records_subject_injects_it(store):
+    weighed = weigh(store, "how should API errors be returned to the client?")
+    assert weighed[0].hit.record.title.startswith("API errors are returned as RFC 7807")
+    assert weighed[0].inject and weighed[0].klass == "short" and weighed[0].features["question"] == 1.0
+    assert weighed[0].p >= relevance.threshold("short")
+
+
+def test_a_bug_report_finds_the_fix(store):
+    weighed = weigh(store, "the CSV export is missing customers with accents in their names again")
+    assert weighed[0].inject and weighed[0].hit.record.type == "bugfix"
+
+
+@pytest.mark.parametrize("prompt", [
+    "Can you refactor the sidebar component so the menu items come from a config array? Right now they are "
+    "hard-coded in Sidebar.tsx and the order is wrong on mobile.",
+    "fix the typo in the README",
+    "Please update the docker compose file so postgres uses a named volume and add a healthcheck, then rerun "
+    "the migrations",
+])
+def test_unrelated_prompts_that_share_words_inject_nothing(store, prompt):
+    weighed = weigh(store, prompt)
+    assert weighed, "the prompt shares words with the store: there are candidates to refuse"
+    assert not any(a.inject for a in weighed)
+    assert "<" in weighed[0].reason and "gate closed" in weighed[-1].reason
+
+
+def test_long_prompts_use_the_long_model():
+    assert relevance.prompt_class(relevance.SHORT_TERMS) == "short"
+    assert relevance.prompt_class(relevance.SHORT_TERMS + 1) == "long"
+
+
+def _hit(title, score, matched):
+    return SearchHit(_record(title), score, 1.5, None, matched)
+
+
+def _record(title):
+    from agentctx.models import Record
+
+    fields = dict.fromkeys(Record._fields)
+    fields.update(id=title, type="decision", title=title, body="", confidence="explicit")
+    return Record(**fields)
+
+
+def test_only_close_followers_pass_with_an_open_gate(monkeypatch):
+    monkeypatch.setattr(relevance, "probability", lambda feats, klass: 0.99)
+    specific = {"sqlite": 1.0, "wal": 1.0}
+    hits = (_hit("SQLite WAL", 10.0, {"sqlite": 2.0, "wal": 2.0}), _hit("SQLite notes", 5.0, {"sqlite": 1.0}),
+            _hit("WAL aside", 1.0, {"wal": 1.0}))
+    weighed = relevance.assess(SearchResult(hits, None, ("sqlite", "wal"), specific), "sqlite wal")
+    assert [a.inject for a in weighed] == [True, True, False]
+    assert "0.10 of the gate's candidate < 0.4" in weighed[2].reason
+    monkeypatch.setattr(relevance, "probability", lambda feats, klass: 0.01)
+    weighed = relevance.assess(SearchResult(hits, None, ("sqlite", "wal"), specific), "sqlite wal")
+    assert not any(a.inject for a in weighed)
+
+
+def test_without_word_statistics_the_share_of_terms_decides():
+    hits = (SearchHit(_record("a"), 1.0, 0.67, "like-search"), SearchHit(_record("b"), 0.5, 0.34, "like-search"))
+    weighed = relevance.assess(SearchResult(hits, "like-search", ("x", "y", "z")), "x y z")
+    assert [a.inject for a in weighed] == [True, False]
+    pinned = (SearchHit(_record("p"), 1.0, 0.0, "pinned-only"),)
+    assert not relevance.assess(SearchResult(pinned, "pinned-only", ("x",)), "x")[0].inject
+
+
+def test_the_gate_reads_the_most_probable_of_the_first_candidates(monkeypatch):
+    # A close second that names the prompt's subject opens the gate the first candidate alone would not.
+    monkeypatch.setattr(relevance, "probability", lambda feats, klass: 0.99 if feats["title_cover"] else 0.1)
+    specific = {"sqlite": 1.0, "wal": 1.0}
+    hits = (_hit("Storage notes", 10.0, {"sqlite": 1.0, "wal": 1.0}), _hit("SQLite WAL", 8.0, {"sqlite": 2.0}),
+            _hit("Unrelated", 1.0, {"wal": 1.0}))
+    weighed = relevance.assess(SearchResult(hits, None, ("sqlite", "wal"), specific), "sqlite wal")
+    assert [a.inject for a in weighed] == [True, True, False]
+    assert "gate p=0.990 >=" in weighed[1].reason and "1.25 of the gate's candidate" in weighed[0].reason
