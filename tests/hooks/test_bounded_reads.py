@@ -74,7 +74,7 @@ def test_a_dedup_file_planted_as_symlink_to_dev_zero_does_not_stop_injection(add
     add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
     os.symlink("/dev/zero", paths.dedup_file("s1"))
     done, took = _agentctx(["hook", "user-prompt-submit"], {"session_id": "s1", "cwd": str(repo),
-                                                            "prompt": "sqlite storage and WAL"}, repo)
+                                                            "prompt": "sqlite storage decision: WAL and busy timeout"}, repo)
     assert done.returncode == 0 and took < 10
     assert "[decision] Storage decision" in done.stdout
     assert "MemoryError" not in _hooks_log()
@@ -85,7 +85,7 @@ def test_a_dedup_file_planted_as_fifo_neither_hangs_nor_stops_injection(add, con
     add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
     os.mkfifo(paths.dedup_file("s1"))
     done, took = _agentctx(["hook", "user-prompt-submit"], {"session_id": "s1", "cwd": str(repo),
-                                                            "prompt": "sqlite storage and WAL"}, repo)
+                                                            "prompt": "sqlite storage decision: WAL and busy timeout"}, repo)
     assert done.returncode == 0 and took < 5
     assert "[decision] Storage decision" in done.stdout
 
@@ -164,7 +164,7 @@ def test_a_git_config_planted_as_a_fifo_or_dev_zero_neither_hangs_nor_stops_inje
     project_id = found.stdout.strip()
     records.insert(conn, NewRecord("decision", "Storage decision", "We keep records in sqlite with WAL.", project_id))
     done, took = _agentctx(["hook", "user-prompt-submit"], {"session_id": "s1", "cwd": str(root),
-                                                            "prompt": "sqlite storage and WAL"}, root)
+                                                            "prompt": "sqlite storage decision: WAL and busy timeout"}, root)
     assert done.returncode == 0 and took < 5
     assert "[decision] Storage decision" in done.stdout
     assert "MemoryError" not in _hooks_log()

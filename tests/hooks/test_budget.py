@@ -105,7 +105,7 @@ def test_prompt_under_an_exclusive_lock_injects_nothing_within_its_budget_and_lo
     add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
     lock("exclusive-mode")
     out, took = _timed(hook, "user-prompt-submit", {"session_id": "s1", "cwd": str(repo),
-                                                    "prompt": "sqlite storage and WAL"})
+                                                    "prompt": "sqlite storage decision: WAL and busy timeout"})
     assert out is None
     assert took < budget.LOCK_WAIT_S["user-prompt-submit"] + 0.7
     assert "locked" in _log() and "injected nothing" in _log()
@@ -115,7 +115,7 @@ def test_prompt_under_begin_exclusive_still_injects(hook, add, repo, lock):
     add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
     lock("begin-exclusive")  # WAL: a reader is not blocked by a writer
     out, took = _timed(hook, "user-prompt-submit", {"session_id": "s1", "cwd": str(repo),
-                                                    "prompt": "sqlite storage and WAL"})
+                                                    "prompt": "sqlite storage decision: WAL and busy timeout"})
     assert "Storage decision" in out["hookSpecificOutput"]["additionalContext"] and took < 2
 
 
