@@ -118,6 +118,7 @@ def test_stop_spawns_no_extraction_while_off(remembered, in_p, monkeypatch, tmp_
 
     spawned = []
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setattr(lifecycle, "_llm_on", lambda: True)  # as with [llm] installed (the core run has no extra)
     monkeypatch.setattr("agentctx.spawn.detached", lambda argv, cwd=None: spawned.append(argv))
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("{}\n")
