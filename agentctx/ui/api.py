@@ -137,7 +137,11 @@ def _search(req: Request, query: str, types: list[str], confidences: list[str], 
     project_id = req.project.id if req.scope in (browse.ALL_PROJECTS,) else req.scope
     # Rank only as deep as the page asked for (as `agentctx search --limit` does, at most its 50).
     depth = min(SEARCH_MAX, offset + limit + 1)  # one more than the page: is there a next page?
-    result = hybrid.search(req.conn, query, project_id, types=types, limit=depth, history=superseded != "exclude")
+    # The interactive rule of `agentctx search` (SPEC §7.6): relevant hits hide generic matches; `all=1` lifts it.
+    every = req.param("all") in ("1", "true", "yes")
+    result = hybrid.search(req.conn, query, project_id, types=types, limit=depth, history=superseded != "exclude",
+                           relevant=0.0 if every else hybrid.INTERACTIVE_FLOOR, lazy=0 if every else hybrid.LAZY_MIN,
+                           cut=0.0 if every else hybrid.CUT)
     hits = [h for h in result.hits
             if (not confidences or h.record.confidence in confidences)
             and (not sources or h.record.source in sources)
@@ -226,7 +230,49 @@ def get_session(req: Request) -> dict[str, Any]:
              "title": titles[rid].title if titles[rid] else "(deleted)"}
             for i, rid in enumerate(inj["record_ids"])]
     info["written"] = [_row(r) for r in info["written"]]
+    _near_misses(req, info)
     return info
+
+
+def _near_misses(req: Request, info: dict[str, Any]) -> None:
+    """The prompt hook's logged decisions (`agentctx why`): each prompt's best candidates that were not injected,
+    next to its injection, and the prompts that injected nothing."""
+    from .. import explain
+
+    logged = explain.recent(req.conn, info.get("project_id") or req.project.id, session_id=info["session_id"],
+                            limit=500)
+    by_hash: dict[str, dict[str, Any]] = {}
+    for row in reversed(logged):  # oldest first, as the injections are
+        by_hash.setdefault(str(row.get("prompt_hash")), row)
+    for inj in info["injections"]:
+        row = by_hash.pop(str(inj.get("prompt_hash")), None) if inj.get("prompt_hash") else None
+        inj["threshold"] = row.get("threshold") if row else None
+        inj["near_misses"] = [_candidate(c) for c in row.get("candidates") or () if not c.get("injected")] if row else []
+    info["uninjected_prompts"] = [
+        {"at": row.get("at"), "prompt_hash": row.get("prompt_hash"), "prompt_chars": row.get("prompt_chars"),
+         "prompt_class": row.get("prompt_class"), "threshold": row.get("threshold"),
+         "candidates": [_candidate(c) for c in row.get("candidates") or ()]}
+        for row in sorted(by_hash.values(), key=lambda r: str(r.get("at")))]
+
+
+def _candidate(cand: dict[str, Any]) -> dict[str, Any]:
+    return {"id": cand.get("id"), "type": cand.get("type"), "title": cand.get("title"), "p": cand.get("p"),
+            "injected": bool(cand.get("injected")), "reason": cand.get("reason")}
+
+
+def explain_query(req: Request) -> dict[str, Any]:
+    """`agentctx search --explain`: what the prompt hook would inject for `q`, each candidate against its threshold."""
+    from .. import explain
+
+    query = (req.param("q") or "").strip()
+    if not query:
+        raise ApiError(400, "blank_field", "q must not be blank")
+    if len(query) > 2000:
+        raise ApiError(400, "field_too_long", "q is longer than 2000 characters")
+    project_id = req.project.id if req.scope == browse.ALL_PROJECTS else req.scope
+    rows = explain.explain(req.conn, query, project_id)
+    return {"query": query, "prompt_class": rows[0]["prompt_class"] if rows else None,
+            "threshold": rows[0]["threshold"] if rows else None, "candidates": rows}
 
 
 def overview(req: Request) -> dict[str, Any]:
@@ -272,6 +318,7 @@ Handler = Callable[[Request], dict[str, Any]]
 ROUTES: dict[tuple[str, str], Handler] = {
     ("GET", "/api/meta"): meta,
     ("GET", "/api/records"): list_records,
+    ("GET", "/api/explain"): explain_query,
     ("GET", "/api/records/*"): get_record,
     ("POST", "/api/records/*/supersede"): supersede,
     ("POST", "/api/records/*/confirm"): confirm,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from urllib.parse import quote
+
 import pytest
 
 from agentctx import db, paths
@@ -180,3 +183,31 @@ def test_record_detail_quotes_the_evidence_of_an_extracted_record(live, seeded, 
     _, _, data = live.call("GET", f"/api/records/{seeded['inferred'].id}")
     assert data["evidence"] == "we always run pytest -q before pushing"
     assert live.call("GET", f"/api/records/{seeded['pinned'].id}")[2]["evidence"] is None
+
+
+def test_near_misses_of_each_prompt_show_in_its_session(live, seeded, hook, add, repo):
+    for i in range(3):
+        add(f"Invoice events on Kafka {i}", f"Invoices are published to the kafka topic invoices-v{i}.")
+    hook("user-prompt-submit", {"session_id": "sess-nm", "cwd": str(repo), "prompt": "how do we publish invoices to kafka?"})
+    hook("user-prompt-submit", {"session_id": "sess-nm", "cwd": str(repo),
+                                "prompt": "the orders page renders slowly, maybe look at the postgres replica lag"})
+    _, _, data = live.call("GET", "/api/sessions/sess-nm")
+    first = data["injections"][0]
+    assert first["threshold"] is not None
+    injected = {r["id"] for r in first["records"]}
+    assert all(not n["injected"] and n["id"] not in injected for n in first["near_misses"])
+    # A prompt that injected nothing still shows its best candidates against the threshold (agentctx why's rows).
+    for prompt in data["uninjected_prompts"]:
+        assert prompt["threshold"] is not None and prompt["candidates"]
+        assert all(not c["injected"] and isinstance(c["p"], float) for c in prompt["candidates"])
+    assert len(data["injections"]) + len(data["uninjected_prompts"]) == 2
+
+
+def test_explain_shows_the_prompt_hooks_decision(live, seeded, run_cli):
+    status, _, data = live.call("GET", "/api/explain?q=" + quote("which database do we use for orders?"))
+    assert status == 200 and data["candidates"] and data["threshold"] is not None
+    top = data["candidates"][0]
+    assert set(top) >= {"id", "title", "p", "injected", "reason", "features", "threshold"}
+    cli = run_cli("search", "--explain", "--json", "which database do we use for orders?")
+    assert [c["id"] for c in cli] == [c["id"] for c in data["candidates"]]
+    assert live.call("GET", "/api/explain?q=")[2]["code"] == "blank_field"

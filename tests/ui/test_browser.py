@@ -66,6 +66,11 @@ def test_the_whole_flow_in_a_browser(browser_page, seeded):
     # (wait_for_function would need 'unsafe-eval', which the page's CSP refuses: wait on selectors instead)
     page.wait_for_selector("#count:text-is('1–1 of 1')")
     assert page.locator("tr.row").first.inner_text().startswith("Use PostgreSQL for orders")
+    # --explain on demand: the prompt hook's decision for the same words, each candidate against its threshold.
+    page.check("#explain")
+    page.wait_for_selector("#decision li")
+    assert "threshold" in page.inner_text("#decision") and "Use PostgreSQL for orders" in page.inner_text("#decision")
+    page.uncheck("#explain")
 
     # Open the record, edit it: a supersession lands in the store and the old version shows in the timeline.
     page.locator("tr.row a").first.click()

@@ -163,6 +163,24 @@
       h("span", { class: "muted", id: "count" }, data.total ? `${data.offset + 1}–${end} of ${data.total}${data.more ? "+" : ""}` : "0 records"),
       h("button", { disabled: end >= data.total && !data.more, onclick: () => { state.offset += pageSize(); loadRecords(); } }, "Next →"));
     list.replaceChildren(...[explain, table, pager].filter(Boolean));
+    if (f.q && f.explain) loadDecision(f.q, list);
+  }
+  function candidate(c) {
+    return h("li", { class: c.injected ? "hit" : "miss" }, `${c.injected ? "injected" : "not injected"} · p ${c.p}`,
+      c.threshold !== undefined && c.threshold !== null ? ` (threshold ${c.threshold})` : "", " · ",
+      `[${c.type || "?"}] `, c.id ? h("a", { href: `#/record/${c.id}` }, c.title || c.id) : (c.title || "?"),
+      c.reason ? h("span", { class: "muted" }, ` — ${c.reason}`) : null);
+  }
+  async function loadDecision(q, list) {
+    let d;
+    try { d = await api("GET", "/api/explain?" + qs({ project: state.project, q })); } catch (e) { return; }
+    if (!list.isConnected || state.filters.q !== q) return;
+    const n = d.candidates.filter((c) => c.injected).length;
+    list.prepend(h("section", { class: "card explain", id: "decision" },
+      h("h3", {}, "As a prompt (agentctx search --explain)"),
+      h("p", {}, d.candidates.length ? `${d.prompt_class} prompt, threshold ${d.threshold}: the prompt hook would inject ` +
+        `${n} of ${d.candidates.length} candidates` : "No candidates: the prompt hook would inject nothing."),
+      d.candidates.length ? h("ol", {}, d.candidates.map(candidate)) : null));
   }
 
   // ---- record detail --------------------------------------------------------------------------------------
@@ -273,8 +291,13 @@
           i.prompt_hash ? ` · prompt ${i.prompt_hash}` : "",
           h("ul", {}, i.records.map((x) => h("li", {}, x.score === null ? "" : `relevance ${x.score} · `, `[${x.type || "?"}] `,
             h("a", { href: `#/record/${x.id}` }, x.title)))),
-          i.near_misses && i.near_misses.length ? h("div", { class: "explain" }, "Near misses: ",
-            i.near_misses.map((n) => `${n.title} (${n.relevance})`).join("; ")) : null))) : h("p", { class: "muted" }, "Nothing was injected.")),
+          i.near_misses && i.near_misses.length ? h("div", { class: "explain" }, "Near misses" +
+            (i.threshold !== null && i.threshold !== undefined ? ` (threshold ${i.threshold})` : "") + ":",
+            h("ul", {}, i.near_misses.map(candidate))) : null))) : h("p", { class: "muted" }, "Nothing was injected.")),
+      d.uninjected_prompts && d.uninjected_prompts.length ? h("section", { class: "card" },
+        h("h3", {}, "Prompts that injected nothing, and their best candidates"),
+        h("ol", {}, d.uninjected_prompts.map((u) => h("li", {}, `${when(u.at)} · prompt ${u.prompt_hash} · ${u.prompt_chars} chars · ` +
+          `${u.prompt_class}, threshold ${u.threshold}`, h("ul", {}, u.candidates.map(candidate)))))) : null,
       h("section", { class: "card" }, h("h3", {}, "What this session wrote"),
         d.written.length ? h("ul", {}, d.written.map((r) => h("li", {}, chips(r), h("a", { href: `#/record/${r.id}` }, r.title)))) : h("p", { class: "muted" }, "No records.")));
   }
