@@ -154,10 +154,11 @@ def preferences_section(conn: "sqlite3.Connection") -> str:
     return _lines_section("Developer preferences (agentctx, confirmed):", lines, SECTION_BUDGETS["preferences"])
 
 
-def mcp_hint(conn: "sqlite3.Connection", project_id: str) -> str:
+def mcp_hint(conn: "sqlite3.Connection", project_id: str, total: int | None = None) -> str:
     from .store import records
 
-    total = sum(records.counts_by_type(conn, project_id).values())
+    if total is None:
+        total = sum(records.counts_by_type(conn, project_id).values())
     if not total:
         return ""
     return (f"agentctx holds {total} context records for this project. For more: ctx_search(query) returns a "
@@ -190,21 +191,22 @@ def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
     """
     from . import tokens
     from .ids import now_iso
+    from .notice import stats
+    from .store import records
 
+    total = sum(records.counts_by_type(conn, project_id).values())  # counting costs ~12 ms at 100K records: once
     sections = {
         "profile": profile_section(conn, project_id),
         "decisions": decisions_section(conn, project_id),
         "handover": handover_section(conn, project_id),
         "preferences": preferences_section(conn),
-        "mcp_hint": mcp_hint(conn, project_id),
+        "mcp_hint": mcp_hint(conn, project_id, total),
         "drift_hint": drift_hint(conn, project) if drift is None else drift,
     }
     sections = {name: tokens.truncate(text, SECTION_BUDGETS[name]) for name, text in sections.items()}
     text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
-    from .notice import stats
-
     return {"version": VERSION, "projectId": project_id, "generatedAt": now_iso(), "sections": sections,
-            "text": text, "tokens": tokens.estimate(text), "stats": stats(conn, project_id)}
+            "text": text, "tokens": tokens.estimate(text), "stats": stats(conn, project_id, total)}
 
 
 def write(project_id: str, data: dict[str, object]) -> "Path":

@@ -20,12 +20,13 @@ LINE_CHARS = 200   # a notice is one short line
 TITLE_CHARS = 60
 
 
-def stats(conn: "sqlite3.Connection", project_id: str) -> "dict[str, object]":
+def stats(conn: "sqlite3.Connection", project_id: str, total: "int | None" = None) -> "dict[str, object]":
     """What SessionStart's notice needs, stored in the digest by consolidation: the count of the project's current
     records and the recorded_at of the newest of them (newest first)."""
     from .store import records
 
-    total = sum(records.counts_by_type(conn, project_id).values())
+    if total is None:
+        total = sum(records.counts_by_type(conn, project_id).values())
     recent = [r.recorded_at for r in records.current(conn, project_id, own_only=True, limit=RECENT_KEPT)]
     return {"records": total, "recent": recent}
 

@@ -351,12 +351,15 @@ def current(conn: sqlite3.Connection, project_id: str, *, types: Iterable[str] |
 def established(conn: sqlite3.Connection, project_id: str, *, types: Iterable[str], limit: int) -> list[Record]:
     """The digest's current non-inferred records of one namespace: pinned first, then stored score, types in the
     order given, newest first."""
-    type_list = list(types)
-    marks = ",".join("?" * len(type_list))
-    order = " ".join(f"WHEN ? THEN {i}" for i in range(len(type_list)))
-    sql = _select(f"project_id = ? AND {CURRENT} AND confidence != 'inferred' AND type IN ({marks})")
-    sql += f" ORDER BY pinned DESC, score DESC, CASE type {order} END, recorded_at DESC, id DESC LIMIT ?"
-    return [to_record(r) for r in conn.execute(sql, [project_id, *type_list, *type_list, limit])]
+    # One query per type, each an ordered scan of records_ranked that stops at `limit`: one query over all types
+    # would sort every established record of the project on each digest rebuild.
+    rank = {t: i for i, t in enumerate(dict.fromkeys(types))}
+    sql = _select(f"project_id = ? AND {CURRENT} AND confidence != 'inferred' AND type = ?")
+    sql += " ORDER BY pinned DESC, score DESC, recorded_at DESC, id DESC LIMIT ?"
+    found = [to_record(r) for t in rank for r in conn.execute(sql, (project_id, t, limit))]
+    found.sort(key=lambda r: (r.recorded_at, r.id), reverse=True)  # stable sorts: newest first breaks the ties
+    found.sort(key=lambda r: (not r.pinned, -(r.score or 0.0), rank[r.type]))
+    return found[:limit]
 
 
 def counts_by_type(conn: sqlite3.Connection, project_id: str, *, scope: str | None = None) -> dict[str, int]:
