@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -67,8 +68,18 @@ def test_the_whole_flow_in_a_browser(browser_page, seeded):
     page.wait_for_selector("#count:text-is('1–1 of 1')")
     assert page.locator("tr.row").first.inner_text().startswith("Use PostgreSQL for orders")
     # --explain on demand: the prompt hook's decision for the same words, each candidate against its threshold.
-    page.check("#explain")
+    def slow(route):  # each decision answers after both list loads below: their cards must not pile up
+        time.sleep(0.4)
+        route.continue_()
+
+    page.route("**/api/explain*", slow)
+    page.check("#explain")  # loads the list (and the decision) again ...
+    page.focus("#q")
+    page.keyboard.press("Enter")  # ... and so does this, while the first is in flight: still one decision card
     page.wait_for_selector("#decision li")
+    page.wait_for_load_state("networkidle")
+    page.unroute("**/api/explain*")
+    assert page.locator("#decision").count() == 1
     assert "threshold" in page.inner_text("#decision") and "Use PostgreSQL for orders" in page.inner_text("#decision")
     page.uncheck("#explain")
 

@@ -165,20 +165,24 @@
     list.replaceChildren(...[explain, table, pager].filter(Boolean));
     if (f.q && f.explain) loadDecision(f.q, list);
   }
+  const p3 = (x) => (typeof x === "number" ? x.toFixed(3) : String(x));
   function candidate(c) {
-    return h("li", { class: c.injected ? "hit" : "miss" }, `${c.injected ? "injected" : "not injected"} · p ${c.p}`,
-      c.threshold !== undefined && c.threshold !== null ? ` (threshold ${c.threshold})` : "", " · ",
+    return h("li", { class: c.injected ? "hit" : "miss" }, `${c.injected ? "injected" : "not injected"} · p ${p3(c.p)}`,
+      c.threshold !== undefined && c.threshold !== null ? ` (threshold ${p3(c.threshold)})` : "", " · ",
       `[${c.type || "?"}] `, c.id ? h("a", { href: `#/record/${c.id}` }, c.title || c.id) : (c.title || "?"),
       c.reason ? h("span", { class: "muted" }, ` — ${c.reason}`) : null);
   }
+  let decisionSeq = 0;
   async function loadDecision(q, list) {
+    const seq = ++decisionSeq;  // two list loads in flight (a search and a checkbox) must not leave two cards
     let d;
     try { d = await api("GET", "/api/explain?" + qs({ project: state.project, q })); } catch (e) { return; }
-    if (!list.isConnected || state.filters.q !== q) return;
+    if (seq !== decisionSeq || !list.isConnected || state.filters.q !== q) return;
     const n = d.candidates.filter((c) => c.injected).length;
+    list.querySelectorAll("#decision").forEach((el) => el.remove());
     list.prepend(h("section", { class: "card explain", id: "decision" },
       h("h3", {}, "As a prompt (agentctx search --explain)"),
-      h("p", {}, d.candidates.length ? `${d.prompt_class} prompt, threshold ${d.threshold}: the prompt hook would inject ` +
+      h("p", {}, d.candidates.length ? `${d.prompt_class} prompt, threshold ${p3(d.threshold)}: the prompt hook would inject ` +
         `${n} of ${d.candidates.length} candidates` : "No candidates: the prompt hook would inject nothing."),
       d.candidates.length ? h("ol", {}, d.candidates.map(candidate)) : null));
   }
