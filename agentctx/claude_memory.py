@@ -72,7 +72,7 @@ def canonical_root(root: Path) -> Path:
     if not dot_git.is_file():
         return root
     try:
-        text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+        text = _read(dot_git).strip()
     except OSError:
         return root
     if not text.startswith("gitdir:"):
@@ -80,7 +80,9 @@ def canonical_root(root: Path) -> Path:
     git_dir = (root / text[len("gitdir:"):].strip()).resolve()
     common = git_dir
     try:
-        common = (git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+        pointer = _read(git_dir / "commondir").strip()
+        if pointer:
+            common = (git_dir / pointer).resolve()
     except OSError:
         pass
     return common.parent if common.name == ".git" else root
@@ -90,7 +92,7 @@ def _setting_dir(settings_file: Path) -> Path | None:
     try:
         import json
 
-        value = json.loads(settings_file.read_text(encoding="utf-8")).get("autoMemoryDirectory")
+        value = json.loads(_read(settings_file)).get("autoMemoryDirectory")
     except (OSError, ValueError, AttributeError):
         return None
     if not isinstance(value, str) or not value.strip():
@@ -133,9 +135,10 @@ def rules_files(project_root: Path) -> list[Path]:
 # ---- reading ----
 
 def _read(path: Path) -> str:
-    try:
-        with path.open("rb") as fh:
-            return fh.read(MAX_FILE_BYTES).decode("utf-8", errors="replace")
+    from . import safeio
+
+    try:  # files we do not control: regular files only (no FIFO or device behind a link), capped
+        return safeio.read_head(str(path), MAX_FILE_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return ""
 

@@ -43,9 +43,10 @@ def roots(project_root: Path) -> list[Path]:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_BYTES)
+    from . import safeio
+
+    try:  # a repository's file: regular files only (a link to a FIFO or /dev/zero must not hang or flood us), capped
+        data = safeio.read_head(str(path), MAX_BYTES)
     except OSError:
         return None
     return data.decode("utf-8", errors="replace")

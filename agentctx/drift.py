@@ -6,10 +6,8 @@ from __future__ import annotations
 import difflib
 import hashlib
 import math
-import os
 import sqlite3
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -196,10 +194,12 @@ def _diff(target: Path, root: Path, missing: Sequence[Record],
     if not missing:
         return "", None, None
     try:
-        data = target.read_bytes()
+        data = _read_target(target)
         old, base = data.decode("utf-8", errors="replace"), _sha(data)
-    except OSError:
+    except FileNotFoundError:
         old, base = "", None
+    except ConflictError:  # not a file we can edit (a FIFO, a device, too large): propose nothing
+        return "", None, None
     new = add_section(old, [bullet(r, outdated_title=r.id in outdated) for r in missing])
     try:
         rel = str(target.relative_to(root))
@@ -285,6 +285,23 @@ def _write_scores(conn: sqlite3.Connection, project_id: str, scores: dict[str, f
         sys.stderr.write(f"agentctx: drift scores not written: {exc}\n")
 
 
+def _read_target(target: Path) -> bytes:
+    """The memory file a diff edits, whole: a regular file (through a link) within claudemd.MAX_BYTES, or an error
+    that says why it is not edited (a FIFO would hang `sync`; a link to /dev/zero would fill memory)."""
+    from . import safeio
+
+    try:
+        data = safeio.read_head(str(target), claudemd.MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise ConflictError("invalid_field", field=str(target), problem=f"not editable: {exc.strerror or exc}") from None
+    if len(data) > claudemd.MAX_BYTES:
+        raise ConflictError("invalid_field", field=str(target),
+                            problem=f"larger than {claudemd.MAX_BYTES // 1024} KiB: edit it by hand")
+    return data
+
+
 def apply(report: DriftReport) -> tuple[Path, Path | None]:
     """Write the report's proposed addition to its target; returns (target, backup or None when it was new).
 
@@ -293,7 +310,10 @@ def apply(report: DriftReport) -> tuple[Path, Path | None]:
     if not report.target or report.new_text is None:
         raise ConflictError("invalid_field", field="drift report", problem="proposes no change")
     target = Path(report.target)
-    current = target.read_bytes() if target.exists() else None
+    try:
+        current: bytes | None = _read_target(target)
+    except FileNotFoundError:
+        current = None
     if (None if current is None else _sha(current)) != report.base_sha:
         raise ConflictError("invalid_field", field=str(target), problem="changed since the report; run sync again")
     backup = None
@@ -302,15 +322,8 @@ def apply(report: DriftReport) -> tuple[Path, Path | None]:
         stamp = now_iso().replace(":", "").replace("-", "").replace(".", "")
         backup = backups / f"{target.name}.{stamp}.bak"
         backup.write_bytes(current)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(report.new_text)
-        os.chmod(tmp, target.stat().st_mode & 0o777 if current is not None else 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from .userfiles import atomic_write
+
+    # Through a symlink (a dotfile manager's CLAUDE.md): the file it points to is edited and the link stays.
+    atomic_write(target, report.new_text, mode=0o644)
     return target, backup

@@ -61,9 +61,10 @@ def describe(title: str, lines: list[str]) -> str:
 
 
 def _read(path: Path, limit: int = 256_000) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(limit)
+    from . import safeio
+
+    try:  # a repository's file: regular files only (a link to a FIFO or /dev/zero must not hang us), capped
+        return safeio.read_head(str(path), limit).decode("utf-8", errors="replace")
     except OSError:
         return ""
 
