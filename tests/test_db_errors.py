@@ -15,6 +15,7 @@ from agentctx.cli import main
 from agentctx.errors import StoreError
 from agentctx.models import NewRecord
 from agentctx.store import records
+from lockholder import HOLDER
 
 
 def _record(n: int = 0) -> list[str]:
@@ -123,16 +124,6 @@ def test_a_lock_names_the_process_holding_it(conn, mode, monkeypatch):
         holder.wait(timeout=10)
 
 
-HOLDER = """
-import sqlite3, sys
-c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=5)
-if sys.argv[2] == "exclusive-mode":
-    c.execute("PRAGMA locking_mode=EXCLUSIVE")
-c.execute("BEGIN EXCLUSIVE")
-c.execute("SELECT count(*) FROM records").fetchall()
-print("held", flush=True)
-sys.stdin.read()
-"""
 
 
 def test_real_corruption_is_called_damaged_and_doctor_confirms_it(isolated_home):

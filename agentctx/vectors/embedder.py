@@ -154,15 +154,9 @@ def download(model: ModelSpec, threads: int | None = None) -> FastEmbedEmbedder:
 
 def _missing_extra() -> str | None:
     """The first missing module of the extra, found without importing it."""
-    import importlib.util
+    from ..extras import missing
 
-    for name in ("numpy", "fastembed"):
-        try:
-            if importlib.util.find_spec(name) is None:
-                return name
-        except (ImportError, ValueError):
-            return name
-    return None
+    return missing("vectors")
 
 
 def _cached_any() -> bool:

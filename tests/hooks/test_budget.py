@@ -17,19 +17,7 @@ from agentctx.hooks import budget
 from agentctx.project import detect
 from agentctx.store import records, sessions
 
-# The holder is another process, as a DB browser or a second agentctx would be. exclusive-mode: even readers are
-# shut out (PRAGMA locking_mode=EXCLUSIVE, as DB browsers do); begin-exclusive: WAL readers go on, writers wait.
-HOLDER = """
-import sqlite3, sys, time
-c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=5)
-if sys.argv[2] == "exclusive-mode":
-    c.execute("PRAGMA locking_mode=EXCLUSIVE")
-c.execute("BEGIN EXCLUSIVE")
-c.execute("SELECT count(*) FROM records").fetchall()
-print("held", flush=True)
-sys.stdin.read()
-"""
-MODES = ["exclusive-mode", "begin-exclusive"]
+from lockholder import HOLDER, MODES  # another process holding the store, as a DB browser would
 
 
 @pytest.fixture
