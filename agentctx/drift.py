@@ -321,6 +321,7 @@ def apply(report: DriftReport) -> tuple[Path, Path | None]:
         backups = paths.ensure_private_dir(paths.home() / "backups")
         stamp = now_iso().replace(":", "").replace("-", "").replace(".", "")
         backup = backups / f"{target.name}.{stamp}.bak"
+        backup.touch(mode=0o600)  # the user's words: private like the store, whatever the umask
         backup.write_bytes(current)
     from .userfiles import atomic_write
 

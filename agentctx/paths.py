@@ -129,17 +129,25 @@ def dedup_path(session_id: str) -> "Path":
 
 def ensure_private_dir(path: "str | os.PathLike[str]") -> "Path":
     """Create `path` (and parents) and make it private to the user (0700)."""
-    os.makedirs(path, exist_ok=True)
-    try:
-        os.chmod(path, 0o700)
-    except OSError:
-        pass
-    return _path(os.fspath(path))
+    return _path(ensure_private_dir_str(os.fspath(path)))
 
 
 def ensure_private_dir_str(path: str) -> str:
-    """`ensure_private_dir` for the hooks: no pathlib."""
-    os.makedirs(path, exist_ok=True)
+    """`ensure_private_dir` for the hooks: no pathlib. Every directory it creates is 0700, parents included
+    (os.makedirs gives the parents it creates the umask's mode: `control/` of `control/on/` was 0755)."""
+    missing = []
+    head = path
+    while head and not os.path.isdir(head):
+        missing.append(head)
+        parent = os.path.dirname(head)
+        if parent == head:
+            break
+        head = parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            pass
     try:
         os.chmod(path, 0o700)
     except OSError:

@@ -51,7 +51,8 @@ def load(download: bool) -> "Embedder":
             return FastEmbedEmbedder(spec(), download=True)
         except Unavailable:
             paths.ensure_private_dir(paths.models_dir())
-            with open(_stamp(), "w", encoding="utf-8") as fh:
+            fd = os.open(_stamp(), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()) + "\n")
             raise
 
