@@ -52,7 +52,7 @@ PROFILE_FILES = {
 
 
 def _jsonl(path: str | Path) -> list[dict]:
-    with open(path, encoding="utf-8") as fh:
+    with open(path, encoding="utf-8-sig") as fh:  # a BOM from an editor must not cost the first line
         return [json.loads(line) for line in fh if line.strip()]
 
 
@@ -121,7 +121,8 @@ class Bench:
         project = detect(self.repo)
         conn = db.connect(paths.db_path(), create=True)
         # A superseded ADR is history, not a decision in force (bench/retrieval.py does the same).
-        adrs = [a for a in adrs if not str(a.get("status") or "").lower().startswith("superseded")]
+        adrs = [a for a in adrs if not str(a.get("status") or "").lower().startswith("superseded")
+                and str(a.get("title") or "").strip()]  # a decision without a title cannot be a record
         for adr in adrs:
             body = (adr.get("decision") or adr["title"]).strip()[:2000]
             records.insert(conn, NewRecord(type="decision", title=adr["title"][:120], body=body,
@@ -141,12 +142,14 @@ class Bench:
         self.cases: list[tuple[str, str | None, str, str, str]] = []
         for adr in adrs:
             if (adr.get("context") or "").strip():
-                self.cases.append((adr["context"][:300], adr["title"][:120], adr["repo"], "long300", "long"))
-                self.cases.append((adr["context"][:120], adr["title"][:120], adr["repo"], "long120", "long120"))
+                repo = adr.get("repo") or "?"
+                self.cases.append((adr["context"][:300], adr["title"][:120], repo, "long300", "long"))
+                self.cases.append((adr["context"][:120], adr["title"][:120], repo, "long120", "long120"))
         current = {a["title"][:120] for a in adrs}
         for q in questions:
             if q["title"][:120] in current:
-                self.cases.append((q["question"], q["title"][:120], q["repo"], q.get("style") or "question", "question"))
+                self.cases.append((q["question"], q["title"][:120], q.get("repo") or "?", q.get("style") or "question",
+                                   "question"))
         for q in own_questions:
             self.cases.append((q["question"], q["title"][:120], q.get("repo") or "handwritten",
                                q.get("style") or "own", "own"))

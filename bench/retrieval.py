@@ -74,11 +74,13 @@ def locomo_queries(conv: dict) -> list[tuple[str, set[str], str]]:
 
 
 def adr_docs(rows: list[dict]) -> list[tuple[str, str, str, str | None]]:
-    return [(r["id"], r["title"][:120], (r.get("decision") or r["title"])[:2000], None, None) for r in rows]
+    return [(r.get("id") or r["title"], r["title"][:120], (r.get("decision") or r["title"])[:2000], None, None)
+            for r in rows]
 
 
 def adr_queries(rows: list[dict], chars: int) -> list[tuple[str, set[str], str]]:
-    return [(r["context"][:chars], {r["id"]}, r["repo"]) for r in rows if (r.get("context") or "").strip()]
+    return [(r["context"][:chars], {r.get("id") or r["title"]}, r.get("repo") or "?") for r in rows
+            if (r.get("context") or "").strip()]
 
 
 # -- retrievers -------------------------------------------------------------------------------------------
@@ -212,9 +214,10 @@ def main(argv: Iterable[str] | None = None) -> int:
     args = ap.parse_args(list(argv) if argv is not None else None)
 
     if args.adr:
-        rows = [json.loads(l) for l in args.adr.read_text(encoding="utf-8").splitlines() if l.strip()]
+        rows = [json.loads(l) for l in args.adr.read_text(encoding="utf-8-sig").splitlines() if l.strip()]
         # A superseded ADR is history, not a decision in force: agentctx would never serve it (124 of 132 here).
-        rows = [r for r in rows if not str(r.get("status") or "").lower().startswith("superseded")]
+        rows = [r for r in rows if not str(r.get("status") or "").lower().startswith("superseded")
+                and str(r.get("title") or "").strip()]  # a decision without a title cannot be a record
         sets = [(args.adr.name, adr_docs(rows), adr_queries(rows, args.chars))]
     else:
         files = sorted(args.data.glob("*.json"))
