@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +16,6 @@ from agentctx.cli import main
 from agentctx.errors import StoreError
 from agentctx.models import NewRecord
 from agentctx.store import records
-from lockholder import HOLDER
 
 
 def _record(n: int = 0) -> list[str]:
@@ -102,7 +102,8 @@ def test_a_disk_io_error_with_space_left_is_an_io_error_not_damage(tmp_path):
 @pytest.mark.parametrize("mode", ["exclusive-mode", "begin-exclusive"])
 def test_a_lock_names_the_process_holding_it(conn, mode, monkeypatch):
     conn.close()
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(paths.db_path()), mode], stdin=subprocess.PIPE,
+    script = str(Path(__file__).resolve().parent / "lockholder.py")  # holds the store, as a DB browser would
+    holder = subprocess.Popen([sys.executable, script, str(paths.db_path()), mode], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +18,9 @@ from agentctx.hooks import budget
 from agentctx.project import detect
 from agentctx.store import records, sessions
 
-from lockholder import HOLDER, MODES  # another process holding the store, as a DB browser would
+# Another process holding the store, as a DB browser or a second agentctx would (tests/lockholder.py).
+HOLDER = str(Path(__file__).resolve().parents[1] / "lockholder.py")
+MODES = ["exclusive-mode", "begin-exclusive"]
 
 
 @pytest.fixture
@@ -28,7 +31,7 @@ def lock(conn):
 
     def _lock(mode):
         conn.close()
-        proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(paths.db_path()), mode], stdin=subprocess.PIPE,
+        proc = subprocess.Popen([sys.executable, HOLDER, str(paths.db_path()), mode], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True)
         assert proc.stdout.readline().strip() == "held"
         held.append(proc)
