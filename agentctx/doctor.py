@@ -152,6 +152,8 @@ def check_vectors(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
     except Unavailable as exc:
         status: Status = "warn" if stored else "ok"
         detail = f"keyword-only: {exc.reason}" + (f" ({sum(n for *_, n in stored)} stored vectors unused)" if stored else "")
+        if status == "ok" and exc.fix:  # an ok line prints no fix: say how to climb the rung, as the other extras do
+            detail += f"; for hybrid search: {exc.fix}"
         return [Check("vectors", status, detail, exc.fix)]
     from .vectors.search import load_extension
 

@@ -116,6 +116,14 @@ def test_doctor_warns_when_a_key_is_set_without_the_extra(project, no_llm_extra,
     assert llm["fix"] == extras.install_command("llm") and "agentctx-memory[" not in llm["fix"]
 
 
+def test_doctor_says_how_to_add_the_vectors_extra(project, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "fastembed", None)  # as if the [vectors] extra were not installed
+    capsys.readouterr()
+    main(["doctor"])
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if "vectors:" in ln)
+    assert line.startswith("[ ok ]") and "keyword-only" in line and extras.install_command("vectors") in line
+
+
 def test_extract_says_what_is_missing_and_how_to_add_it(project, no_llm_extra, capsys):
     path = _transcript(project)
     capsys.readouterr()
