@@ -12,6 +12,8 @@ import math
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from .models import SearchHit, SearchResult
 
 # The features of a prompt's best candidate the gate reads, in the order of the model file. Each is cheap: the search
@@ -36,6 +38,21 @@ LEAD_MAX = 1.0  # the lead of a candidate with none after it
 TELLING = 0.1  # as search.TELLING: a stem found in fewer than about half of general software documents
 # A prompt this short that ends with "?" is a question: it names its subject in few words.
 QUESTION_TERMS = 16
+
+# A short question made only of words about working on the project ("how do I run the tests?", "which linter do
+# we use?", "what's our stack?") asks about its profile, whatever the gate's lexical features say: the profile
+# records are titled by their key ("Commands"), and such questions share one generic word with them. Words the
+# profile record itself contains may join them ("where is the entry point of the cli?").
+PROFILE_INTENT = {
+    "Commands": "test tests testing lint linter linting build run running start dev server typecheck type check "
+                "format formatter install command commands script scripts compile suite unit",
+    "Stack": "stack tech technology technologies framework frameworks library libraries language languages package "
+             "packages manager managers dependency dependencies depend depends runtime tool tools tooling version",
+    "Entry points": "entry point points main binary binaries executable",
+}
+PROFILE_FILLER = "project repo repository code codebase app application locally local"
+ASK_WORDS = ("how", "which", "what", "what's", "whats", "where")
+_intent_stems: "dict[str, frozenset[str]] | None" = None
 
 _model: "dict[str, tuple[dict[str, float], float, dict[str, float], dict[str, float]]] | None" = None
 
@@ -122,6 +139,32 @@ def probability(feats: "dict[str, float]", klass: str) -> float:
     if z < -40:
         return 0.0
     return 1.0 / (1.0 + math.exp(-z))
+
+
+def _intent_vocab() -> "dict[str, frozenset[str]]":
+    global _intent_stems
+    if _intent_stems is None:
+        from . import text
+
+        _intent_stems = {key: frozenset(text.stems(words.split()))
+                         for key, words in (*PROFILE_INTENT.items(), ("", PROFILE_FILLER))}
+    return _intent_stems
+
+
+def profile_intent(prompt: str, stems: "Iterable[str]") -> "tuple[str, frozenset[str]] | None":
+    """(the profile key a short question asks about, its stems that are no profile word) or None. The caller checks
+    that the profile record contains those other stems."""
+    words = frozenset(stems)
+    head = prompt.lstrip()[:12].lower().split(maxsplit=1)
+    if not words or len(words) > SHORT_TERMS or not (prompt.rstrip().endswith("?") or (head and head[0] in ASK_WORDS)):
+        return None
+    vocab = _intent_vocab()
+    rest = words - vocab[""]
+    counts = {key: len(rest & vocab[key]) for key in PROFILE_INTENT}
+    key = max(counts, key=counts.__getitem__)  # ties: the order of PROFILE_INTENT
+    if not counts[key]:
+        return None
+    return key, frozenset(rest - vocab[key])
 
 
 class Assessed:

@@ -111,3 +111,71 @@ def test_the_gate_reads_the_most_probable_of_the_first_candidates(monkeypatch):
     weighed = relevance.assess(SearchResult(hits, None, ("sqlite", "wal"), specific), "sqlite wal")
     assert [a.inject for a in weighed] == [True, True, False]
     assert "gate p=0.990 >=" in weighed[1].reason and "1.25 of the gate's candidate" in weighed[0].reason
+
+
+# --- questions about the project's profile -------------------------------------------------------------------
+
+def test_profile_intent_needs_a_short_question_made_of_profile_words():
+    assert relevance.profile_intent("how do I run the tests?", ["run", "test"]) == ("Commands", frozenset())
+    assert relevance.profile_intent("which frameworks and libraries does this project depend on?",
+                                    ["framework", "librari", "project", "depend"]) == ("Stack", frozenset())
+    assert relevance.profile_intent("where is the entry point of the cli?", ["entri", "point", "cli"]) == \
+        ("Entry points", frozenset({"cli"}))
+    assert relevance.profile_intent("run the unit tests", ["run", "unit", "test"]) is None  # a request, not a question
+    assert relevance.profile_intent("why is the sky blue?", ["sky", "blue"]) is None
+    long = "how do I " + " ".join(f"word{i}" for i in range(relevance.SHORT_TERMS)) + " test?"
+    assert relevance.profile_intent(long, [f"word{i}" for i in range(relevance.SHORT_TERMS)] + ["test"]) is None
+
+
+@pytest.fixture
+def first_day(tmp_path):
+    """A store on the first day: the profile `agentctx init` detects, and nothing else."""
+    from agentctx import profile
+    from agentctx.project import detect
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text('[project]\nname = "app"\ndependencies = ["fastapi"]\n'
+                                         '[project.optional-dependencies]\ndev = ["pytest", "ruff"]\n'
+                                         '[tool.ruff]\nline-length = 100\n', encoding="utf-8")
+    project = detect(repo)
+    conn = db.connect(paths.db_path(), create=True)
+    profile.refresh(conn, project)
+    conn.close()
+    return repo
+
+
+def _prompt(repo, prompt):
+    from agentctx.hooks import Payload
+    from agentctx.hooks.prompt import user_prompt_submit
+
+    out = user_prompt_submit(Payload(session_id=f"s-{abs(hash(prompt))}", cwd=str(repo), prompt=prompt))
+    return out["hookSpecificOutput"]["additionalContext"] if out else ""
+
+
+@pytest.mark.parametrize("question, title", [
+    ("how do I run the tests?", "Commands"), ("which linter do we use?", "Commands"),
+    ("what's our stack?", "Stack"), ("which libraries does this project depend on?", "Stack"),
+])
+def test_a_question_about_the_profile_injects_it_on_the_first_day(first_day, question, title):
+    assert f"[profile] {title} " in _prompt(first_day, question)
+
+
+@pytest.mark.parametrize("prompt", [
+    "run the tests",  # a request: the agent runs them, it does not ask how
+    "How do I run an individual playwright test file in the terminal?",  # words the profile does not hold
+    "why does the test for the login page fail?",
+])
+def test_other_prompts_about_tests_do_not_get_the_profile(first_day, prompt):
+    assert "[profile]" not in _prompt(first_day, prompt)
+
+
+def test_explain_says_why_the_profile_was_injected(first_day):
+    from agentctx.hooks.prompt import decide
+    from agentctx.project import detect
+
+    conn = db.connect(paths.db_path())
+    first = decide(conn, "how do I run the tests?", detect(first_day).id)[0]
+    conn.close()
+    assert first.inject and first.hit.record.title == "Commands"
+    assert first.reason.startswith("a question about the project's commands")

@@ -80,7 +80,35 @@ def decide(conn: "sqlite3.Connection", prompt: str, project_id: str) -> "list[As
     from .. import relevance, search
 
     result = search.search(conn, prompt, project_id, limit=SEARCH_LIMIT, floor=0.0)
-    return relevance.assess(result, prompt)
+    weighed = relevance.assess(result, prompt)
+    intent = relevance.profile_intent(prompt, result.specific) if result.specific else None
+    return _answer_profile(conn, weighed, intent, project_id) if intent else weighed
+
+
+def _answer_profile(conn: "sqlite3.Connection", weighed: "list[Assessed]", intent: "tuple[str, frozenset[str]]",
+                    project_id: str) -> "list[Assessed]":
+    """A question about the project's profile (relevance.profile_intent) gets that profile record, first, when the
+    record holds every other word of the question; the other candidates keep the gate's decision."""
+    from .. import text
+    from ..relevance import Assessed
+    from ..store import records
+
+    key, others = intent
+    found = [r for r in records.current(conn, project_id, types=["profile"], own_only=True) if r.title == key]
+    if not found or not others <= set(text.stems(text.content_tokens(f"{found[0].title} {found[0].body}"))):
+        return weighed
+    record = found[0]
+    same = next((a for a in weighed if a.hit.record.id == record.id), None)
+    gate = f"; gate p={same.p:.3f}" if same is not None else "; not a keyword candidate"
+    reason = f"a question about the project's {key.lower()}: its profile record answers it{gate}"
+    if same is not None:
+        answer = Assessed(same.hit, same.features, same.p, 1.0, True, reason, same.klass)
+    else:
+        from ..models import SearchHit
+
+        klass = weighed[0].klass if weighed else "short"
+        answer = Assessed(SearchHit(record, 0.0, 0.0), {}, 0.0, 1.0, True, reason, klass)
+    return [answer] + [a for a in weighed if a.hit.record.id != record.id]
 
 
 def block(hit: "SearchHit") -> str:
