@@ -57,8 +57,8 @@ MAX_TERMS = 64
 # its follow-up): each of the best hits lends this share of its score to its session neighbours.
 NEIGHBOUR_WEIGHT = 0.5
 DEFAULT_FLOOR = 0.0
-# UserPromptSubmit injects only what clears this relevance: an unrelated prompt should inject nothing. Set where
-# at most 10% of ordinary unrelated requests inject anything (bench/injection.py; docs/benchmarks.md).
+# The prompt hook's fixed relevance floor before the fitted gate (agentctx/relevance.py) replaced it; kept as a
+# strict floor for callers that want one, and as the "before" of docs/benchmarks.md.
 PROMPT_FLOOR = 1.0
 # The LIKE rung knows only the share of query terms a record contains: a floor means at most this share there.
 LIKE_SHARE_MAX = 0.6
