@@ -226,10 +226,14 @@ def main(argv: Iterable[str] | None = None) -> int:
             return 66
         sets = []
         for f in files:
-            conv = json.loads(f.read_text(encoding="utf-8"))
-            conv = conv.get("conversation", conv)  # the upstream file nests turns under "conversation"
-            qa = json.loads(f.read_text(encoding="utf-8")).get("qa", conv.get("qa", []))
-            sets.append((f.stem, locomo_docs(conv), locomo_queries({**conv, "qa": qa})))
+            data = json.loads(f.read_text(encoding="utf-8-sig"))
+            # One conversation per file (the shared sets), or upstream's locomo10.json: a list of samples.
+            samples = data if isinstance(data, list) else [data]
+            for j, sample in enumerate(samples):
+                conv = sample.get("conversation", sample)  # upstream nests the turns under "conversation"
+                qa = sample.get("qa", conv.get("qa", []))
+                name = str(sample.get("sample_id") or (f.stem if len(samples) == 1 else f"{f.stem}-{j}"))
+                sets.append((name, locomo_docs(conv), locomo_queries({**conv, "qa": qa})))
 
     systems: dict[str, list] = {"agentctx": []}
     hybrid_modes_names = set(hybrid_modes()) if args.hybrid else set()

@@ -58,3 +58,23 @@ def test_retrieval_bench_runs_on_other_decisions(tmp_path):
     out = _run(["bench/retrieval.py", "--adr", str(_write(tmp_path / "adrs.jsonl", ADRS))], tmp_path)
     last = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
     assert last["n"] == "2" and 0.0 <= float(last["recall@5"]) <= 1.0
+
+
+def test_retrieval_bench_reads_conversations_one_per_file_or_upstreams_list(tmp_path):
+    turns = [{"speaker": "Ann", "dia_id": f"D1:{i}", "text": text} for i, text in enumerate([
+        "I adopted a grey cat named Bailey last week.", "Work has been busy, we ship the release on Friday.",
+        "My sister visits Lisbon in June.", "The cat sleeps on my keyboard all day."], 1)]
+    conv = {"speaker_a": "Ann", "speaker_b": "Bob", "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": turns}
+    qa = [{"question": "What is the name of Ann's cat?", "answer": "Bailey", "evidence": ["D1:1"], "category": 4},
+          {"question": "Where does Ann's sister go?", "answer": "Lisbon", "evidence": ["D1:3"], "category": 1},
+          {"question": "An adversarial one", "adversarial_answer": "x", "category": 5}]
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "conv-a.json").write_text(json.dumps({**conv, "qa": qa}), encoding="utf-8")
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    (upstream / "locomo10.json").write_text(json.dumps([{"sample_id": "conv-a", "conversation": conv, "qa": qa}]),
+                                            encoding="utf-8")
+    lines = [_run(["bench/retrieval.py", "--data", str(d)], tmp_path).strip().splitlines()[-1] for d in (one, upstream)]
+    assert lines[0] == lines[1] and lines[0].endswith("n=2")
