@@ -147,7 +147,8 @@ def ensure_private_dir_str(path: str) -> str:
         try:
             os.mkdir(directory, 0o700)
         except FileExistsError:
-            pass
+            if not os.path.isdir(directory):  # a file where a directory belongs: as os.makedirs, refuse
+                raise
     try:
         os.chmod(path, 0o700)
     except OSError:

@@ -7,6 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from agentctx import paths
 
 
@@ -40,6 +42,26 @@ def test_ensure_private_dir_is_0700(tmp_path):
     target.chmod(0o755)
     paths.ensure_private_dir(target)  # tightens an existing directory too
     assert stat.S_IMODE(target.stat().st_mode) == 0o700
+
+
+def test_ensure_private_dir_makes_every_missing_parent_private_whatever_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        paths.ensure_private_dir(tmp_path / "x" / "y" / "z")
+    finally:
+        os.umask(old)
+    for part in ("x", "x/y", "x/y/z"):
+        assert stat.S_IMODE((tmp_path / part).stat().st_mode) == 0o700, part
+
+
+def test_ensure_private_dir_refuses_a_file_where_a_directory_belongs(tmp_path):
+    (tmp_path / "taken").write_text("the user's file")
+    (tmp_path / "taken").chmod(0o644)
+    with pytest.raises(FileExistsError):
+        paths.ensure_private_dir(tmp_path / "taken" / "sub")
+    with pytest.raises(FileExistsError):
+        paths.ensure_private_dir(tmp_path / "taken")
+    assert stat.S_IMODE((tmp_path / "taken").stat().st_mode) == 0o644  # left as it was
 
 
 def test_session_files_cannot_escape_their_directory():
