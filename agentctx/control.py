@@ -154,7 +154,9 @@ def describe(reason: "str | None") -> str:
 
 def _write_flag(path: str, text: str) -> None:
     paths.ensure_private_dir_str(os.path.dirname(path))
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    from .safeio import create_private  # the CLI writes flags; the hooks only stat them
+
+    fd = create_private(path)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
 

@@ -7,7 +7,7 @@ import os
 import sqlite3
 from typing import Any
 
-from . import paths
+from . import paths, safeio
 from .hooks.prompt import decide
 from .store import records
 
@@ -86,7 +86,7 @@ def _rows(conn: sqlite3.Connection, lines: list[str], project_id: str, session_i
 def _trim(path: str, keep: list[str]) -> bool:
     tmp = f"{path}.{os.getpid()}"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = safeio.create_private(tmp)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write("".join(line + "\n" for line in keep))
         os.replace(tmp, path)

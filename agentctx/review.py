@@ -7,7 +7,7 @@ import os
 import sqlite3
 from typing import Any
 
-from . import paths
+from . import paths, safeio
 from .ids import now_iso
 from .models import Record
 from .project import Project
@@ -44,7 +44,7 @@ def save_state(project_id: str, at: str | None, ids: list[str]) -> None:
     path = state_file(project_id)
     paths.ensure_private_dir_str(os.path.dirname(path))
     tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = safeio.create_private(tmp)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump({"at": at, "ids": ids}, fh)
     os.replace(tmp, path)

@@ -64,6 +64,12 @@ def size_of(path: str, *, follow: bool = True) -> int:
     return st.st_size
 
 
+def create_private(path: str) -> int:
+    """A write descriptor on `path`, created or truncated, 0600 whatever the umask, never through a symlink: for the
+    files agentctx writes in its own directories (state, flags, temporary files renamed over their target)."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+
+
 def open_append(path: str, *, mode: int = 0o600) -> int:
     """An append descriptor on `path`, created if missing: never through a symlink, never a FIFO or device, and
     never a file another user planted (the dedup files live in the shared temp dir)."""

@@ -114,12 +114,12 @@ def leave_for_compaction(session_id: str, body: str) -> None:
     """Keep PreCompact's snapshot for the SessionStart (source "compact") that follows it, whatever the store keeps."""
     import os
 
-    from . import paths
+    from . import paths, safeio
 
     target = paths.compact_file(session_id)
     paths.ensure_private_dir_str(paths.state_dir_str())
     tmp = f"{target}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = safeio.create_private(tmp)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(body)
     os.replace(tmp, target)

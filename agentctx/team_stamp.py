@@ -61,7 +61,9 @@ def remember(root: str, project_id: str) -> None:
         directory = paths.ensure_private_dir_str(paths.state_dir_str())
         target = os.path.join(directory, os.path.basename(_stamp_file(project_id)))
         tmp = f"{target}.{os.getpid()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        from .safeio import create_private  # writing only: the SessionStart check reads
+
+        fd = create_private(tmp)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write("".join(f"{s} {r}\n" for r, s in sorted(entries.items())))
         os.replace(tmp, target)

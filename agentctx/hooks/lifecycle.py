@@ -53,7 +53,9 @@ def due(session_id: str, transcript: str, *, now: float | None = None) -> bool:
     if last_size >= 0 and (grown < DEBOUNCE_BYTES and (grown <= 0 or now - last_at < DEBOUNCE_SECONDS)):
         return False
     os.makedirs(os.path.dirname(state_path), mode=0o700, exist_ok=True)
-    fd = os.open(state_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    from ..safeio import create_private
+
+    fd = create_private(state_path)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump({"size": size, "at": now}, fh)
     return True

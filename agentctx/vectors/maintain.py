@@ -8,7 +8,7 @@ import time
 from collections import namedtuple
 from typing import TYPE_CHECKING
 
-from .. import paths
+from .. import paths, safeio
 from ..store import vectors as store
 from . import Unavailable, backfill
 
@@ -51,7 +51,7 @@ def load(download: bool) -> "Embedder":
             return FastEmbedEmbedder(spec(), download=True)
         except Unavailable:
             paths.ensure_private_dir(paths.models_dir())
-            fd = os.open(_stamp(), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            fd = safeio.create_private(_stamp())
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()) + "\n")
             raise
