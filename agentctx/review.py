@@ -165,7 +165,8 @@ def candidates(conn: sqlite3.Connection, project: Project, query: str, limit: in
     """What a search finds for `query` (current records), with the number of versions forgetting each removes."""
     from . import search
 
-    result = search.search(conn, query, project.id, limit=limit)
+    # The words asked for, not their other names: what is listed here may be deleted.
+    result = search.search(conn, query, project.id, limit=limit, expand=False)
     return [(hit.record, len(_chain_ids(conn, hit.record, project))) for hit in result.hits]
 
 

@@ -11,7 +11,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from collections.abc import Sequence  # loaded by sqlite3 already: free at run time
 
-from . import text
+from . import expansion, text
 from .db import has_fts
 from .ids import parse_iso
 from .models import Record, SearchHit, SearchResult, record_type
@@ -62,6 +62,11 @@ DEFAULT_FLOOR = 0.0
 PROMPT_FLOOR = 1.0
 # The LIKE rung knows only the share of query terms a record contains: a floor means at most this share there.
 LIKE_SHARE_MAX = 0.6
+# Query expansion (agentctx/expansion.py) for searches someone asked for: a record naming what a query word also
+# names ("database": PostgreSQL) counts as holding the word. Up to this many distinct query stems: a long text
+# says what it means in its own words, and expanding it only adds chance matches. The prompt hook does not expand:
+# measured, it let more unrelated prompts through its gate than it brought related ones (docs/benchmarks.md).
+EXPAND_MAX_TERMS = 12
 
 
 def recency(record: Record, now: datetime) -> float:
@@ -85,10 +90,11 @@ def prior(record: Record, now: datetime) -> float:
 
 def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequence[str] = (), limit: int = 10,
            history: bool = False, scope: str | None = None, floor: float = DEFAULT_FLOOR,
-           now: datetime | None = None) -> SearchResult:
+           now: datetime | None = None, expand: bool = True) -> SearchResult:
     """The best `limit` records for `query` visible from `project_id`.
 
-    Rung 1: FTS5 BM25 on stemmed, stopword-free terms, reranked by type, confidence, pin and recency; hits
+    Rung 1: FTS5 BM25 on stemmed, stopword-free terms (with `expand`, a short query's words also match the other
+    names agentctx/expansion.py knows for them), reranked by type, confidence, pin and recency; hits
     whose relevance (specificity of the shared words) is under `floor` are dropped. Rung 4: LIKE when FTS5 is missing or broken.
     Rung 5: pinned records when everything else fails. Never raises on query syntax.
     """
@@ -99,7 +105,7 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
         return SearchResult(terms=())
     try:
         if has_fts(conn):
-            return _fts_search(conn, terms, tokens, project_id, types, limit, history, scope, floor, now)
+            return _fts_search(conn, terms, tokens, project_id, types, limit, history, scope, floor, now, expand)
     except sqlite3.DatabaseError:
         pass  # a damaged or missing index: fall down the ladder
     try:
@@ -117,7 +123,7 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
 
 def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], project_id: str,
                 types: Sequence[str], limit: int, history: bool, scope: str | None, floor: float,
-                now: datetime) -> SearchResult:
+                now: datetime, expand: bool = True) -> SearchResult:
     all_stems = text.stems(tokens)
     stems = list(dict.fromkeys(all_stems))
     n_docs, avg_title, avg_body = retrieval.averages(conn)
@@ -131,10 +137,18 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
     df = retrieval.cached_doc_freqs(conn, stems)
     cap = max(MATCH_ROWS, int(COMMON_SHARE * n_docs))
     postings = retrieval.term_rows(conn, {s: w for s, w in word_of.items() if s not in df}, cap)
+    expanded = expansion.lookup(stems) if expand and len(stems) <= EXPAND_MAX_TERMS else {}
+    other_rows = {q: retrieval.any_rows(conn, list(names.values()), cap) for q, names in expanded.items()}
+    for q, rows in other_rows.items():
+        if q in postings:  # the records holding the word or one of its other names: one posting list
+            postings[q] = sorted(set(postings[q]).union(rows), reverse=True)[:cap + 1]
+        else:  # a common word, counted by term_stats
+            df[q] = min(n_docs, df.get(q, 0) + len(rows))
     df.update((s, len(rows)) for s, rows in postings.items())
     corpus = Corpus.build(n_docs, avg_title, avg_body, df, Counter(all_stems))
     chosen = list(dict.fromkeys(stem_of[t] for t in _candidate_terms(terms, [stem_of[t] for t in terms], df, n_docs)))
-    postings.update(retrieval.term_rows(conn, {s: word_of[s] for s in chosen if s not in postings}, cap))
+    for stem, rows in retrieval.term_rows(conn, {s: word_of[s] for s in chosen if s not in postings}, cap).items():
+        postings[stem] = sorted(set(rows).union(other_rows.get(stem, ())), reverse=True)
     # Candidates: the rows matching the selective terms, most idf-weighted selective terms first, newest first among
     # equals; the ranking is ours (BM25F over all terms). FTS5's own bm25() would cost ~2 µs per matching row.
     coverage: dict[int, float] = {}
@@ -149,7 +163,7 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
     if not rows:
         return SearchResult(terms=tuple(terms), specific=specificity(stems))
     found = {record.id: record for record in rows}
-    own = _score_all(list(found.values()), stems, corpus)
+    own = _score_all(list(found.values()), stems, corpus, expanded)
     bonus: dict[str, float] = {}
     if NEIGHBOUR_WEIGHT and not history:
         top = sorted(own, key=lambda rid: -own[rid][0])[: limit * 2]
@@ -163,7 +177,7 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
                     found[neighbour.id] = neighbour
                     extra.append(neighbour)
                 bonus[neighbour.id] = bonus.get(neighbour.id, 0.0) + NEIGHBOUR_WEIGHT * own[rid][0]
-        own.update(_score_all(extra, stems, corpus))
+        own.update(_score_all(extra, stems, corpus, expanded))
     hits = []
     specific = specificity(stems)
     for rid, (query_score, matched) in own.items():
@@ -195,9 +209,28 @@ def _candidate_terms(terms: list[str], term_stems: list[str], df: dict[str, int]
     return chosen
 
 
-def _score_all(records_: list[Record], stems: list[str], corpus: "Corpus") -> "dict[str, tuple[float, dict[str, float]]]":
-    analyzed = text.analyze([(r.title, r.body) for r in records_], stems)
+def _score_all(records_: list[Record], stems: list[str], corpus: "Corpus",
+               expanded: "dict[str, dict[str, str]] | None" = None) -> "dict[str, tuple[float, dict[str, float]]]":
+    members = [m for names in (expanded or {}).values() for m in names]
+    analyzed = text.analyze([(r.title, r.body) for r in records_], stems + members)
+    if members:
+        for doc in analyzed:
+            _fold(doc, expanded)  # type: ignore[arg-type]
     return {r.id: bm25f(doc, stems, corpus) for r, doc in zip(records_, analyzed)}
+
+
+def _fold(doc: "text.DocTerms", expanded: "dict[str, dict[str, str]]") -> None:
+    """Count each other name a record uses as the query word it stands for, per column."""
+    for column in (doc.title, doc.body):
+        if not column:
+            continue
+        found = {q: sum(column.get(m, 0) for m in names) for q, names in expanded.items()}
+        for names in expanded.values():
+            for m in names:
+                column.pop(m, None)
+        for q, n in found.items():
+            if n:
+                column[q] = column.get(q, 0) + n
 
 
 def _allowed(record: Record, types: Sequence[str], scope: str | None, project_id: str) -> bool:

@@ -79,7 +79,8 @@ def decide(conn: "sqlite3.Connection", prompt: str, project_id: str) -> "list[As
     """The prompt's best candidates, each weighed by the injection decision (agentctx/relevance.py)."""
     from .. import relevance, search
 
-    result = search.search(conn, prompt, project_id, limit=SEARCH_LIMIT, floor=0.0)
+    # No expansion: measured, it cost more unrelated injections than it brought related ones (docs/benchmarks.md).
+    result = search.search(conn, prompt, project_id, limit=SEARCH_LIMIT, floor=0.0, expand=False)
     weighed = relevance.assess(result, prompt)
     intent = relevance.profile_intent(prompt, result.specific) if result.specific else None
     return _answer_profile(conn, weighed, intent, project_id) if intent else weighed

@@ -78,6 +78,15 @@ def term_rows(conn: sqlite3.Connection, words: dict[str, str], cap: int) -> dict
     return out
 
 
+def any_rows(conn: sqlite3.Connection, words: Sequence[str], cap: int) -> list[int]:
+    """The row ids of the index rows matching any of `words`, newest first, at most `cap` + 1 (one query)."""
+    if not words:
+        return []
+    match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    return [rid for (rid,) in conn.execute(
+        "SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT ?", (match, cap + 1))]
+
+
 def like(conn: sqlite3.Connection, terms: Sequence[str], project_id: str, *, types: Sequence[str] = (),
          history: bool = False, scope: str | None = None, limit: int = 50) -> list[tuple[Record, int]]:
     """Rung 4: records containing any term (LIKE), with the number of distinct terms each contains."""
