@@ -156,9 +156,18 @@ def read_stdin() -> bytes:
     return b"".join(chunks)
 
 
+def canonical(event: str) -> str:
+    """The kebab-case name of an event also written as Claude Code names it ("UserPromptSubmit") or snake_case."""
+    if event in HANDLERS:
+        return event
+    kebab = "".join(("-" + c.lower()) if c.isupper() and i else c.lower() for i, c in enumerate(event))
+    kebab = kebab.replace("_", "-")
+    return kebab if kebab in HANDLERS else event
+
+
 def run(argv: list[str]) -> int:
     """Run one hook event. Always 0: a hook must never block or break the agent's session."""
-    event = argv[0] if argv else ""
+    event = canonical(argv[0]) if argv else ""
     target = HANDLERS.get(event)
     if target is None:
         from . import usage

@@ -19,6 +19,30 @@ def test_unknown_event_is_logged(hook):
     assert "unknown hook event" in (paths.logs_dir() / "hooks.log").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("spelling", ["UserPromptSubmit", "user_prompt_submit", "user-prompt-submit"])
+def test_claude_codes_own_event_names_run_the_same_hook(hook, repo, spelling):
+    from agentctx import db
+    from agentctx.models import NewRecord
+    from agentctx.project import detect
+    from agentctx.store import records
+
+    conn = db.connect(paths.db_path(), create=True)
+    records.insert(conn, NewRecord("decision", "Use PostgreSQL with pgbouncer pooling",
+                                   "PostgreSQL behind pgbouncer in transaction pooling mode.", detect(repo).id))
+    conn.close()
+    out = hook(spelling, {"session_id": f"s-{spelling}", "cwd": str(repo),
+                          "prompt": "why is pgbouncer in transaction pooling mode with postgresql?"})
+    assert "Use PostgreSQL with pgbouncer pooling" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_canonical_event_names():
+    from agentctx.hooks import canonical
+
+    assert [canonical(e) for e in ("SessionStart", "PreCompact", "PostToolUse", "session_end", "stop", "Stop")] == [
+        "session-start", "pre-compact", "post-tool-use", "session-end", "stop", "stop"]
+    assert canonical("NoSuchEvent") == "NoSuchEvent" and canonical("") == ""
+
+
 def test_handler_exception_fails_open(hook, monkeypatch):
     from agentctx.hooks import session
 
