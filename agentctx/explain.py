@@ -33,6 +33,19 @@ def explain(conn: sqlite3.Connection, query: str, project_id: str) -> list[dict[
     return out
 
 
+def by_other_names(conn: sqlite3.Connection, query: str, project_id: str, rows: list[dict[str, Any]],
+                   limit: int = 3) -> list[dict[str, Any]]:
+    """Records `agentctx search` finds for `query` only through the other names of its words (search.py's
+    expansion: "database" -> PostgreSQL), which the prompt hook does not use: not among `rows`, its candidates."""
+    from . import search
+
+    seen = {row["id"] for row in rows}
+    result = search.search(conn, query, project_id, limit=limit)
+    plain = {h.record.id for h in search.search(conn, query, project_id, limit=limit, expand=False).hits}
+    return [{"id": h.record.id, "type": h.record.type, "title": h.record.title} for h in result.hits
+            if h.record.id not in seen and h.record.id not in plain]
+
+
 def recent(conn: sqlite3.Connection, project_id: str, *, session_id: str | None = None,
            limit: int = 20) -> list[dict[str, Any]]:
     """The prompt hook's logged decisions for this project, newest first, each candidate with its title."""

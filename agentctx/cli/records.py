@@ -148,7 +148,7 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
 
 def _explain(query: str, ctx: Context) -> int:
     """The prompt hook's decision for the query: every candidate against its threshold, and why."""
-    from ..explain import describe, explain
+    from ..explain import by_other_names, describe, explain
 
     rows = explain(ctx.conn, query, ctx.project.id)
     if ctx.json:
@@ -156,12 +156,16 @@ def _explain(query: str, ctx: Context) -> int:
         return 0
     if not rows:
         ctx.out("no candidates: the prompt hook would inject nothing")
-        return 0
-    first = rows[0]
-    ctx.out(f"as a prompt: {first['prompt_class']} prompt, threshold {first['threshold']}; "
-            f"{sum(r['injected'] for r in rows)} of {len(rows)} candidates would be injected (at most 3)")
-    for row in rows:
-        ctx.out(describe(row))
+    else:
+        first = rows[0]
+        ctx.out(f"as a prompt: {first['prompt_class']} prompt, threshold {first['threshold']}; "
+                f"{sum(r['injected'] for r in rows)} of {len(rows)} candidates would be injected (at most 3)")
+        for row in rows:
+            ctx.out(describe(row))
+    for other in by_other_names(ctx.conn, query, ctx.project.id, rows):
+        ctx.out(f"    search only [{other['type']}] {other['title']}  {other['id']}\n"
+                "             found by another name of a word (e.g. database: PostgreSQL); the prompt hook "
+                "matches the prompt's own words only")
     return 0
 
 

@@ -33,6 +33,17 @@ def test_search_explain_shows_each_candidate_against_the_threshold(in_p):
     assert "short prompt, threshold" in text and "not" in text and "gate p=" in text and "title_cover" in text
 
 
+def test_search_explain_names_what_only_search_finds_by_another_name(in_p):
+    pg = _record(in_p, "decision", "Use PostgreSQL for orders", "Orders live in PostgreSQL 16.")
+    found = json.loads(in_p("search", "--json", "which", "database", "do", "we", "use?").out)
+    assert [r["id"] for r in found] == [pg]
+    text = in_p("search", "--explain", "which", "database", "do", "we", "use?").out
+    assert "no candidates: the prompt hook would inject nothing" in text
+    assert f"search only [decision] Use PostgreSQL for orders  {pg}" in text and "own words only" in text
+    assert json.loads(in_p("search", "--explain", "--json", "which", "database", "do", "we", "use?").out) == []
+    assert "search only" not in in_p("search", "--explain", "postgresql", "orders").out  # the hook's own candidate
+
+
 def test_why_lists_candidates_that_were_not_injected(in_p, proj_p, monkeypatch, capsys):
     wal = _record(in_p, "decision", "Use SQLite with WAL for storage", "We keep records in sqlite with WAL.")
     errors = _record(in_p, "convention", "API errors are returned as RFC 7807 problem+json",
