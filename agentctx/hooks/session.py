@@ -32,6 +32,8 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         from . import log
 
         log("SessionStart", f"team file check: {type(exc).__name__}: {exc}")
+    if payload.source in ("compact", "clear") and payload.session_id:
+        _forget_injected(payload.session_id)
     text = _after_compaction(project_id, payload.session_id) if payload.source == "compact" else ""
     if not text:
         text = digest.read_text(project_id)
@@ -54,6 +56,17 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     if text:
         output["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": text}
     return output or None
+
+
+def _forget_injected(session_id: str) -> None:
+    """Compaction replaces the conversation with a summary, and /clear empties it: what the prompt hook injected
+    before is no longer in front of the model, so its per-session dedup starts over (SPEC §4.4)."""
+    from .. import paths
+
+    try:
+        os.unlink(paths.dedup_file(session_id))
+    except OSError:
+        pass  # nothing injected yet in this session
 
 
 def _after_compaction(project_id: str, session_id: str) -> str:

@@ -54,6 +54,21 @@ def test_prompt_injects_top3_then_dedups(hook, add, repo):
     assert len(set(paths.dedup_path("s1").read_text().split())) == 4
 
 
+def test_after_compaction_or_clear_a_record_can_be_injected_again(hook, add, repo):
+    add("Use SQLite with WAL for storage", "We keep records in sqlite with WAL and a busy timeout.")
+    payload = {"session_id": "s4", "cwd": str(repo), "prompt": "sqlite storage and WAL"}
+    assert "Use SQLite with WAL for storage" in hook("user-prompt-submit", payload)["hookSpecificOutput"]["additionalContext"]
+    assert hook("user-prompt-submit", payload) is None  # already in front of the model
+    hook("session-start", {"session_id": "s4", "cwd": str(repo), "source": "resume"})
+    assert hook("user-prompt-submit", payload) is None  # a resumed conversation still holds it
+    for source in ("compact", "clear"):
+        hook("session-start", {"session_id": "s4", "cwd": str(repo), "source": source})
+        out = hook("user-prompt-submit", payload)  # the summary (or nothing) replaced it: remind again
+        assert "Use SQLite with WAL for storage" in out["hookSpecificOutput"]["additionalContext"]
+    hook("session-start", {"session_id": "other", "cwd": str(repo), "source": "compact"})
+    assert hook("user-prompt-submit", payload) is None  # another session's compaction leaves this one alone
+
+
 def test_prompt_corrupt_dedup_file_reinjects(hook, add, repo):
     add("Use SQLite with WAL for storage", "We keep records in sqlite with WAL and a busy timeout.")
     paths.dedup_path("s2").write_text("{broken", encoding="utf-8")
