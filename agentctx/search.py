@@ -99,7 +99,7 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
     Rung 5: pinned records when everything else fails. Never raises on query syntax.
     """
     now = now or datetime.now(timezone.utc)
-    tokens = text.content_tokens(query)
+    tokens = text.query_tokens(query)
     terms = list(dict.fromkeys(tokens))[:MAX_TERMS]
     if not terms:
         return SearchResult(terms=())

@@ -55,6 +55,16 @@ def content_tokens(text: str, *, max_tokens: int = 256) -> list[str]:
     return out
 
 
+def query_tokens(text: str, *, head: int = 192, tail: int = 64, tail_chars: int = 4096) -> list[str]:
+    """A query's content tokens: all of them up to head + tail, else the first `head` and the last `tail`. A prompt
+    that pastes a log or a traceback ends with what matters (the error, the question about it); tokenizing a paste
+    of megabytes whole would cost the hook its budget, so the tail comes from the last `tail_chars` characters."""
+    first = content_tokens(text, max_tokens=head + tail + 1)
+    if len(first) <= head + tail:
+        return first
+    return first[:head] + content_tokens(text[-tail_chars:], max_tokens=1 << 30)[-tail:]
+
+
 def content_terms(text: str, *, max_terms: int = 64) -> list[str]:
     """Query terms: content tokens de-duplicated, first occurrence order."""
     return list(dict.fromkeys(content_tokens(text)))[:max_terms]

@@ -335,3 +335,11 @@ def test_a_corrupt_index_degrades_instead_of_raising(corpus, monkeypatch):
     monkeypatch.setattr(retrieval, "term_rows", corrupt)
     assert search.search(corpus, "auth tokens", P).degraded == "like-search"
 
+
+
+def test_an_error_at_the_end_of_a_long_pasted_log_still_finds_its_record(conn):
+    add(conn, "Money as integer cents", "Prices are stored as integer cents with an ISO 4217 currency column.",
+        type_="convention")
+    log = "Traceback (most recent call last):\n" + '  File "app.py", line 12, in handler\n    run()\n' * 3000
+    result = search.search(conn, log + "ValueError: price must be integer cents", P)
+    assert titles(result) == ["Money as integer cents"]

@@ -64,3 +64,22 @@ def test_quoted_terms_are_safe_fts5(term):
 
 def test_or_query_joins_quoted_terms():
     assert text.or_query(["a", 'b"c']) == '"a" OR "b""c"'
+
+
+def test_query_tokens_keep_everything_up_to_head_and_tail():
+    words = [f"w{i}" for i in range(256)]
+    assert text.query_tokens(" ".join(words)) == words
+
+
+def test_query_tokens_keep_the_head_and_the_tail_of_a_long_paste():
+    paste = "Traceback (most recent call last):\n" + '  File "app.py", line 12, in handler\n    run()\n' * 3000
+    tokens = text.query_tokens(paste + "ValueError: price must be integer cents")
+    assert len(tokens) == 256
+    assert tokens[:4] == ["traceback", "recent", "call", "last"]
+    assert tokens[-4:] == ["valueerror", "price", "integer", "cents"]  # the error at the end of the log
+
+
+def test_query_tokens_tail_comes_from_the_end_only():
+    long = "alpha " * 500 + "omega " * 10
+    tokens = text.query_tokens(long * 200)  # ~1.2 MB: only the last 4 KB are tokenized for the tail
+    assert tokens[:192] == ["alpha"] * 192 and tokens[-10:] == ["omega"] * 10
