@@ -53,6 +53,8 @@ MATCH_ROWS = 600
 # Terms found in at least this many records have their counts kept by consolidation (store.retrieval.term_stats).
 TERM_STATS_MIN = 100
 MAX_TERMS = 64
+# Of those, the last distinct words of the query keep this many places (the end of a pasted log: its error).
+TAIL_TERMS = 16
 # Records written one after another in a session share context (a question and its answer, a decision and
 # its follow-up): each of the best hits lends this share of its score to its session neighbours.
 NEIGHBOUR_WEIGHT = 0.5
@@ -100,7 +102,7 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
     """
     now = now or datetime.now(timezone.utc)
     tokens = text.query_tokens(query)
-    terms = list(dict.fromkeys(tokens))[:MAX_TERMS]
+    terms = _terms(tokens)
     if not terms:
         return SearchResult(terms=())
     try:
@@ -119,6 +121,17 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
     # Pinned records carry no evidence of relevance: a caller that asks for a floor (the prompt hook) gets none.
     hits = () if floor > 0 else tuple(SearchHit(r, prior(r, now), 0.0, "pinned-only") for r in pinned)
     return SearchResult(hits, "pinned-only", tuple(terms))
+
+
+def _terms(tokens: list[str]) -> list[str]:
+    """The distinct tokens in first-seen order, at most MAX_TERMS: when there are more, the last TAIL_TERMS distinct
+    ones are kept with the first ones (a long paste's many words would otherwise crowd out the words after it)."""
+    distinct = list(dict.fromkeys(tokens))
+    if len(distinct) <= MAX_TERMS:
+        return distinct
+    last = set(list(dict.fromkeys(reversed(tokens)))[:TAIL_TERMS])
+    first = set([t for t in distinct if t not in last][:MAX_TERMS - len(last)])
+    return [t for t in distinct if t in first or t in last]
 
 
 def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], project_id: str,

@@ -343,3 +343,22 @@ def test_an_error_at_the_end_of_a_long_pasted_log_still_finds_its_record(conn):
     log = "Traceback (most recent call last):\n" + '  File "app.py", line 12, in handler\n    run()\n' * 3000
     result = search.search(conn, log + "ValueError: price must be integer cents", P)
     assert titles(result) == ["Money as integer cents"]
+
+
+def test_the_last_words_of_a_long_query_keep_their_places_among_its_terms():
+    head = [f"word{i}" for i in range(100)]
+    terms = search._terms(head + ["word3", "valueerror", "cents"])
+    assert len(terms) == search.MAX_TERMS and terms[-2:] == ["valueerror", "cents"]
+    assert terms[:search.MAX_TERMS - search.TAIL_TERMS] == head[:search.MAX_TERMS - search.TAIL_TERMS]
+    assert "word3" in terms  # seen early and again at the end: one place, first-seen order
+    assert search._terms(["a1", "b2", "a1"]) == ["a1", "b2"]
+
+
+def test_a_question_after_a_pasted_file_of_many_words_finds_its_record(conn):
+    add(conn, "Money as integer cents", "Prices are stored as integer cents with an ISO 4217 currency column.",
+        type_="convention")
+    for i in range(40):
+        add(conn, f"Unrelated note {i}", f"filler{i} text about component{i} and widget{i}", type_="discovery")
+    code = " ".join(f"ident{i} = compute{i}(value{i})" for i in range(120))
+    result = search.search(conn, code + "\nwhy does this reject a price of 12.5 cents?", P)
+    assert titles(result)[:1] == ["Money as integer cents"]
