@@ -11,7 +11,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from collections.abc import Sequence  # loaded by sqlite3 already: free at run time
 
-from . import expansion, text
+from . import text
 from .db import has_fts
 from .ids import parse_iso
 from .models import Record, SearchHit, SearchResult, record_type
@@ -150,7 +150,11 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
     df = retrieval.cached_doc_freqs(conn, stems)
     cap = max(MATCH_ROWS, int(COMMON_SHARE * n_docs))
     postings = retrieval.term_rows(conn, {s: w for s, w in word_of.items() if s not in df}, cap)
-    expanded = expansion.lookup(stems) if expand and len(stems) <= EXPAND_MAX_TERMS else {}
+    expanded: "dict[str, dict[str, str]]" = {}
+    if expand and len(stems) <= EXPAND_MAX_TERMS:
+        from . import expansion  # not on the prompt hook's path, which does not expand
+
+        expanded = expansion.lookup(stems)
     other_rows = {q: retrieval.any_rows(conn, list(names.values()), cap) for q, names in expanded.items()}
     for q, rows in other_rows.items():
         if q in postings:  # the records holding the word or one of its other names: one posting list

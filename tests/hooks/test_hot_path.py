@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # (`dataclasses` pulls in `inspect`); `json` loads `re` and `enum`, ~4.5 ms (agentctx.jsonfast replaces it). -S keeps site (and an editable install's import hook) out of the picture.
 HEAVY = ("json", "re", "enum", "dataclasses", "inspect", "typing", "pathlib", "hashlib", "threading", "contextlib", "tempfile",
          "__future__", "select", "agentctx.cli", "agentctx.errors", "agentctx.store.records", "agentctx.migrations",
-         "agentctx.project", "agentctx.digest", "agentctx.background")
+         "agentctx.project", "agentctx.digest", "agentctx.background", "agentctx.expansion")
 CODE = """
 import io, sys
 sys.path.insert(0, {root!r})
