@@ -36,14 +36,13 @@ def explain(conn: sqlite3.Connection, query: str, project_id: str) -> list[dict[
 def by_other_names(conn: sqlite3.Connection, query: str, project_id: str, rows: list[dict[str, Any]],
                    limit: int = 3) -> list[dict[str, Any]]:
     """Records `agentctx search` finds for `query` only through the other names of its words (search.py's
-    expansion: "database" -> PostgreSQL), which the prompt hook does not use: not among `rows`, its candidates."""
+    expansion: "database" -> PostgreSQL), which the prompt hook does not use: not among `rows`, its candidates
+    (the hook's own, unexpanded search, which holds more than this one's first `limit`)."""
     from . import search
 
     seen = {row["id"] for row in rows}
-    result = search.search(conn, query, project_id, limit=limit)
-    plain = {h.record.id for h in search.search(conn, query, project_id, limit=limit, expand=False).hits}
-    return [{"id": h.record.id, "type": h.record.type, "title": h.record.title} for h in result.hits
-            if h.record.id not in seen and h.record.id not in plain]
+    return [{"id": h.record.id, "type": h.record.type, "title": h.record.title}
+            for h in search.search(conn, query, project_id, limit=limit).hits if h.record.id not in seen]
 
 
 def recent(conn: sqlite3.Connection, project_id: str, *, session_id: str | None = None,
