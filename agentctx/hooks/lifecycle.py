@@ -52,8 +52,10 @@ def due(session_id: str, transcript: str, *, now: float | None = None) -> bool:
     grown = size - max(last_size, 0)
     if last_size >= 0 and (grown < DEBOUNCE_BYTES and (grown <= 0 or now - last_at < DEBOUNCE_SECONDS)):
         return False
-    os.makedirs(os.path.dirname(state_path), mode=0o700, exist_ok=True)
+    from .. import paths
     from ..safeio import create_private
+
+    paths.ensure_private_dir_str(os.path.dirname(state_path))  # every directory it creates 0700, whatever the umask
 
     fd = create_private(state_path)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
