@@ -28,7 +28,7 @@ def parse(source: str) -> tuple[list[list[str]], list[tuple[list[str], list[str]
     groups: list[list[str]] = []
     categories: list[tuple[list[str], list[str]]] = []
     for n, raw in enumerate(source.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
+        line = raw.split("#", 1)[0].strip().lower()
         if not line:
             continue
         if line.startswith("="):
@@ -43,21 +43,21 @@ def parse(source: str) -> tuple[list[list[str]], list[tuple[list[str], list[str]
             categories.append((left.split(), right.split()))
         else:
             raise SystemExit(f"{SOURCE.name}:{n}: a line is '= words' or 'words > words'")
-    for words in [w for g in groups for w in g] + [w for left, right in categories for w in left + right]:
-        if text.tokens(words) != [words.lower()] or words.lower() in text.STOPWORDS:
-            raise SystemExit(f"{SOURCE.name}: {words!r} is not one index token or is a stopword")
+    for word in [w for g in groups for w in g] + [w for left, right in categories for w in left + right]:
+        if text.tokens(word) != [word] or word in text.STOPWORDS:
+            raise SystemExit(f"{SOURCE.name}: {word!r} is not one index token or is a stopword")
     return groups, categories
 
 
 def build(source: str) -> str:
     groups, categories = parse(source)
-    stem = {w: s for w, s in zip(*(lambda ws: (ws, text.stems(ws)))(sorted(
-        {w.lower() for g in groups for w in g} | {w.lower() for left, right in categories for w in left + right})))}
+    words = sorted({w for g in groups for w in g} | {w for left, right in categories for w in left + right})
+    stem = dict(zip(words, text.stems(words)))
     out: dict[str, dict[str, str]] = {}
     aliases: dict[str, set[str]] = {}
     for group in groups:
         for word in group:
-            aliases.setdefault(stem[word.lower()], set()).update(stem[w.lower()] for w in group)
+            aliases.setdefault(stem[word], set()).update(stem[w] for w in group)
 
     def add(key: str, word: str) -> None:
         if stem[word] != key:
@@ -66,13 +66,13 @@ def build(source: str) -> str:
     for group in groups:
         for word in group:
             for other in group:
-                add(stem[word.lower()], other.lower())
+                add(stem[word], other)
     for left, right in categories:
         for word in left:
             # A question's word, or any word naming the same thing, is answered by a record naming a member.
-            for key in aliases.get(stem[word.lower()], {stem[word.lower()]}):
+            for key in aliases.get(stem[word], {stem[word]}):
                 for member in right:
-                    add(key, member.lower())
+                    add(key, member)
     lines = [f"{key}\t{' '.join(f'{s}:{w}' for s, w in sorted(members.items()))}\n"
              for key, members in sorted(out.items())]
     return HEADER + "".join(lines)
