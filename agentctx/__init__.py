@@ -1,6 +1,12 @@
 """agentctx: typed, bi-temporal memory for coding agents, in one SQLite file."""
 
-__version__ = "0.1.0"
+def __getattr__(name: str) -> str:
+    """`agentctx.__version__`, read from `agentctx.base` only when asked: `import agentctx.stash` loads nothing else."""
+    if name == "__version__":
+        from .base import __version__
+
+        return __version__
+    raise AttributeError(f"module 'agentctx' has no attribute {name!r}")
 
 
 def console() -> None:
@@ -17,7 +23,7 @@ def console() -> None:
         except Exception:  # a hook must never break the agent's session, even when agentctx cannot load
             sys.exit(0)
         hook_console(sys.argv[2:])
-    from .spawn import limit_lifetime
+    from .base.spawn import limit_lifetime
 
     limit_lifetime()  # a detached worker (consolidate, extract) ends when its spawner's deadline runs out
     from .cli import console as cli_console

@@ -48,9 +48,12 @@ def prf(pairs: list[tuple[bool, bool]]) -> tuple[float, float, float]:
 def run(data_path: Path) -> int:
     work = Path(tempfile.mkdtemp(prefix="agentctx-drift-bench-"))
     os.environ["AGENTCTX_HOME"] = str(work / "home")
-    from agentctx import db, drift, paths, setup
-    from agentctx.models import NewRecord
-    from agentctx.project import detect
+    from agentctx.store import db
+    from agentctx.memory import drift
+    from agentctx.base import paths
+    from agentctx.claude import setup
+    from agentctx.base.models import NewRecord
+    from agentctx.base.project import detect
     from agentctx.store import records
 
     setup.initialize()

@@ -87,7 +87,7 @@ class CountingClient:
         self.messages = Messages()
 
     def create(self, **kw: Any) -> dict[str, Any]:
-        from agentctx.tokens import estimate
+        from agentctx.base.tokens import estimate
 
         tokens = estimate(json.dumps(kw["system"]) + json.dumps(kw["messages"]) + json.dumps(kw.get("output_config")))
         self.sent += tokens
@@ -108,7 +108,7 @@ class CountingClient:
 
 def original_tokens(path: Path) -> tuple[int, int]:
     """(input tokens, calls) of one original extraction over the whole transcript (its parse and windows)."""
-    from agentctx.tokens import estimate
+    from agentctx.base.tokens import estimate
 
     parts = []
     for raw in path.read_text(encoding="utf-8").splitlines():
@@ -132,7 +132,7 @@ def original_tokens(path: Path) -> tuple[int, int]:
 
 def simulate(turns: int, output_tokens: int, debounce: bool, seed: int = 7) -> dict[str, float]:
     """Run one synthetic session in a fresh home; returns calls, tokens and cost for ours (and the baseline)."""
-    from agentctx import db
+    from agentctx.store import db
     from agentctx.extract import cost as price
     from agentctx.extract import cursor, engine
 

@@ -33,9 +33,11 @@ RARE = [f"{a}{b}{c}" for a in ("ka", "lo", "mi", "ne", "pu", "ro", "sa", "ti", "
 def seed(n: int, env: dict[str, str], repo: Path, py: str) -> None:
     code = f"""
 import random, sys
-from agentctx import db, paths, consolidate
-from agentctx.ids import ulid, now_iso
-from agentctx.project import detect
+from agentctx.base import paths
+from agentctx.memory import consolidate
+from agentctx.store import db
+from agentctx.base.ids import ulid, now_iso
+from agentctx.base.project import detect
 words = {WORDS!r} + {RARE!r}; types = {TYPES!r}
 weights = [1.0 / (rank + 1) for rank in range(len(words))]
 rng = random.Random(7); p = detect({str(repo)!r}); conn = db.connect(paths.db_path(), create=True)

@@ -108,9 +108,11 @@ class Bench:
         os.environ.update(HOME=str(tmp), AGENTCTX_HOME=str(tmp / ".agentctx"))
         os.environ.pop("ANTHROPIC_API_KEY", None)
         tempfile.tempdir = str(tmp)
-        from agentctx import db, paths, profile
-        from agentctx.models import NewRecord
-        from agentctx.project import detect
+        from agentctx.store import db
+        from agentctx.base import paths
+        from agentctx.memory import profile
+        from agentctx.base.models import NewRecord
+        from agentctx.base.project import detect
         from agentctx.store import records
 
         self.repo = tmp / "repo"
@@ -158,10 +160,12 @@ class Bench:
 
     def run(self, features_out=None) -> list[dict]:
         """Every case through the real hook (fresh session each); with `features_out`, the weighed candidates too."""
-        from agentctx import db, paths
+        from agentctx.store import db
+        from agentctx.base import paths
         from agentctx.hooks import Payload
-        from agentctx.hooks.prompt import decide, user_prompt_submit
-        from agentctx.project import detect
+        from agentctx.hooks.prompt import user_prompt_submit
+        from agentctx.retrieval.relevance import decide
+        from agentctx.base.project import detect
 
         project_id = detect(self.repo).id
         conn = db.connect(paths.db_path()) if features_out else None

@@ -2,7 +2,7 @@
 
 Usage: python bench/mcp.py [--records 10000] [--calls 300]
 Baselines measured in the same run: the interpreter floor (`python -I -c "import sqlite3, json"`) for start-up,
-and an in-process agentctx.search.search() call for the round trip. Both servers are measured (`--sdk` only when
+and an in-process agentctx.retrieval.search.search() call for the round trip. Both servers are measured (`--sdk` only when
 the `mcp` package is installed). Ends with one `name=value` summary line.
 """
 
@@ -44,9 +44,11 @@ def vocabulary(dense: bool) -> tuple[list[str], list[float]]:
 
 
 def populate(n: int, repo: Path, dense: bool) -> None:
-    from agentctx import db, paths, setup
-    from agentctx.models import NewRecord
-    from agentctx.project import detect
+    from agentctx.store import db
+    from agentctx.base import paths
+    from agentctx.claude import setup
+    from agentctx.base.models import NewRecord
+    from agentctx.base.project import detect
     from agentctx.store import records
 
     setup.initialize()
@@ -141,9 +143,10 @@ def round_trips(repo: Path, sdk: bool, calls: int) -> tuple[float, float, float]
 
 
 def in_process(repo: Path, calls: int) -> float:
-    from agentctx import db, paths
-    from agentctx.project import detect
-    from agentctx.search import search
+    from agentctx.store import db
+    from agentctx.base import paths
+    from agentctx.base.project import detect
+    from agentctx.retrieval.search import search
 
     conn = db.connect(paths.db_path())
     pid = detect(repo).id

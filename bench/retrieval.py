@@ -27,8 +27,10 @@ from typing import Callable, Iterable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentctx import db, search, text  # noqa: E402
-from agentctx.models import NewRecord  # noqa: E402
+from agentctx.store import db
+from agentctx.retrieval import search
+from agentctx.base import text  # noqa: E402
+from agentctx.base.models import NewRecord  # noqa: E402
 from agentctx.store import records  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "locomo-dev"
@@ -110,8 +112,8 @@ def agentctx_retriever(docs, workdir: Path) -> Retriever:
 
 def hybrid_retrievers(docs, workdir: Path, embedder, modes: dict) -> dict[str, Retriever]:
     """One store with vectors (backfilled once), searched by each fusion mode in `modes` (name -> Fusion)."""
-    from agentctx import hybrid
-    from agentctx.vectors import backfill
+    from agentctx.retrieval import hybrid
+    from agentctx.retrieval.vectors import backfill
 
     conn, key_of = load_store(docs, workdir)
     report = backfill.run(conn, embedder, batch=64)
@@ -131,14 +133,14 @@ EMBED_STATS: list[tuple[int, float]] = []
 
 
 def load_embedder(model_dir: Path):
-    from agentctx.vectors.embedder import FastEmbedEmbedder, ModelSpec
+    from agentctx.retrieval.vectors.embedder import FastEmbedEmbedder, ModelSpec
 
     return FastEmbedEmbedder(ModelSpec(MODEL_NAME, str(model_dir)))
 
 
 def hybrid_modes() -> dict:
     """The fusion ablations; "hybrid" (agentctx's default) last."""
-    from agentctx import hybrid
+    from agentctx.retrieval import hybrid
 
     d = hybrid.DEFAULT
     return {"dense": hybrid.Fusion("dense", 0.0, 60, 0.0, "minmax", False),

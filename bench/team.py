@@ -39,7 +39,7 @@ def _repo(path: Path) -> Path:
 
 
 def _seed(conn, project_id: str, n: int, rng: random.Random) -> None:
-    from agentctx.ids import now_iso, ulid
+    from agentctx.base.ids import now_iso, ulid
 
     words = WORDS + RARE
     weights = [1.0 / (rank + 1) for rank in range(len(words))]
@@ -62,8 +62,10 @@ def _timed(fn):
 
 
 def bench_size(n: int, tmp: Path) -> dict[str, float]:
-    from agentctx import db, paths, team
-    from agentctx.project import detect
+    from agentctx.store import db
+    from agentctx.base import paths
+    from agentctx.team import sync as team
+    from agentctx.base.project import detect
 
     rng = random.Random(n)
     repo_a, repo_b = _repo(tmp / f"a{n}"), _repo(tmp / f"b{n}")
@@ -92,7 +94,7 @@ def bench_size(n: int, tmp: Path) -> dict[str, float]:
     _, out["status_ms"] = _timed(lambda: team.plan(conn, target_b, team.read_file(target_b)))
     # Ten hand edits.
     text = target_b_text = Path(target_b.path).read_text(encoding="utf-8")
-    parsed = __import__("agentctx.teamfile", fromlist=["parse"]).parse(target_b_text, target.kind)
+    parsed = __import__("agentctx.team.fileformat", fromlist=["parse"]).parse(target_b_text, target.kind)
     for entry in rng.sample(list(parsed.entries), 10):
         text = text.replace(entry.body, entry.body + " Edited by hand.", 1)
     Path(target_b.path).write_text(text, encoding="utf-8")
@@ -106,7 +108,7 @@ def bench_size(n: int, tmp: Path) -> dict[str, float]:
 
 def merge_conflict_rate(entries: int, trials: int, tmp: Path) -> float:
     """Both teammates add one entry (random titles) to a file of `entries`; the share of git merge-file conflicts."""
-    from agentctx.teamfile import TEAM, render
+    from agentctx.team.fileformat import TEAM, render
 
     rng = random.Random(entries)
     words = WORDS + RARE
@@ -135,9 +137,12 @@ def hook_ratio(py: str, runs: int, tmp: Path) -> dict[str, float]:
     env.update(HOME=str(home), AGENTCTX_HOME=str(home / ".agentctx"), PYTHONPYCACHEPREFIX=str(tmp / "pyc"),
                TMPDIR=str(tmp))
     code = f"""
-from agentctx import db, paths, consolidate, team
-from agentctx.models import NewRecord
-from agentctx.project import detect
+from agentctx.base import paths
+from agentctx.memory import consolidate
+from agentctx.store import db
+from agentctx.team import sync as team
+from agentctx.base.models import NewRecord
+from agentctx.base.project import detect
 from agentctx.store import records
 conn = db.connect(paths.db_path(), create=True)
 for root in ({str(plain)!r}, {str(shared)!r}):

@@ -46,9 +46,10 @@ def texts() -> list[tuple[str, str]]:
 
 def seed(n: int, repo: Path) -> str:
     """`n` records in sessions of 8 with injections and file links; returns the project id."""
-    from agentctx import db, paths
-    from agentctx.models import NewRecord
-    from agentctx.project import detect
+    from agentctx.store import db
+    from agentctx.base import paths
+    from agentctx.base.models import NewRecord
+    from agentctx.base.project import detect
     from agentctx.store import graph, records, sessions
 
     rng = random.Random(7)
@@ -115,7 +116,7 @@ def hook_ms(repo: Path, env: dict[str, str], rounds: int) -> float:
 def interleaved_hooks(repo: Path, env: dict[str, str], rounds: int) -> tuple[float, float, float]:
     """The prompt hook's median time with no dashboard, with one open and idle, and with one serving a list call
     every 500 ms: the three states alternate within every round, so machine load falls on all of them alike."""
-    from agentctx.project import detect
+    from agentctx.base.project import detect
     from agentctx.ui.server import make_server
 
     closed, idle, busy = [], [], []
@@ -157,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         seed(args.records, repo)
         print(f"seeded {args.records} records in {time.perf_counter() - t0:.1f} s")
 
-        from agentctx.project import detect
+        from agentctx.base.project import detect
         from agentctx.ui.server import make_server
 
         env = dict(os.environ)

@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from agentctx import db  # noqa: E402
-from agentctx.ids import now_iso, ulid  # noqa: E402
+from agentctx.store import db  # noqa: E402
+from agentctx.base.ids import now_iso, ulid  # noqa: E402
 from agentctx.store import vectors as store  # noqa: E402
-from agentctx.vectors import search as vsearch  # noqa: E402
+from agentctx.retrieval.vectors import search as vsearch  # noqa: E402
 
 P = "bench"
 DIMS = 384
@@ -85,8 +85,8 @@ def cli_search(n: int, model: Path, repeat: int) -> dict[str, float]:
                "PYTHONPYCACHEPREFIX": str(home / "pyc")}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         os.environ["AGENTCTX_HOME"] = env["AGENTCTX_HOME"]
-        from agentctx import config
-        from agentctx.project import detect
+        from agentctx.base import config
+        from agentctx.base.project import detect
 
         config.write({"embeddingModel": "sentence-transformers/all-MiniLM-L6-v2", "embeddingModelPath": str(model)})
         pid = detect(str(repo)).id
@@ -168,7 +168,7 @@ def main() -> int:
             print(f"{n:>7} records: " + ", ".join(f"{k}={v:.2f}" for k, v in out.items() if k.endswith(tag + "_ms")))
             conn.close()
         if (args.model / "model.onnx").exists():
-            from agentctx.vectors.embedder import FastEmbedEmbedder, ModelSpec
+            from agentctx.retrieval.vectors.embedder import FastEmbedEmbedder, ModelSpec
 
             e = FastEmbedEmbedder(ModelSpec("sentence-transformers/all-MiniLM-L6-v2", str(args.model)))
             for label, text in (("short", "We decided to keep all memory in one SQLite file. " * 2),

@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from agentctx import config, paths
-from agentctx.errors import ConfigError
+from agentctx.base import config, paths
+from agentctx.base.errors import ConfigError
 
 
 def test_defaults_without_a_file():

@@ -7,9 +7,10 @@ import stat
 
 import pytest
 
-from agentctx import db, migrations, paths
-from agentctx.errors import NotFoundError, StoreError
-from agentctx.models import NewRecord
+from agentctx.store import db, migrations
+from agentctx.base import paths
+from agentctx.base.errors import NotFoundError, StoreError
+from agentctx.base.models import NewRecord
 from agentctx.store import records
 
 # SPEC §3.1, column for column, plus the tables this implementation adds.

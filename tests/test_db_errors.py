@@ -11,10 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import config, db, doctor, paths, setup
+from agentctx.base import config
+from agentctx.store import db
+from agentctx.claude import doctor
+from agentctx.base import paths
+from agentctx.claude import setup
 from agentctx.cli import main
-from agentctx.errors import StoreError
-from agentctx.models import NewRecord
+from agentctx.base.errors import StoreError
+from agentctx.base.models import NewRecord
 from agentctx.store import records
 
 

@@ -6,8 +6,11 @@ import sqlite3
 
 import pytest
 
-from agentctx import config, db, doctor, paths
-from agentctx.models import NewRecord
+from agentctx.base import config
+from agentctx.store import db
+from agentctx.claude import doctor
+from agentctx.base import paths
+from agentctx.base.models import NewRecord
 from agentctx.store import records
 
 

@@ -4,17 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentctx import errors
-from agentctx.errors import (
-    AgentctxError,
-    ConfigError,
-    ConflictError,
-    MissingExtraError,
-    NotFoundError,
-    StoreError,
-    UsageError,
-    ValidationError,
-)
+from agentctx.base import errors
+from agentctx.base.errors import (AgentctxError, ConfigError, ConflictError, MissingExtraError, NotFoundError, StoreError, UsageError, ValidationError)
 
 
 @pytest.mark.parametrize("cls, status", [

@@ -1,4 +1,4 @@
-"""agentctx.expansion and tools/build_expansions.py: the other names of a question's words, stemmed ahead of time."""
+"""agentctx.retrieval.expansion and tools/build_expansions.py: the other names of a question's words, stemmed ahead of time."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import expansion, text
+from agentctx.retrieval import expansion
+from agentctx.base import text
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.append(str(ROOT / "tools"))

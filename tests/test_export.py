@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 
-from agentctx.export import to_markdown
-from agentctx.models import RECORD_TYPES, Record
+from agentctx.team.export import to_markdown
+from agentctx.base.models import RECORD_TYPES, Record
 
 BASE = Record(id="01A", project_id="P", type="decision", title="T", body="B", scope="project", pinned=False,
               confidence="explicit", reinforce_count=0, valid_from="2024-01-01T00:00:00.000Z",

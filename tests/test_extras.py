@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import extras
+from agentctx.base import extras
 from agentctx.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,7 +18,7 @@ def _pyproject() -> dict:
     try:
         import tomllib
     except ImportError:
-        from agentctx import minitoml as tomllib
+        from agentctx.base import minitoml as tomllib
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
@@ -84,7 +84,7 @@ def project(tmp_path, monkeypatch):
 
 
 def _transcript(project: Path, session_id: str = "s1") -> Path:
-    from agentctx import paths
+    from agentctx.base import paths
     from agentctx.extract import backfill
 
     folder = paths.claude_home() / "projects" / backfill.encode(str(project.resolve()))

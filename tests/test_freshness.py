@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from agentctx import digest, freshness
+from agentctx.memory import digest
+from agentctx.base import freshness
 from agentctx.cli import main
 from agentctx.mcp.handlers import ToolContext
 from agentctx.mcp.tools import call
-from agentctx.project import detect
+from agentctx.base.project import detect
 
 
 def _start(hook, repo, source="startup"):
@@ -58,7 +59,7 @@ def test_mcp_record_reaches_session_start(hook, conn, repo):
 
 
 def test_global_preference_reaches_every_project_digest(hook, conn, add, repo, tmp_path):
-    from agentctx.models import NewRecord
+    from agentctx.base.models import NewRecord
     from agentctx.store import records
 
     other = tmp_path / "other"
@@ -99,7 +100,7 @@ def test_a_failing_rebuild_never_fails_the_write(conn, add, repo, monkeypatch):
     monkeypatch.setattr(digest, "refresh_after_write", boom)
     record = add("Still stored", "The write committed.")
     assert record.id
-    from agentctx import paths
+    from agentctx.base import paths
 
     assert "disk full" in (paths.logs_dir() / "digest.log").read_text()
 

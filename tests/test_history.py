@@ -8,10 +8,11 @@ import subprocess
 
 import pytest
 
-from agentctx import cli, search
-from agentctx.errors import UsageError
-from agentctx.history import chain, current_at, parse_as_of, search_as_of
-from agentctx.project import detect
+from agentctx import cli
+from agentctx.retrieval import search
+from agentctx.base.errors import UsageError
+from agentctx.memory.history import chain, current_at, parse_as_of, search_as_of
+from agentctx.base.project import detect
 from agentctx.store import records
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -7,9 +7,10 @@ import sys
 
 import pytest
 
-from agentctx import db, hybrid
-from agentctx import search as keyword
-from agentctx.models import NewRecord
+from agentctx.store import db
+from agentctx.retrieval import hybrid
+from agentctx.retrieval import search as keyword
+from agentctx.base.models import NewRecord
 from agentctx.store import records
 
 P = "p" * 64
@@ -36,7 +37,7 @@ def _fake(**kw):
 
 def test_vectors_find_what_keywords_miss(conn):
     fake = _fake(synonyms={"postgres": "database", "sqlite": "database"})
-    from agentctx.vectors import backfill
+    from agentctx.retrieval.vectors import backfill
 
     target = _add(conn, "Store state in SQLite", "One file, no server.")
     _add(conn, "Use gRPC between services", "Protobuf contracts.")
@@ -48,7 +49,7 @@ def test_vectors_find_what_keywords_miss(conn):
 
 def test_fusion_keeps_keyword_order_when_vectors_agree(conn):
     fake = _fake()
-    from agentctx.vectors import backfill
+    from agentctx.retrieval.vectors import backfill
 
     a = _add(conn, "Retry uploads with exponential backoff", "Backoff caps at 30 s.")
     _add(conn, "Upload size limit", "Uploads over 10 MB are rejected.")
@@ -78,7 +79,7 @@ def test_missing_extra_degrades_to_marked_keyword_search(conn, monkeypatch):
     conn.execute("INSERT INTO embeddings VALUES (?, 'BAAI/bge-small-en-v1.5', 384, zeroblob(1536))", (rec.id,))
     for name in [m for m in sys.modules if m.split(".")[0] in ("numpy", "fastembed", "sqlite_vec", "onnxruntime")]:
         monkeypatch.delitem(sys.modules, name)
-    for name in [m for m in sys.modules if m.startswith("agentctx.vectors")]:
+    for name in [m for m in sys.modules if m.startswith("agentctx.retrieval.vectors")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setattr(sys, "meta_path", [_Blocker(), *sys.meta_path])
     result = hybrid.search(conn, "sqlite", P)
@@ -88,7 +89,7 @@ def test_missing_extra_degrades_to_marked_keyword_search(conn, monkeypatch):
 
 
 def test_broken_model_degrades_and_keeps_ladder_marker(conn, monkeypatch, tmp_path):
-    from agentctx import config
+    from agentctx.base import config
 
     rec = _add(conn, "Use SQLite", "One file.")
     conn.execute("INSERT INTO embeddings VALUES (?, 'm', 384, zeroblob(1536))", (rec.id,))
@@ -109,8 +110,8 @@ def test_dimension_mismatch_is_marked(conn):
 
 def test_keyword_candidates_outside_the_dense_top_get_their_own_cosine(conn):
     fake = _fake()
-    from agentctx.vectors import backfill
-    from agentctx.vectors.embedder import document_text
+    from agentctx.retrieval.vectors import backfill
+    from agentctx.retrieval.vectors.embedder import document_text
 
     near = _add(conn, "Retry uploads with backoff", "Backoff caps at 30 s.")
     far = _add(conn, "Upload size limit", "Uploads over 10 MB are rejected.")
@@ -124,8 +125,8 @@ def test_keyword_candidates_outside_the_dense_top_get_their_own_cosine(conn):
 
 def test_dense_feedback_moves_the_query_towards_the_keyword_seeds(conn):
     fake = _fake(dims=256)
-    from agentctx.vectors import backfill
-    from agentctx.vectors.embedder import document_text
+    from agentctx.retrieval.vectors import backfill
+    from agentctx.retrieval.vectors.embedder import document_text
 
     seed = _add(conn, "Retry uploads with backoff", "Jitter spreads the retries.")
     other = _add(conn, "Upload size limit", "Uploads over 10 MB are rejected.")
@@ -144,7 +145,7 @@ def test_dense_feedback_moves_the_query_towards_the_keyword_seeds(conn):
 
 def test_session_smoothing_lifts_the_turns_of_the_best_session(conn):
     fake = _fake(dims=256)
-    from agentctx.vectors import backfill
+    from agentctx.retrieval.vectors import backfill
 
     def turn(text, session):
         return records.insert(conn, NewRecord(type="decision", title=text, body=text, project_id=P,
@@ -192,7 +193,7 @@ class _CountingStatus:
 
 def test_the_model_loads_only_when_keyword_results_need_it(conn, monkeypatch):
     fake = _fake(synonyms={"postgres": "database", "sqlite": "database"})
-    from agentctx.vectors import backfill
+    from agentctx.retrieval.vectors import backfill
 
     for i in range(4):
         _add(conn, f"Cache invalidation rule {i}", f"Invalidate the cache entries of tenant {i} on deploy.")
@@ -208,7 +209,7 @@ def test_the_model_loads_only_when_keyword_results_need_it(conn, monkeypatch):
 
 def test_the_cut_drops_what_is_a_sliver_of_the_best_score(conn):
     fake = _fake(synonyms={"postgres": "database", "sqlite": "database"})
-    from agentctx.vectors import backfill
+    from agentctx.retrieval.vectors import backfill
 
     strong = _add(conn, "Backup the database nightly", "Copy the database file to S3.")
     medium = _add(conn, "Store state in SQLite", "One file.")

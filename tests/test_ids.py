@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from agentctx import ids
+from agentctx.base import ids
 
 ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 

@@ -1,4 +1,4 @@
-"""agentctx.jsonfast gives json's own values, output and errors, without importing json on the hook path."""
+"""agentctx.base.jsonfast gives json's own values, output and errors, without importing json on the hook path."""
 
 import json
 import platform
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import jsonfast
+from agentctx.base import jsonfast
 
 DOCS = [
     '{"session_id": "abc", "prompt": "fix the cache", "n": 1}',
@@ -102,7 +102,7 @@ def test_dumps_keeps_json_conversions_of_keys_and_refuses_what_json_refuses():
 
 
 def test_importing_it_loads_neither_json_nor_re():
-    code = "import sys; from agentctx import jsonfast; jsonfast.loads('{\"a\": [1]}'); jsonfast.dumps({'a': 1});" \
+    code = "import sys; from agentctx.base import jsonfast; jsonfast.loads('{\"a\": [1]}'); jsonfast.dumps({'a': 1});" \
            "print(sorted(m for m in ('json', 're', 'enum') if m in sys.modules))"
     root = str(Path(__file__).resolve().parents[1])
     done = subprocess.run([sys.executable, "-S", "-c", f"import sys; sys.path.insert(0, {root!r}); {code}"],

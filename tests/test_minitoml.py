@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import minitoml, profile
+from agentctx.base import minitoml
+from agentctx.memory import profile
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from agentctx.models import record_type
+from agentctx.base.models import record_type
 
 Point = record_type("Point", "x y label", defaults=("none",))
 
@@ -36,7 +36,7 @@ def test_immutable_replace_asdict_repr_pickle_and_subclassing():
         p._replace(z=1)
     assert p._asdict() == {"x": 1, "y": 2, "label": "none"}
     assert repr(p) == "Point(x=1, y=2, label='none')"
-    from agentctx.models import SearchResult
+    from agentctx.base.models import SearchResult
 
     assert pickle.loads(pickle.dumps(SearchResult((), "like-search"))) == SearchResult((), "like-search")
 

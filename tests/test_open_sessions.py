@@ -9,9 +9,10 @@ import time
 
 import pytest
 
-from agentctx import digest, open_sessions, paths
+from agentctx.memory import consolidate, digest, open_sessions
+from agentctx.base import paths
 from agentctx.cli import main
-from agentctx.project import detect
+from agentctx.base.project import detect
 from agentctx.store import records
 
 HAS_PROC = os.path.isdir("/proc") and os.path.exists(f"/proc/{os.getpid()}/stat")
@@ -19,7 +20,7 @@ HAS_PROC = os.path.isdir("/proc") and os.path.exists(f"/proc/{os.getpid()}/stat"
 
 def _spawned(monkeypatch):
     calls = []
-    monkeypatch.setattr("agentctx.spawn.detached", lambda argv, cwd=None: calls.append(argv) or 1)
+    monkeypatch.setattr("agentctx.base.spawn.detached", lambda argv, cwd=None: calls.append(argv) or 1)
     return calls
 
 
@@ -134,7 +135,7 @@ def test_close_stale_runs_the_end_of_session_work(hook, conn, repo, tmp_path, mo
     (report,) = json.loads(capsys.readouterr().out)["stale_sessions_closed"]
     assert report["session_id"] == "s1" and "error" not in report
     assert report["session"] == ["rule-based handover written"] and report["ledger_rows_drained"] == 0
-    from agentctx.ids import parse_iso
+    from agentctx.base.ids import parse_iso
 
     (ended,) = conn.execute("SELECT ended_at FROM sessions WHERE session_id = 's1'").fetchone()
     assert ended == report["ended_at"] and abs(parse_iso(ended).timestamp() - old) < 2  # its last activity, not now
@@ -150,23 +151,23 @@ def test_close_stale_runs_the_end_of_session_work(hook, conn, repo, tmp_path, mo
 def test_a_claimed_session_is_closed_by_one_process_only(conn, repo):
     _marker("s1", project_id=detect(repo).id, cwd=str(repo), started=1000.0)
     (marker,) = open_sessions.stale_markers()
-    assert open_sessions._claim(marker) is not None
-    assert open_sessions._claim(marker) is None  # the second closer loses
-    assert open_sessions.close_stale() == []  # a fresh claim is someone else's work in progress
+    assert open_sessions.claim(marker) is not None
+    assert open_sessions.claim(marker) is None  # the second closer loses
+    assert consolidate.close_stale_sessions() == []  # a fresh claim is someone else's work in progress
 
 
 def test_a_claim_left_by_a_dead_closer_is_retried(conn, repo):
     _marker("s1", project_id=detect(repo).id, cwd=str(repo), started=1000.0)
     (marker,) = open_sessions.stale_markers()
-    claimed = open_sessions._claim(marker)
+    claimed = open_sessions.claim(marker)
     os.utime(claimed, (1000.0, 1000.0))
-    (report,) = open_sessions.close_stale()
+    (report,) = consolidate.close_stale_sessions()
     assert report["session_id"] == "s1" and "error" not in report
     assert os.listdir(open_sessions.open_dir()) == []
 
 
 def test_consolidate_closes_stale_sessions_but_not_its_own(conn, repo):
-    from agentctx import consolidate
+    from agentctx.memory import consolidate
 
     _marker("old", project_id=detect(repo).id, cwd=str(repo), started=1000.0)
     _marker("mine", project_id=detect(repo).id, cwd=str(repo), started=1000.0)

@@ -12,7 +12,7 @@ def _package_data() -> dict[str, list[str]]:
     try:
         import tomllib
     except ImportError:
-        from agentctx import minitoml as tomllib
+        from agentctx.base import minitoml as tomllib
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     return data["tool"]["setuptools"]["package-data"]
 

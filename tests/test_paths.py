@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import paths
+from agentctx.base import paths
 
 
 def test_agentctx_home_overrides_the_default(monkeypatch, tmp_path):

@@ -9,7 +9,7 @@ import stat
 import subprocess
 import sys
 
-from agentctx import paths
+from agentctx.base import paths
 
 
 def _run(args, cwd, stdin=""):

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from agentctx import project
-from agentctx.project import detect, normalize_remote
+from agentctx.base import project
+from agentctx.base.project import detect, normalize_remote
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import db, paths, relevance, search
-from agentctx.models import NewRecord, SearchHit, SearchResult
+from agentctx.store import db
+from agentctx.base import paths
+from agentctx.retrieval import relevance, search
+from agentctx.base.models import NewRecord, SearchHit, SearchResult
 from agentctx.store import records
 
 P = "proj"
@@ -74,7 +76,7 @@ def _hit(title, score, matched):
 
 
 def _record(title):
-    from agentctx.models import Record
+    from agentctx.base.models import Record
 
     fields = dict.fromkeys(Record._fields)
     fields.update(id=title, type="decision", title=title, body="", confidence="explicit")
@@ -130,8 +132,8 @@ def test_profile_intent_needs_a_short_question_made_of_profile_words():
 @pytest.fixture
 def first_day(tmp_path):
     """A store on the first day: the profile `agentctx init` detects, and nothing else."""
-    from agentctx import profile
-    from agentctx.project import detect
+    from agentctx.memory import profile
+    from agentctx.base.project import detect
 
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
@@ -171,8 +173,8 @@ def test_other_prompts_about_tests_do_not_get_the_profile(first_day, prompt):
 
 
 def test_explain_says_why_the_profile_was_injected(first_day):
-    from agentctx.hooks.prompt import decide
-    from agentctx.project import detect
+    from agentctx.retrieval.relevance import decide
+    from agentctx.base.project import detect
 
     conn = db.connect(paths.db_path())
     first = decide(conn, "how do I run the tests?", detect(first_day).id)[0]

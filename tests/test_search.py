@@ -10,8 +10,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from agentctx import db, search
-from agentctx.models import NewRecord
+from agentctx.store import db
+from agentctx.retrieval import search
+from agentctx.base.models import NewRecord
 from agentctx.store import records, retrieval
 
 P = "p" * 64

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from agentctx import db, review, search
-from agentctx.hooks.prompt import decide
-from agentctx.models import NewRecord
-from agentctx.project import Project
+from agentctx.store import db
+from agentctx.memory import review
+from agentctx.retrieval import search
+from agentctx.retrieval.relevance import decide
+from agentctx.base.models import NewRecord
+from agentctx.base.project import Project
 from agentctx.store import records
 
 P = "p" * 64

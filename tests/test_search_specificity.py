@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from agentctx import search, text
+from agentctx.retrieval import search
+from agentctx.base import text
 
 BACKGROUND = Path(search.__file__).with_name(search.BACKGROUND_FILE)
 

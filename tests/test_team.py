@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from agentctx import team, teamfile
-from agentctx.errors import ConflictError, NotFoundError
-from agentctx.models import GLOBAL_PROJECT, NewRecord
-from agentctx.project import detect
+from agentctx.team import sync as team, fileformat as teamfile
+from agentctx.base.errors import ConflictError, NotFoundError
+from agentctx.base.models import GLOBAL_PROJECT, NewRecord
+from agentctx.base.project import detect
 from agentctx.store import records
 from agentctx.store import team as sync
 
@@ -233,7 +233,7 @@ def test_import_without_a_file_is_a_clear_error(conn, target):
 
 
 def test_profile_round_trip_between_two_stores(conn, proj, tmp_path, monkeypatch):
-    from agentctx import db
+    from agentctx.store import db
 
     records.insert(conn, NewRecord(type="preference", title="Terse answers", body="No preamble.",
                                    project_id=GLOBAL_PROJECT, scope="global", confidence="explicit"))

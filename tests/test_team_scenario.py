@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import cli, db
+from agentctx import cli
+from agentctx.store import db
 from agentctx.hooks import run as run_hook
-from agentctx.project import detect
+from agentctx.base.project import detect
 from agentctx.store import records
 from agentctx.store import team as sync
 

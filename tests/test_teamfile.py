@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from agentctx import teamfile
-from agentctx.teamfile import PROFILE, TEAM, parse, render
+from agentctx.team import fileformat as teamfile
+from agentctx.team.fileformat import PROFILE, TEAM, parse, render
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

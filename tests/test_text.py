@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from agentctx import text
+from agentctx.base import text
 
 
 def test_tokens_split_like_unicode61():

@@ -5,7 +5,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-from agentctx import text
+from agentctx.base import text
 
 LETTERS = "aeiouybcdlmnrstwxz0"
 

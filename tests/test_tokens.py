@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentctx import tokens
+from agentctx.base import tokens
 
 
 @pytest.mark.parametrize("text, expected", [("", 0), ("abcd", 1), ("abcde", 2), ("x" * 6000, 1500), ("é" * 8, 2)])

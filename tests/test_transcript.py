@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agentctx import transcript
+from agentctx.extract import transcript
 
 FIXTURE = Path(__file__).parent / "extract" / "fixtures" / "session.jsonl"
 

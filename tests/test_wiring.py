@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import claude_settings as cs
-from agentctx import doctor, paths, wiring
+from agentctx.claude import settings as cs
+from agentctx.claude import doctor
+from agentctx.base import paths
+from agentctx.claude import wiring
 
 SCRIPT = Path(sys.executable).parent / "agentctx"
 LOGIN_ENV_PATH = "/usr/bin:/bin"  # what `env -i HOME=… PATH=/usr/bin:/bin` leaves: no virtualenv, no ~/.local/bin

@@ -1,4 +1,4 @@
-"""Regenerate agentctx/expansions.txt from tools/vocabulary.txt (written by hand): for each stem a question may use,
+"""Regenerate agentctx/retrieval/expansions.txt from tools/vocabulary.txt (written by hand): for each stem a question may use,
 the stems (with one word spelling each) that a record may name the same thing by.
 
     python tools/build_expansions.py [--check]
@@ -16,10 +16,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentctx import text  # noqa: E402
+from agentctx.base import text  # noqa: E402
 
 SOURCE = ROOT / "tools" / "vocabulary.txt"
-OUT = ROOT / "agentctx" / "expansions.txt"
+OUT = ROOT / "agentctx" / "retrieval" / "expansions.txt"
 HEADER = "# Built by tools/build_expansions.py from tools/vocabulary.txt: do not edit. stem<TAB>stem:word ...\n"
 
 
@@ -80,7 +80,7 @@ def build(source: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when agentctx/expansions.txt is out of date")
+    parser.add_argument("--check", action="store_true", help="exit 1 when agentctx/retrieval/expansions.txt is out of date")
     args = parser.parse_args(argv)
     built = build(SOURCE.read_text(encoding="utf-8"))
     if args.check:

@@ -1,4 +1,4 @@
-"""Refit the prompt hook's injection decision (agentctx/relevance.txt), cross-validated by repository.
+"""Refit the prompt hook's injection decision (agentctx/retrieval/relevance.txt), cross-validated by repository.
 
     python tools/fit_relevance.py [--pads 0,2000] [--target 0.05] [--write] [bench/injection.py set options]
 
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from agentctx import relevance  # noqa: E402
+from agentctx.retrieval import relevance  # noqa: E402
 
 FEATURES = relevance.FEATURES
 L2 = 1.0
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pads", default="0,docs+2000",
                         help="stores to fit on, comma-separated: N LoCoMo turns of padding, docs, docs+N (see collect)")
     parser.add_argument("--target", type=float, default=0.05, help="unrelated share allowed to inject on the training side")
-    parser.add_argument("--write", action="store_true", help="write agentctx/relevance.txt")
+    parser.add_argument("--write", action="store_true", help="write agentctx/retrieval/relevance.txt")
     args = parser.parse_args(argv)
     pads = args.pads.split(",")
     rows = [r for pad in pads for r in collect(args, pad)]
@@ -241,9 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     for klass, (coef, mean, scale, t) in models.items():
         print(f"{klass} (threshold {t:.3f}): " + " ".join(f"{f}={coef[f]:+.2f}" for f in ("bias",) + FEATURES))
     if args.write:
-        path = ROOT / "agentctx" / relevance.MODEL_FILE
+        path = ROOT / "agentctx" / "retrieval" / relevance.MODEL_FILE
         with open(path, "w", encoding="ascii") as fh:
-            fh.write("# The prompt hook's injection gate (agentctx/relevance.py): per prompt class, a logistic regression\n"
+            fh.write("# The prompt hook's injection gate (agentctx/retrieval/relevance.py): per prompt class, a logistic regression\n"
                      "# over standardized features of the best candidate, written by tools/fit_relevance.py "
                      f"--pads {args.pads} --target {args.target}.\n# Do not edit by hand. Cross-validated by repository:\n")
             for line in lines:

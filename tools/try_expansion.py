@@ -9,7 +9,7 @@ with the offline model (`--model`, default ../shared/models/all-MiniLM-L6-v2-onn
 gives each record expansion words:
 
 - vocab: the `--k` words of the model tokenizer's whole-word vocabulary nearest to the record (each word embedded
-  alone), restricted to words whose stem general software text knows (agentctx/background.txt) and that are telling
+  alone), restricted to words whose stem general software text knows (agentctx/retrieval/background.txt) and that are telling
   (specificity >= search.TELLING), not already in the record;
 - neighbours: the title words of the record's `--neighbours` nearest records (cosine >= `--min-sim`), not already in
   the record.
@@ -43,7 +43,7 @@ class Expander:
     """The expansion of every current record of the bench store, and the patches that make search see it."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from agentctx.vectors.embedder import FastEmbedEmbedder, ModelSpec
+        from agentctx.retrieval.vectors.embedder import FastEmbedEmbedder, ModelSpec
 
         self.args = args
         self.embedder = FastEmbedEmbedder(ModelSpec("sentence-transformers/all-MiniLM-L6-v2", str(args.model)),
@@ -54,7 +54,8 @@ class Expander:
         self.vocab = self._vocab() if args.mode == "vocab" else None
 
     def _vocab(self):  # noqa: ANN202 - (words, stems, matrix)
-        from agentctx import search, text
+        from agentctx.retrieval import search
+        from agentctx.base import text
 
         words = [w.strip() for w in open(Path(self.args.model) / "vocab.txt", encoding="utf-8")]
         words = [w for w in words if w.isascii() and w.isalpha() and w.islower() and len(w) >= 3
@@ -75,8 +76,9 @@ class Expander:
         """Compute every current record's expansion; with --field body, write it into the bodies."""
         import numpy as np
 
-        from agentctx import db, paths, text
-        from agentctx.vectors.embedder import document_text
+        from agentctx.store import db
+        from agentctx.base import paths, text
+        from agentctx.retrieval.vectors.embedder import document_text
 
         self.by_id.clear()
         self.rows_of.clear()
@@ -127,7 +129,7 @@ class Expander:
         """Wrap bench construction and, for a separate field, the search's candidate and scoring steps."""
         import injection
 
-        from agentctx import search
+        from agentctx.retrieval import search
         from agentctx.store import retrieval
 
         build = injection.Bench.__init__

@@ -39,8 +39,9 @@ def main(argv: list[str] | None = None) -> int:
         import ui as bench_ui
 
         bench_ui.seed(args.records, repo)
-        from agentctx import db, paths
-        from agentctx.project import detect
+        from agentctx.store import db
+        from agentctx.base import paths
+        from agentctx.base.project import detect
         from agentctx.store import browse, records
         from agentctx.ui.server import make_server
 

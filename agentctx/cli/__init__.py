@@ -18,7 +18,7 @@ COMMAND_MODULES = ("admin", "records", "mcp", "extract", "integration", "vectors
 def build_parser() -> "Parser":
     import importlib
 
-    from .. import __version__
+    from ..base import __version__
     from .parser import Parser
 
     parser = Parser(prog="agentctx", description="Memory for coding agents: typed, bi-temporal records in one SQLite file.")
@@ -52,9 +52,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return stash_main(args_list[1:])
     import sqlite3
 
-    from ..errors import EX_USAGE, AgentctxError
+    from ..base.errors import EX_USAGE, AgentctxError
+    from ..memory import keep_digests_fresh
     from .context import Context, fail
 
+    keep_digests_fresh()  # a record any command writes rebuilds the digests it changes
     parser = build_parser()
     try:
         args = parser.parse_args(args_list)
@@ -70,8 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AgentctxError as exc:
         return fail(ctx, exc)
     except sqlite3.Error as exc:
-        from ..db import translate
-        from .. import paths
+        from ..store.db import translate
+        from ..base import paths
 
         return fail(ctx, translate(exc, paths.db_path()))
     except KeyboardInterrupt:

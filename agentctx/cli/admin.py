@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from .. import config, doctor, paths, setup
-from .. import status as status_mod
-from ..errors import UsageError
+from ..base import config, paths
+from ..base.errors import UsageError
+from ..claude import doctor, setup
+from ..memory import status as status_mod
 from .context import Context
 from .parser import add_json
 

@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import db, paths
-from ..errors import AgentctxError, NotFoundError
-from ..project import Project, detect
+from ..base import paths
+from ..base.errors import AgentctxError, NotFoundError
+from ..base.project import Project, detect
+from ..store import db
 
 
 class Context:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from .. import control
-from ..errors import UsageError
+from ..base import control
+from ..base.errors import UsageError
 from . import terminal
 from .context import Context
 from .parser import add_json
@@ -50,7 +50,7 @@ def cmd_switch(args: argparse.Namespace, ctx: Context) -> int:
 # ---- review ----
 
 def cmd_review(args: argparse.Namespace, ctx: Context) -> int:
-    from .. import review
+    from ..memory import review
 
     if args.confirm or args.delete:
         if not args.yes:
@@ -83,7 +83,7 @@ def _say_applied(ctx: Context, done: dict) -> None:
 # ---- forget ----
 
 def cmd_forget(args: argparse.Namespace, ctx: Context) -> int:
-    from .. import review
+    from ..memory import review
 
     query = " ".join(args.query or []).strip()
     if args.id:
@@ -140,7 +140,7 @@ def _say_forgotten(ctx: Context, gone: list[dict]) -> None:
 def cmd_import(args: argparse.Namespace, ctx: Context) -> int:
     from pathlib import Path
 
-    from .. import claude_memory as cm
+    from ..claude import memory_import as cm
     from ..store import review as store_review
 
     root = ctx.project.root

@@ -58,7 +58,7 @@ REASONS = {
 
 def _reason(code: str) -> str:
     if code == "missing_extra":
-        from ..extras import describe
+        from ..base.extras import describe
 
         return describe("llm")
     return REASONS.get(code, code)
@@ -72,8 +72,8 @@ def _summary(r: Any) -> str:
 
 
 def backfill_cmd(args: argparse.Namespace, ctx: Context) -> int:
-    from .. import config
-    from ..errors import UsageError
+    from ..base import config
+    from ..base.errors import UsageError
     from ..extract import backfill
 
     try:
@@ -88,13 +88,13 @@ def backfill_cmd(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     say = (lambda text: sys.stderr.write(text + "\n")) if ctx.json else ctx.out  # --json: stdout is JSON only
     say(backfill.describe(estimate))
-    from ..extras import describe, missing
+    from ..base.extras import describe, missing
 
     if estimate.pending and missing("llm"):
         if args.dry_run:
             say(f"note: {describe('llm')}")
         else:
-            from ..errors import MissingExtraError
+            from ..base.errors import MissingExtraError
 
             raise MissingExtraError("backfill", "llm")  # exit 1: nothing can be extracted, say so, do not report $0
     if args.dry_run:

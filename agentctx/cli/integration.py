@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from .. import paths, setup
-from ..errors import UsageError
+from ..base import paths
+from ..base.errors import UsageError
+from ..claude import setup
 from .context import Context
 from .parser import add_json
 
@@ -22,14 +23,12 @@ def cmd_uninstall(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_consolidate(args: argparse.Namespace, ctx: Context) -> int:
-    from .. import consolidate
+    from ..memory import consolidate
 
     if args.transcript and not args.session_id:
         raise UsageError("invalid_field", field="--transcript", problem="needs --session-id")
     if args.close_stale:
-        from .. import open_sessions
-
-        report: dict[str, object] = {"stale_sessions_closed": open_sessions.close_stale()}
+        report: dict[str, object] = {"stale_sessions_closed": consolidate.close_stale_sessions()}
     else:
         report = consolidate.run(ctx.project, session_id=args.session_id, transcript=args.transcript, rebuild=args.rebuild)
     if ctx.json:
@@ -41,7 +40,7 @@ def cmd_consolidate(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_profile(args: argparse.Namespace, ctx: Context) -> int:
-    from .. import digest, profile
+    from ..memory import digest, profile
     from ..store import records
 
     if args.action in ("export", "import"):  # the portable developer profile (cli/team.py)
@@ -75,7 +74,7 @@ def cmd_profile(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _profile_change(args: argparse.Namespace, ctx: Context) -> int:
-    from .. import profile
+    from ..memory import profile
 
     if args.action == "edit":
         if args.key is None or args.value is None:
@@ -103,9 +102,10 @@ def _profile_change(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
+    from ..memory import pending
     from ..store import records, sessions
 
-    sessions.drain_pending(ctx.conn)  # the hooks append ledger rows to a file; bring them in first
+    pending.drain_pending(ctx.conn)  # the hooks append ledger rows to a file; bring them in first
     rows = sessions.injections(ctx.conn, ctx.project.id, session_id=args.session, limit=args.limit)
     out = []
     for inj in rows:
@@ -117,7 +117,7 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
                           "current": bool(rec and rec.is_current)})
         out.append({"at": inj.created_at, "session_id": inj.session_id, "event": inj.event,
                     "prompt_hash": inj.prompt_hash, "tokens": inj.tokens, "records": items})
-    from ..explain import describe, recent
+    from ..retrieval.explain import describe, recent
 
     prompts = recent(ctx.conn, ctx.project.id, session_id=args.session, limit=args.limit)
     if ctx.json:
@@ -163,7 +163,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        epilog="KEY is stack, commands or entry-points; VALUE items are separated by ';' or newlines. "
                               "`edit` writes an explicit record superseding that key; `refresh` detects again and "
                               "replaces a key whose detected value differs. `export`/`import` take an optional PATH "
-                              "(a directory or file; default ~/.agentctx/profile/preferences.md).")
+                              "(a directory or file; default ~/.agentctx/memory/profile/preferences.md).")
     p.add_argument("action", nargs="?", choices=("show", "refresh", "edit", "clear", "export", "import"),
                    default="show")
     p.add_argument("key", nargs="?", help="edit: stack, commands or entry-points; export/import: PATH")

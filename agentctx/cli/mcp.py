@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import UsageError
+from ..base.errors import UsageError
 from .context import Context
 from .parser import add_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..drift import DriftReport
+    from ..memory.drift import DriftReport
 
 
 def cmd_mcp(args: argparse.Namespace, ctx: Context) -> int:
@@ -43,7 +43,7 @@ def _render(report: DriftReport) -> list[str]:
 
 
 def cmd_sync(args: argparse.Namespace, ctx: Context) -> int:
-    from .. import drift
+    from ..memory import drift
 
     report = drift.scan(ctx.conn, ctx.project)
     if ctx.json:

@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import search as search_mod
-from ..errors import NotFoundError, UsageError
-from ..export import to_markdown
-from ..models import RECORD_TYPES, SCOPES, NewRecord, Record
+from ..base.errors import NotFoundError, UsageError
+from ..base.models import RECORD_TYPES, SCOPES, NewRecord, Record
+from ..retrieval import search as search_mod
 from ..store import records
+from ..team.export import to_markdown
 from .context import Context
 from .parser import add_json
 
@@ -101,11 +101,11 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
         raise UsageError("invalid_field", field="--limit", problem="must be between 1 and 50")
     if getattr(args, "explain", False):
         return _explain(query, ctx)
-    from .. import hybrid  # its vectors load lazily inside; keyword-only (marked) without the extra
+    from ..retrieval import hybrid  # its vectors load lazily inside; keyword-only (marked) without the extra
 
     relevant = 0.0 if args.all else hybrid.INTERACTIVE_FLOOR
-    if args.as_of:  # history: what was current at that moment (agentctx/history.py)
-        from ..history import parse_as_of, search_as_of
+    if args.as_of:  # history: what was current at that moment (agentctx/memory/history.py)
+        from ..memory.history import parse_as_of, search_as_of
 
         when = parse_as_of(args.as_of, ctx.project.root_dir)
         if args.keyword_only:
@@ -148,7 +148,7 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
 
 def _explain(query: str, ctx: Context) -> int:
     """The prompt hook's decision for the query: every candidate against its threshold, and why."""
-    from ..explain import by_other_names, describe, explain
+    from ..retrieval.explain import by_other_names, describe, explain
 
     rows = explain(ctx.conn, query, ctx.project.id)
     if ctx.json:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from .. import team
-from ..errors import UsageError
+from ..base.errors import UsageError
+from ..team import sync as team
 from .context import Context
 from .parser import add_json
 
@@ -46,7 +46,7 @@ def _print_plan(ctx: Context, p: team.Plan, label: str, *, kind: str) -> None:
 def _import(ctx: Context, target: team.Target, args: argparse.Namespace, kind: str) -> int:
     result = team.import_file(ctx.conn, target, apply_removals=args.apply_removals)
     if result.changed:  # this project's digest lists team decisions and global preferences alike
-        from .. import digest
+        from ..memory import digest
 
         digest.refresh(ctx.conn, ctx.project.id, project=ctx.project)
     p = result.plan
@@ -125,7 +125,7 @@ def cmd_profile_transfer(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
-    from ..history import chain
+    from ..memory.history import chain
 
     steps = chain(ctx.conn, args.id, ctx.project.id)
     if ctx.json:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import NotFoundError, UsageError
+from ..base.errors import NotFoundError, UsageError
 from .context import Context
 
 
 def _project(value: str | None, ctx: Context):  # type: ignore[no-untyped-def]
     """`--project` names a directory (its project) or a namespace id (a unique prefix of one) in the store."""
-    from ..project import Project, detect
+    from ..base.project import Project, detect
     from ..store import browse
 
     if value is None:

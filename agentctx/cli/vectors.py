@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from ..errors import ConfigError, MissingExtraError, UsageError
+from ..base.errors import ConfigError, MissingExtraError, UsageError
 from .context import Context
 from .parser import add_json
 
@@ -40,9 +40,9 @@ class Progress:
 
 
 def cmd_models_pull(args: argparse.Namespace, ctx: Context) -> int:
-    from .. import config, paths
-    from ..vectors import Unavailable
-    from ..vectors.embedder import ModelSpec, download, spec
+    from ..base import config, paths
+    from ..retrieval.vectors import Unavailable
+    from ..retrieval.vectors.embedder import ModelSpec, download, spec
 
     model = spec(config.load())
     if args.model:
@@ -66,8 +66,8 @@ def cmd_models_pull(args: argparse.Namespace, ctx: Context) -> int:
 
 def cmd_embed(args: argparse.Namespace, ctx: Context) -> int:
     from ..store import vectors as store
-    from ..vectors import Unavailable, backfill
-    from ..vectors.embedder import shared
+    from ..retrieval.vectors import Unavailable, backfill
+    from ..retrieval.vectors.embedder import shared
 
     if args.batch < 1:
         raise UsageError("invalid_field", field="--batch", problem="must be at least 1")
@@ -98,11 +98,11 @@ def _positive(value: str) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    from ..vectors.backfill import DEFAULT_BATCH
+    from ..retrieval.vectors.backfill import DEFAULT_BATCH
 
     p = sub.add_parser("models", help="embedding models ([vectors] extra)")
     models = p.add_subparsers(dest="models_command", metavar="ACTION")
-    pull = models.add_parser("pull", help="download the embedding model into ~/.agentctx/models/ (needs network)")
+    pull = models.add_parser("pull", help="download the embedding model into ~/.agentctx/base/models/ (needs network)")
     pull.add_argument("--model", help="a fastembed model name (default: config embeddingModel)")
     add_json(pull)
     pull.set_defaults(handler=cmd_models_pull)

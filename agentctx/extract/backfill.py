@@ -8,10 +8,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
-from .. import config, db, paths, transcript
-from ..errors import AgentctxError
-from ..project import detect
-from . import cursor, policy
+from ..base import config, paths
+from ..base.errors import AgentctxError
+from ..base.project import detect
+from ..store import db
+from . import cursor, policy, transcript
 from .engine import ExtractResult, context_lines, estimate_plan, execute
 
 

@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..errors import MissingExtraError
-from ..tokens import estimate
+from ..base.errors import MissingExtraError
+from ..base.tokens import estimate
 from . import cost, prompt
 
 OutputMode = Literal["json_schema", "tool"]

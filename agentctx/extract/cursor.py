@@ -11,9 +11,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Iterator
 
-from .. import paths
-from ..ids import now_iso
-from ..userfiles import atomic_write
+from ..base import paths
+from ..base.ids import now_iso
+from ..base.userfiles import atomic_write
 
 STALE_S = 900.0  # an O_EXCL lock file older than this belongs to a run that died (runs are bounded well below)
 POLL_S = 0.05

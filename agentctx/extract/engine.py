@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import config, db, extras, paths, transcript
-from ..errors import AgentctxError, MissingExtraError
-from ..project import detect
-from ..store import records, sessions
-from ..tokens import estimate, truncate
+from ..base import config, extras, paths
+from ..base.errors import AgentctxError, MissingExtraError
+from ..base.project import detect
+from ..base.tokens import estimate, truncate
+from ..store import db, records, sessions
+from . import cost, cursor, policy, prompt, transcript, validate
 from . import client as api
-from . import cost, cursor, policy, prompt, validate
 from .ingest import ingest
 from .log import log
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from ..errors import AgentctxError
-from ..models import GLOBAL_PROJECT, NewRecord, Record
+from ..base.errors import AgentctxError
+from ..base.models import GLOBAL_PROJECT, NewRecord, Record
 from ..store import records
 from .log import log
 from .validate import Entry, Extraction, words
@@ -87,7 +87,7 @@ def _one(conn: sqlite3.Connection, entry: Entry, *, project_id: str, session_id:
         log(f"supersedes {target} failed ({exc.code}); writing {entry.title!r} on its own")
         record, _ = records.insert(conn, new)
     if entry.evidence:
-        from ..capture import scrub_text
+        from ..base.redact import scrub_text
 
         records.add_evidence(conn, record.id, scrub_text(entry.evidence))
     out.written.append(record)
@@ -111,7 +111,7 @@ def ingest(conn: sqlite3.Connection, extraction: Extraction, *, project_id: str,
     out = Outcome(dropped=list(extraction.dropped))
     if extraction.flush:
         return out
-    from .. import freshness
+    from ..base import freshness
 
     with freshness.deferred(conn):  # the digests these writes touch are rebuilt once, at the end
         _all(conn, extraction, project_id=project_id, session_id=session_id, threshold=threshold,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import time
 
-from .. import paths
-from ..redact import scrub_text
+from ..base import paths
+from ..base.redact import scrub_text
 
 MAX_BYTES = 1_000_000  # rotate once, keeping one old file
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
-from ..redact import scrub_text
-from ..tokens import estimate
-from ..transcript import Turn, render, strip_private
+from ..base.redact import scrub_text
+from ..base.tokens import estimate
+from .transcript import Turn, render, strip_private
 
 Mode = Literal["empty", "whole", "head_tail", "map_reduce"]
 

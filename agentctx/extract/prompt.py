@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..redact import scrub_text  # the user turn is what leaves the machine: scrubbed whole, titles and handover too
+from ..base.redact import scrub_text  # the user turn is what leaves the machine: scrubbed whole, titles and handover too
 
 TOOL_NAME = "record_extraction"
 

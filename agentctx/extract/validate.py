@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..models import BODY_MAX, TITLE_MAX
+from ..base.models import BODY_MAX, TITLE_MAX
 
 Kind = Literal["decision", "preference", "convention", "gotcha"]
 

@@ -8,8 +8,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NoReturn
 
-from .. import jsonfast
-from ..models import record_type
+from ..base import jsonfast
+from ..base.models import record_type
 
 # Only os/sys, jsonfast (JSON without the json package) and the tuple factory here: a hook process pays for every
 # import on every prompt. Handler modules load lazily.
@@ -73,8 +73,8 @@ def record_pending(entry: dict[str, object]) -> bool:
     """Append one ledger row to the pending file (the hooks write no row to the store; `agentctx why`, `status` and
     consolidation drain it). One short O_APPEND write: rows from parallel hooks do not interleave. False if the
     row could not be written."""
-    from .. import paths
-    from ..ids import now_iso
+    from ..base import paths
+    from ..base.ids import now_iso
 
     entry.setdefault("at", now_iso())
     path = paths.pending_ledger_file()
@@ -96,21 +96,12 @@ def record_pending(entry: dict[str, object]) -> bool:
 
 
 def log(event: str, message: str) -> None:
-    """Append one line to ~/.agentctx/logs/hooks.log; logging itself must never fail the hook."""
+    """Append one line to ~/.agentctx/logs/hooks.log (`base.hooklog`); logging itself must never fail the hook."""
     try:
-        from .. import paths
-        from ..ids import now_iso
-
-        from ..redact import scrub_text  # only on the (rare) logging path: the prompt path stays free of `re`
-
-        directory = paths.ensure_private_dir_str(paths.logs_dir_str())
-        line = scrub_text(f"{now_iso()} {event or '-'} {message}").replace("\n", " | ")[:2000]
-        fd = os.open(os.path.join(directory, "hooks.log"),
-                     os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
+        from ..base.hooklog import log as write  # only on the (rare) logging path
     except Exception:
-        pass
+        return
+    write(event, message)
 
 
 def read_stdin() -> bytes:

@@ -17,7 +17,7 @@ SNAPSHOT_TITLE = "Handover: working-state snapshot"
 
 
 def _llm_on() -> bool:
-    from .. import config
+    from ..base import config
 
     if not (config.load()["llm"] and os.environ.get("ANTHROPIC_API_KEY")):
         return False
@@ -29,7 +29,7 @@ def _llm_on() -> bool:
 def _state_file(session_id: str) -> str:
     import re
 
-    from .. import paths
+    from ..base import paths
 
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", session_id)[:128] or "_"
     return os.path.join(paths.state_dir_str(), f"stop-{safe}.json")
@@ -52,8 +52,8 @@ def due(session_id: str, transcript: str, *, now: float | None = None) -> bool:
     grown = size - max(last_size, 0)
     if last_size >= 0 and (grown < DEBOUNCE_BYTES and (grown <= 0 or now - last_at < DEBOUNCE_SECONDS)):
         return False
-    from .. import paths
-    from ..safeio import create_private
+    from ..base import paths
+    from ..base.safeio import create_private
 
     paths.ensure_private_dir_str(os.path.dirname(state_path))  # every directory it creates 0700, whatever the umask
 
@@ -65,8 +65,8 @@ def due(session_id: str, transcript: str, *, now: float | None = None) -> bool:
 
 def _off(cwd: str) -> bool:
     """agentctx is off for the project at `cwd` (docs/control.md): no capture, no snapshot, no spawn."""
-    from .. import control
-    from ..project import detect
+    from ..base import control
+    from ..base.project import detect
 
     return control.check(detect(cwd).id, cwd)[0] is not None
 
@@ -78,7 +78,7 @@ def stop(payload: "Payload") -> None:
     if _off(payload.cwd):
         return None
     if due(payload.session_id, payload.transcript_path):
-        from ..spawn import agentctx_argv, detached
+        from ..base.spawn import agentctx_argv, detached
 
         detached(agentctx_argv("extract", "--session-id", payload.session_id, "--transcript", payload.transcript_path),
                  cwd=payload.cwd)
@@ -88,13 +88,15 @@ def stop(payload: "Payload") -> None:
 def pre_compact(payload: "Payload") -> None:
     """Snapshot the working state as a handover before compaction, unless a richer handover is current; a store
     locked past the hook's budget gets the snapshot later, through the pending ledger."""
-    from .. import db, paths, snapshot
-    from ..capture import read_log
+    from ..store import db
+    from ..base import paths
+    from ..memory import snapshot
+    from ..memory.capture import read_log
     import sqlite3
 
-    from ..errors import StoreError
-    from ..ids import now_iso
-    from ..project import detect
+    from ..base.errors import StoreError
+    from ..base.ids import now_iso
+    from ..base.project import detect
     from .budget import defer, lock_wait
 
     if not os.path.exists(paths.db_file()) or _off(payload.cwd):
@@ -124,8 +126,9 @@ def session_end(payload: "Payload") -> None:
 
     The consolidation starts whatever happens before it (a locked store, the watchdog): it is what drains a
     session end the store could not take in time."""
-    from .. import open_sessions, paths
-    from ..spawn import agentctx_argv, detached
+    from ..memory import open_sessions
+    from ..base import paths
+    from ..base.spawn import agentctx_argv, detached
 
     off = False
     try:
@@ -150,12 +153,13 @@ def session_end(payload: "Payload") -> None:
 
 
 def _end_session(payload: "Payload") -> None:
-    from .. import db, paths
+    from ..store import db
+    from ..base import paths
     import sqlite3
 
-    from ..errors import StoreError
-    from ..ids import now_iso
-    from ..project import detect
+    from ..base.errors import StoreError
+    from ..base.ids import now_iso
+    from ..base.project import detect
     from ..store import sessions
     from .budget import defer, lock_wait
 

@@ -7,12 +7,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
 
-    from ..models import SearchHit
-    from ..relevance import Assessed
+    from ..base.models import SearchHit
+    from ..retrieval.relevance import Assessed
     from . import Payload
 
 HEADER = "Relevant project context (agentctx):"
-SEARCH_LIMIT = 6  # top 3 injected, 3 spare for records already injected this session (pool: 32 candidates)
 UNCONFIRMED = " (unconfirmed pattern)"
 DEDUP_READ_LIMIT = 1024 * 1024  # ~37,000 ids: a session injecting more simply re-injects its oldest
 # Characters of a record's body an injection shows: what the record says, not all of it.
@@ -24,24 +23,26 @@ NOTED = 3
 def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
     if not payload.prompt.strip():
         return None
-    from .. import paths
+    from ..base import paths
 
     db_file = paths.db_file()
     if not os.path.exists(db_file):
         return None
-    from ..roots import cached_project_id  # the root cache consolidation keeps: no URL parsing per prompt
+    from ..base.roots import cached_project_id  # the root cache consolidation keeps: no URL parsing per prompt
 
     project_id = cached_project_id(payload.cwd)
     if project_id is None:
-        from ..project import detect
+        from ..base.project import detect
 
         project_id = detect(payload.cwd).id
-    from .. import control
+    from ..base import control
 
     off, notify = control.check(project_id, payload.cwd)
     if off is not None:  # turned off, excluded or not opted in: no search, no ledger row
         return None
-    from .. import db, tokens
+    from ..base import tokens
+    from ..retrieval.relevance import decide
+    from ..store import db
     from .budget import lock_wait
 
     wait = lock_wait("user-prompt-submit")
@@ -67,49 +68,12 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
     finally:
         conn.close()
     output: dict[str, object] = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
-    from ..notice import prompt_line
+    from ..memory.notice import prompt_line
 
     line = prompt_line(chosen, notify=notify)
     if line:
         output["systemMessage"] = line
     return output
-
-
-def decide(conn: "sqlite3.Connection", prompt: str, project_id: str) -> "list[Assessed]":
-    """The prompt's best candidates, each weighed by the injection decision (agentctx/relevance.py)."""
-    from .. import relevance, search
-
-    # No expansion: measured, it cost more unrelated injections than it brought related ones (docs/benchmarks.md).
-    result = search.search(conn, prompt, project_id, limit=SEARCH_LIMIT, floor=0.0, expand=False)
-    weighed = relevance.assess(result, prompt)
-    intent = relevance.profile_intent(prompt, result.specific) if result.specific else None
-    return _answer_profile(conn, weighed, intent, project_id) if intent else weighed
-
-
-def _answer_profile(conn: "sqlite3.Connection", weighed: "list[Assessed]", intent: "tuple[str, frozenset[str]]",
-                    project_id: str) -> "list[Assessed]":
-    """A question about the project's profile (relevance.profile_intent) gets that profile record, first, when the
-    record holds every other word of the question; the other candidates keep the gate's decision."""
-    from .. import text
-    from ..relevance import Assessed
-    from ..store import records
-
-    key, others = intent
-    found = [r for r in records.current(conn, project_id, types=["profile"], own_only=True) if r.title == key]
-    if not found or not others <= set(text.stems(text.content_tokens(f"{found[0].title} {found[0].body}"))):
-        return weighed
-    record = found[0]
-    same = next((a for a in weighed if a.hit.record.id == record.id), None)
-    gate = f"; gate p={same.p:.3f}" if same is not None else "; not a keyword candidate"
-    reason = f"a question about the project's {key.lower()}: its profile record answers it{gate}"
-    if same is not None:
-        answer = Assessed(same.hit, same.features, same.p, 1.0, True, reason, same.klass)
-    else:
-        from ..models import SearchHit
-
-        klass = weighed[0].klass if weighed else "short"
-        answer = Assessed(SearchHit(record, 0.0, 0.0), {}, 0.0, 1.0, True, reason, klass)
-    return [answer] + [a for a in weighed if a.hit.record.id != record.id]
 
 
 def block(hit: "SearchHit") -> str:
@@ -126,7 +90,7 @@ def block(hit: "SearchHit") -> str:
 
 def render(hits: "list[SearchHit]") -> "tuple[list[SearchHit], str]":
     """The hits that fit the prompt budget (a block that does not fit is skipped, the next may) and the text."""
-    from .. import tokens
+    from ..base import tokens
 
     blocks = [HEADER] + [block(h) for h in hits]
     kept = tokens.fit(blocks, tokens.PROMPT_BUDGET, char_cap=tokens.PROMPT_CHAR_CAP)
@@ -142,7 +106,7 @@ def _read_dedup(path: str) -> set[str]:
 
     The file lives in the shared temp dir: read it only as a regular file reached without a symlink, and at
     most DEDUP_READ_LIMIT bytes (a planted link to /dev/zero or a FIFO must not stall or exhaust the hook)."""
-    from ..safeio import read_tail
+    from ..base.safeio import read_tail
 
     try:
         raw, _ = read_tail(path, DEDUP_READ_LIMIT, follow=False)
@@ -159,7 +123,7 @@ def _append_dedup(path: str, ids: list[str]) -> None:
 
 def _append(path: str, data: bytes) -> bool:
     """One O_APPEND write, 0600; False when it failed (never raises)."""
-    from ..safeio import open_append
+    from ..base.safeio import open_append
 
     try:
         fd = open_append(path)  # no symlink, FIFO, device or another user's file
@@ -175,7 +139,7 @@ def _append(path: str, data: bytes) -> bool:
 def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tokens: int) -> None:
     """The ledger row goes to the pending file (one appended line, no database write on the prompt's path);
     `agentctx why`, `status` and consolidation move it into the database."""
-    from ..ids import sha256_hex
+    from ..base.ids import sha256_hex
     from . import record_pending
 
     record_pending({"event": "UserPromptSubmit", "session_id": payload.session_id, "project_id": project_id,
@@ -187,8 +151,9 @@ def _note(payload: "Payload", project_id: str, weighed: "list[Assessed]", chosen
     """One line per prompt in the decisions log (`agentctx why`): the best candidates, injected or not, with their
     probability, the threshold and the features that decided it. No prompt text: its hash and length only. A prompt
     with no candidate at all is not logged."""
-    from .. import jsonfast, paths, relevance
-    from ..ids import now_iso, sha256_hex
+    from ..base import jsonfast, paths
+    from ..retrieval import relevance
+    from ..base.ids import now_iso, sha256_hex
 
     if not weighed:
         return

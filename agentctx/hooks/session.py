@@ -12,15 +12,16 @@ SNAPSHOT_BUDGET = 550  # a snapshot body is <= 2,000 characters (~500 tokens) pl
 
 def session_start(payload: "Payload") -> dict[str, object] | None:
     """The hot path opens no database: the digest file, the root cache and a pending ledger line are enough."""
-    from .. import digest
-    from ..roots import cached_project_id
+    from ..memory import digest
+    from ..base.roots import cached_project_id
 
     project_id = cached_project_id(payload.cwd)
     if project_id is None:
-        from ..project import detect
+        from ..base.project import detect
 
         project_id = detect(payload.cwd).id
-    from .. import control, notice
+    from ..base import control
+    from ..memory import notice
 
     off, notify = control.check(project_id, payload.cwd)  # off: nothing loaded, nothing recorded (SPEC §4.8)
     if off is not None:
@@ -40,7 +41,7 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     if not text:
         text = _profile_fallback(project_id)
     if text and digest.estimate(text) > digest.SESSION_START_BUDGET:  # a hand-edited or foreign digest file
-        from .. import tokens
+        from ..base import tokens
 
         text = tokens.truncate(text, tokens.SESSION_START_BUDGET)
     from . import record_pending
@@ -61,7 +62,7 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
 def _forget_injected(session_id: str) -> None:
     """Compaction replaces the conversation with a summary, and /clear empties it: what the prompt hook injected
     before is no longer in front of the model, so its per-session dedup starts over (SPEC §4.4)."""
-    from .. import paths
+    from ..base import paths
 
     try:
         os.unlink(paths.dedup_file(session_id))
@@ -72,7 +73,8 @@ def _forget_injected(session_id: str) -> None:
 def _after_compaction(project_id: str, session_id: str) -> str:
     """The snapshot PreCompact just wrote, then the digest's sections (its handover unless it is that very snapshot),
     composed under the same SessionStart budget; "" when PreCompact left nothing for this session."""
-    from .. import digest, paths, tokens
+    from ..memory import digest
+    from ..base import paths, tokens
 
     if not session_id:
         return ""
@@ -102,12 +104,13 @@ def _after_compaction(project_id: str, session_id: str) -> str:
 def _team_check(cwd: str, project_id: str) -> None:
     """A changed `.agentctx/context.md` (a pull, a merge, a hand edit) starts a detached `team import`: here only a
     stat and a small read (SPEC §3.8); the import and its digest refresh happen outside the hook's budget."""
-    from .. import paths, team_stamp
-    from ..roots import git_root
+    from ..base import paths
+    from ..team import stamp as team_stamp
+    from ..base.roots import git_root
 
     root = git_root(cwd)
     if root is None:  # a worktree (or no repository): the slow walk
-        from ..project import find_git_root
+        from ..base.project import find_git_root
 
         found = find_git_root(cwd)
         if found is None:
@@ -115,7 +118,7 @@ def _team_check(cwd: str, project_id: str) -> None:
         root = found[0]
     if not team_stamp.changed(root, project_id) or not os.path.exists(paths.db_file()):
         return
-    from ..spawn import agentctx_argv, detached
+    from ..base.spawn import agentctx_argv, detached
 
     detached(agentctx_argv("-C", root, "team", "import", "--auto"), cwd=root)
 
@@ -123,7 +126,8 @@ def _team_check(cwd: str, project_id: str) -> None:
 def _track(payload: "Payload", project_id: str) -> None:
     """Mark this session open until its SessionEnd; when earlier sessions ended without one, close them out of band.
     Only a directory listing and a few small files here (the latency budget is 1.15x the interpreter floor)."""
-    from .. import open_sessions, paths
+    from ..memory import open_sessions
+    from ..base import paths
 
     if not payload.session_id or not os.path.exists(paths.db_file()):
         return
@@ -134,7 +138,9 @@ def _track(payload: "Payload", project_id: str) -> None:
 
 def _profile_fallback(project_id: str) -> str:
     """No digest yet: the profile records, if there is a store (hooks never create one)."""
-    from .. import db, digest, paths
+    from ..store import db
+    from ..memory import digest
+    from ..base import paths
 
     if not os.path.exists(paths.db_file()):
         return ""

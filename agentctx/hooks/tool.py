@@ -10,19 +10,22 @@ if TYPE_CHECKING:
 
 
 def post_tool_use(payload: "Payload") -> None:
-    from .. import paths
+    from ..base import paths
 
     if not payload.tool_name or not os.path.exists(paths.db_file()):
         return None
-    from .. import capture, control, db, open_sessions
-    from ..project import detect
+    from ..memory import capture
+    from ..base import control
+    from ..store import db
+    from ..memory import open_sessions
+    from ..base.project import detect
 
     observations = capture.observe(payload.tool_name, payload.tool_input, payload.tool_response, payload.cwd)
     if not observations:
         return None
     import sqlite3
 
-    from ..errors import StoreError
+    from ..base.errors import StoreError
     from .budget import defer, lock_wait
 
     project = detect(payload.cwd)

@@ -10,18 +10,21 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import db, paths
-from ..ids import parse_iso
-from ..models import NewRecord, Record
-from ..project import Project
-from ..store import graph, records, sessions
-from ..tokens import SEARCH_LIMIT_MAX, SEARCH_RESULT_BUDGET, estimate
+from ..base import paths
+from ..base.ids import parse_iso
+from ..base.models import NewRecord, Record
+from ..base.project import Project
+from ..base.tokens import SEARCH_LIMIT_MAX, SEARCH_RESULT_BUDGET, estimate
+from ..memory import keep_digests_fresh
+from ..store import db, graph, records, sessions
 
 DEFAULT_LIMIT = 10
 # ctx_search with `file`: rank this many candidates, then keep those linked to the file.
 FILE_POOL = 60
 RELATED_DEPTH = 3
 PROFILE_TITLES = {"stack": "Stack", "commands": "Commands", "entry_points": "Entry points"}
+
+keep_digests_fresh()  # records this surface writes rebuild the digests they change
 
 
 @dataclass
@@ -75,7 +78,7 @@ def index_entry(record: Record, score: float, now: datetime) -> dict[str, Any]:
 def resolve_file(project: Project, file: str) -> Path:
     """A file argument as the absolute path file nodes are named by (relative paths are from the project root)."""
     if "\0" in file:  # no file name holds one; os calls would raise ValueError
-        from ..errors import ValidationError
+        from ..base.errors import ValidationError
 
         raise ValidationError("invalid_field", field="file", problem="contains a NUL character")
     path = Path(file).expanduser()
@@ -101,7 +104,7 @@ def _linked_ids(ctx: ToolContext, node: str) -> set[str]:
 
 
 def ctx_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    from .. import hybrid  # the embedder loads on the first search, once per server process
+    from ..retrieval import hybrid  # the embedder loads on the first search, once per server process
 
     limit = min(int(args.get("limit", DEFAULT_LIMIT)), SEARCH_LIMIT_MAX)
     types = (args["type"],) if args.get("type") else ()
@@ -114,7 +117,7 @@ def ctx_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         if not linked:
             return {"results": [], "degraded": None}
     if args.get("as_of"):  # history (SPEC §3.5): what was current at that moment
-        from ..history import parse_as_of, search_as_of
+        from ..memory.history import parse_as_of, search_as_of
 
         result = search_as_of(hybrid.search, ctx.conn, args["query"], ctx.project.id,
                               parse_as_of(args["as_of"], ctx.project.root_dir), types=types,
@@ -152,7 +155,7 @@ def ctx_get(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         out.append(item)
     result: dict[str, Any] = {"records": out, "missing": missing, "heads": heads}
     if args.get("history"):  # every requested id the project can see, current or not, with its whole chain
-        from ..history import chain
+        from ..memory.history import chain
 
         result["chains"] = {rid: [s.to_dict() for s in chain(ctx.conn, rid, ctx.project.id)]
                             for rid in dict.fromkeys(args["ids"]) if records.get(ctx.conn, rid, ctx.project.id)}
@@ -160,7 +163,7 @@ def ctx_get(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scrub(text: str) -> str:
-    from ..redact import scrub_text
+    from ..base.redact import scrub_text
 
     return scrub_text(text)
 
@@ -205,7 +208,7 @@ def ctx_related(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def ctx_sync_claudemd(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    from .. import drift
+    from ..memory import drift
 
     # Read-only: no derived scores written, no file touched (SPEC §5).
     return drift.scan(ctx.conn, ctx.project, update_scores=False).to_dict()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import __version__
-from ..errors import MissingExtraError
+from ..base import __version__
+from ..base.errors import MissingExtraError
 from .handlers import ToolContext
 from .jsonrpc import INVALID_PARAMS
 from .server import make_context
@@ -40,7 +40,7 @@ def main(cwd: str | None = None) -> int:
     """Serve over stdio until the client closes stdin."""
     tools = make_context(cwd=cwd)
     server = build(tools)
-    from ..vectors import search as vector_search
+    from ..retrieval.vectors import search as vector_search
 
     vector_search.PREFER = "numpy"  # as in the hand-written server: a long-lived process keeps the matrix cached
     import anyio

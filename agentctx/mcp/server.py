@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Mapping
 
-from .. import __version__
-from ..project import Project, detect
+from ..base import __version__
+from ..base.project import Project, detect
 from . import jsonrpc
 from .handlers import ToolContext
 from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, Fault, Request
@@ -179,7 +179,7 @@ def main(cwd: str | None = None) -> int:
     # Stray prints (ours or a library's) would corrupt the protocol stream; send them to stderr instead.
     sys.stdout = sys.stderr
     tools = make_context(cwd=cwd)
-    from ..vectors import search as vector_search  # imports no extra by itself
+    from ..retrieval.vectors import search as vector_search  # imports no extra by itself
 
     vector_search.PREFER = "numpy"  # a server lives long: the cached matrix beats a per-query SQL scan
     try:

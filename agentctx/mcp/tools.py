@@ -9,11 +9,11 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .. import paths
-from ..db import translate
-from ..errors import AgentctxError, StoreError
-from ..models import RECORD_TYPES, SCOPES, TITLE_MAX, BODY_MAX
-from ..tokens import SEARCH_LIMIT_MAX
+from ..base import paths
+from ..base.errors import AgentctxError, StoreError
+from ..base.models import BODY_MAX, RECORD_TYPES, SCOPES, TITLE_MAX
+from ..base.tokens import SEARCH_LIMIT_MAX
+from ..store.db import translate
 from . import handlers
 from .handlers import ToolContext
 from .schema import validate
@@ -222,7 +222,7 @@ def tool_error(message: str, degraded: str | None = None) -> ToolResult:
 
 def project_off(ctx: ToolContext) -> ToolResult | None:
     """Checked on every call, so `agentctx off` applies to a running server (docs/control.md)."""
-    from .. import control
+    from ..base import control
 
     reason = control.check(ctx.project.id, str(ctx.project.root))[0]
     if reason is None:

@@ -1,4 +1,4 @@
-"""All record SQL: records and supersession, retrieval queries, the entity graph, sessions and the ledger.
+"""All record SQL, and the database itself: opening it, migrations, why it cannot be used, digest freshness.
 
 Submodules are imported where used (`from agentctx.store import records`): the hooks load only what they need.
 The records table's row shape lives here, so reading records does not load the writing side (validation, errors).
@@ -7,7 +7,7 @@ The records table's row shape lives here, so reading records does not load the w
 import sqlite3
 from collections.abc import Sequence  # loaded by sqlite3 already: free at run time
 
-from ..models import Record
+from ..base.models import Record
 
 COLUMNS = (
     "id, project_id, type, title, body, scope, pinned, confidence, reinforce_count, valid_from, recorded_at, "

@@ -6,8 +6,8 @@ import json
 import sqlite3
 from typing import Any, Sequence
 
+from ..base.models import GLOBAL_PROJECT, Record
 from . import COLUMNS, CURRENT, VISIBLE, to_record
-from ..models import GLOBAL_PROJECT, Record
 
 ALL_PROJECTS = "_all"
 MAX_PAGE = 200

@@ -7,9 +7,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterable
 
-from ..db import atomic
+from ..base.models import Record
 from . import COLUMNS, CURRENT, to_record
-from ..models import Record
+from .db import atomic
 
 
 def session_record_ids(conn: sqlite3.Connection, project_id: str, session_id: str) -> list[str]:

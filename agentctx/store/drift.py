@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlite3
 from typing import Mapping, Sequence
 
-from ..db import atomic
-from ..models import Record
+from ..base.models import Record
 from . import COLUMNS, to_record
+from .db import atomic
 
 # What CLAUDE.md is for: rules an agent must keep following. Inferred records are hypotheses (SPEC §3.3).
 DRIFT_TYPES = ("decision", "convention")

@@ -7,11 +7,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterable
 
-from ..db import atomic
-from ..ids import ulid
-from ..models import NODE_KINDS, REL_TYPES, Record
-from ..errors import ValidationError
+from ..base.errors import ValidationError
+from ..base.ids import ulid
+from ..base.models import NODE_KINDS, REL_TYPES, Record
 from . import COLUMNS, to_record
+from .db import atomic
 
 MAX_DEPTH = 6
 

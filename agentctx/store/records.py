@@ -3,20 +3,10 @@
 import sqlite3
 from collections.abc import Iterable  # loaded by sqlite3 already: free at run time
 
-from ..db import atomic
-from ..errors import ConflictError, NotFoundError, ValidationError
-from ..ids import now_iso, ulid
-from ..models import (
-    BODY_MAX,
-    CONFIDENCES,
-    GLOBAL_PROJECT,
-    RECORD_TYPES,
-    SCOPES,
-    SOURCES,
-    TITLE_MAX,
-    NewRecord,
-    Record,
-)
+from ..base.errors import ConflictError, NotFoundError, ValidationError
+from ..base.ids import now_iso, ulid
+from .db import atomic
+from ..base.models import (BODY_MAX, CONFIDENCES, GLOBAL_PROJECT, RECORD_TYPES, SCOPES, SOURCES, TITLE_MAX, NewRecord, Record)
 from . import COLUMNS, CURRENT, VISIBLE, to_record  # noqa: F401 (re-exported: the row shape lives in the package)
 
 EVIDENCE_MAX = 1000
@@ -27,7 +17,7 @@ KEYED_TYPES = ("handover", "profile")
 
 def _changed(conn: sqlite3.Connection, project_id: str) -> None:
     """After a committed write: rebuild the digests it may change, so the next SessionStart sees it (SPEC §4.3)."""
-    from .. import freshness  # imported here: the hooks' read paths load this module without ever writing
+    from ..base import freshness  # imported here: the hooks' read paths load this module without ever writing
 
     freshness.changed(conn, project_id)
 
@@ -47,7 +37,7 @@ def validate(new: NewRecord) -> NewRecord:
         value = getattr(new, name)
         if not isinstance(value, str) or not value.strip():
             raise ValidationError("blank_field", field=name)
-    from ..redact import scrub_text  # not at import: the prompt hook's path reads records, never writes them
+    from ..base.redact import scrub_text  # not at import: the prompt hook's path reads records, never writes them
 
     # Every record is scrubbed here, whoever writes it (CLI, MCP, capture, extraction, consolidation, import).
     title = scrub_text(" ".join(new.title.split()))
@@ -62,7 +52,7 @@ def validate(new: NewRecord) -> NewRecord:
         raise ValidationError("invalid_field", field="scope", problem="must be global in the _global namespace")
     project_id = GLOBAL_PROJECT if new.scope == "global" else new.project_id
     if new.valid_from is not None:
-        from ..ids import parse_iso
+        from ..base.ids import parse_iso
 
         try:
             parse_iso(new.valid_from)
@@ -92,7 +82,7 @@ MIN_PREFIX = 6  # characters of an id prefix the CLI accepts (a ULID's first 10 
 
 def resolve(conn: sqlite3.Connection, ref: str, project_id: str) -> Record:
     """A record visible from `project_id` by its id or a unique id prefix of at least MIN_PREFIX characters."""
-    from ..errors import UsageError
+    from ..base.errors import UsageError
 
     record = get(conn, ref, project_id)
     if record is not None:
@@ -115,7 +105,7 @@ def resolve(conn: sqlite3.Connection, ref: str, project_id: str) -> Record:
 def kept_title_outdated(old: Record, body: str) -> list[str]:
     """Words of `old`'s title that its body stated and `body` (its replacement's) no longer does: keeping the title
     over that body would say the old fact ("expire after 15 minutes" over a body saying 5)."""
-    from ..text import content_terms, tokens
+    from ..base.text import content_terms, tokens
 
     new_words, old_body = set(tokens(body)), set(tokens(old.body))
     return [w for w in content_terms(old.title) if w in old_body and w not in new_words]

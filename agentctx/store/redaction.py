@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Callable
 
-from ..db import atomic
+from .db import atomic
 
 
 def rescrub(conn: sqlite3.Connection, scrub: Callable[[str], str], *, fts: bool) -> int:
@@ -27,3 +27,28 @@ def rescrub(conn: sqlite3.Connection, scrub: Callable[[str], str], *, fts: bool)
             conn.execute("INSERT INTO records_fts(records_fts) VALUES ('optimize')")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return len(changed)
+
+
+def rescrub_store(conn: sqlite3.Connection) -> int | None:
+    """Once per rule change: scrub every stored record again (records written before a rule existed keep no
+    secret it now catches). Returns how many records changed, or None when the rules have not changed."""
+    import os
+
+    from ..base import paths
+    from ..base.redact import rules_id, scrub_text
+    from . import db
+
+    stamp = os.path.join(paths.state_dir_str(), "redaction-rules")
+    current = rules_id()
+    try:
+        with open(stamp, encoding="utf-8") as fh:
+            if fh.read().strip() == current:
+                return None
+    except OSError:
+        pass
+    changed = rescrub(conn, scrub_text, fts=db.has_fts(conn))
+    from ..base.userfiles import atomic_write
+
+    paths.ensure_private_dir(paths.state_dir())
+    atomic_write(stamp, current + "\n", mode=0o600)
+    return changed

@@ -4,8 +4,8 @@ term statistics."""
 import sqlite3
 from collections.abc import Sequence  # loaded by sqlite3 already: free at run time
 
-from ..models import Record
-from ..text import varints
+from ..base.models import Record
+from ..base.text import varints
 from . import COLUMNS, CURRENT, VISIBLE, to_record
 
 _R_COLUMNS = ", ".join(f"r.{c.strip()}" for c in COLUMNS.split(","))
@@ -153,7 +153,7 @@ def cached_doc_freqs(conn: sqlite3.Connection, stems: Sequence[str]) -> dict[str
 
 def refresh_term_stats(conn: sqlite3.Connection, min_df: int) -> int:
     """Recompute term_stats: every indexed term found in at least `min_df` records (one full vocabulary scan)."""
-    from ..db import atomic
+    from .db import atomic
 
     with atomic(conn):
         conn.execute("DELETE FROM term_stats")

@@ -3,9 +3,9 @@
 import sqlite3
 from collections.abc import Iterable
 
-from ..db import atomic
-from ..models import Record
+from ..base.models import Record
 from . import COLUMNS, CURRENT, VISIBLE, to_record
+from .db import atomic
 from .records import history, require
 
 
@@ -26,7 +26,7 @@ def confirm(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record
     """The user confirms a current record: it becomes explicit (an inferred record is no longer a hypothesis)."""
     record = require(conn, record_id, project_id)
     if record.superseded_at is not None:
-        from ..errors import ConflictError
+        from ..base.errors import ConflictError
         from .records import head
 
         raise ConflictError("already_superseded", id=record.id, superseded_by=record.superseded_by,

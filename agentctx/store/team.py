@@ -2,10 +2,10 @@
 
 import sqlite3
 
-from ..db import atomic
-from ..ids import now_iso
-from ..models import Record, record_type
+from ..base.ids import now_iso
+from ..base.models import Record, record_type
 from . import COLUMNS, to_record
+from .db import atomic
 
 
 class SyncRow(record_type("SyncRow", "key record_id file_hash store_hash removed")):

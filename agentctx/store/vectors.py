@@ -7,12 +7,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterable, Sequence
 
-from ..db import atomic
 from . import COLUMNS, to_record
+from .db import atomic
 from .retrieval import _filters
 
 if TYPE_CHECKING:
-    from ..models import Record
+    from ..base.models import Record
 
 
 def has_table(conn: sqlite3.Connection) -> bool:

@@ -6,14 +6,17 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .. import __version__
-from ..errors import AgentctxError, ConflictError, NotFoundError, UsageError, ValidationError
-from ..models import CONFIDENCES, GLOBAL_PROJECT, RECORD_TYPES, SOURCES, Record
-from ..project import Project
+from ..base import __version__
+from ..base.errors import AgentctxError, ConflictError, NotFoundError, UsageError, ValidationError
+from ..base.models import CONFIDENCES, GLOBAL_PROJECT, RECORD_TYPES, SOURCES, Record
+from ..base.project import Project
+from ..memory import keep_digests_fresh
 from ..store import browse, records
 
 TEXT_MAX = 20_000
 SEARCH_MAX = 50  # the deepest `agentctx search --limit` goes  # bodies are capped at BODY_MAX by the store; this bounds what we even parse
+
+keep_digests_fresh()  # records this surface writes rebuild the digests they change
 
 
 class ApiError(Exception):
@@ -130,7 +133,7 @@ def _row(record: Record, **extra: Any) -> dict[str, Any]:
 def _search(req: Request, query: str, types: list[str], confidences: list[str], sources: list[str],
             pinned: bool | None, superseded: str, offset: int, limit: int) -> dict[str, Any]:
     """The ranking of `agentctx search` (hybrid when the store has vectors), then the page's other filters."""
-    from .. import hybrid
+    from ..retrieval import hybrid
 
     if len(query) > 2000:
         raise ApiError(400, "field_too_long", "q is longer than 2000 characters")
@@ -201,9 +204,10 @@ def delete(req: Request) -> dict[str, Any]:
 
 def _drain(req: Request) -> None:
     """Bring in the ledger rows the hooks appended to a file, as `status` and `why` do."""
+    from ..memory import pending
     from ..store import sessions
 
-    sessions.drain_pending(req.conn)
+    pending.drain_pending(req.conn)
 
 
 def list_sessions(req: Request) -> dict[str, Any]:
@@ -237,7 +241,7 @@ def get_session(req: Request) -> dict[str, Any]:
 def _near_misses(req: Request, info: dict[str, Any]) -> None:
     """The prompt hook's logged decisions (`agentctx why`): each prompt's best candidates that were not injected,
     next to its injection, and the prompts that injected nothing."""
-    from .. import explain
+    from ..retrieval import explain
 
     logged = explain.recent(req.conn, info.get("project_id") or req.project.id, session_id=info["session_id"],
                             limit=500)
@@ -262,7 +266,7 @@ def _candidate(cand: dict[str, Any]) -> dict[str, Any]:
 
 def explain_query(req: Request) -> dict[str, Any]:
     """`agentctx search --explain`: what the prompt hook would inject for `q`, each candidate against its threshold."""
-    from .. import explain
+    from ..retrieval import explain
 
     query = (req.param("q") or "").strip()
     if not query:
@@ -292,14 +296,14 @@ def _drift_project(req: Request) -> Project:
 
 
 def drift_report(req: Request) -> dict[str, Any]:
-    from .. import drift
+    from ..memory import drift
 
     report = drift.scan(req.conn, _drift_project(req))
     return {**report.to_dict(), "target": report.target, "base_sha": report.base_sha}
 
 
 def drift_apply(req: Request) -> dict[str, Any]:
-    from .. import drift
+    from ..memory import drift
 
     report = drift.scan(req.conn, _drift_project(req))
     if req.body.get("confirm") is not True:

@@ -14,9 +14,10 @@ from importlib import resources
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from .. import db, paths
-from ..errors import AgentctxError
-from ..project import Project
+from ..base import paths
+from ..base.errors import AgentctxError
+from ..base.project import Project
+from ..store import db
 from . import api
 
 DEFAULT_PORT = 7377

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentctx import capture
-from agentctx.project import detect
+from agentctx.memory import capture
+from agentctx.base.project import detect
 from agentctx.store import graph, records
 
 

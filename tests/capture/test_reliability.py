@@ -10,8 +10,10 @@ from pathlib import Path
 
 import agentctx
 
-from agentctx import capture, db, paths
-from agentctx.project import detect
+from agentctx.memory import capture
+from agentctx.store import db
+from agentctx.base import paths
+from agentctx.base.project import detect
 
 WRITERS, WRITES = 8, 500
 
@@ -20,7 +22,9 @@ WRITER = """
 import os, sys
 sys.path.insert(0, {root!r})
 os.environ["AGENTCTX_HOME"] = {home!r}
-from agentctx import capture, db, paths
+from agentctx.base import paths
+from agentctx.memory import capture
+from agentctx.store import db
 conn = db.connect(paths.db_path())
 for i in range({n}):
     capture.capture(conn, "p" * 64, "s{index}", "Bash", {{"command": f"python job_{index}_{{i}}.py"}},
@@ -69,7 +73,7 @@ def test_secrets_never_stored(hook, conn, repo):
         path = str(paths.db_path()) + suffix
         if os.path.exists(path):
             blobs += open(path, "rb").read()
-    from agentctx.capture import log_path
+    from agentctx.memory.capture import log_path
 
     blobs += open(log_path("s"), "rb").read()
     vocab = " ".join(r[0] for r in conn.execute("SELECT term FROM records_fts_vocab"))

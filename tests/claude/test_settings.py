@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from agentctx import claude_settings as cs
+from agentctx.claude import settings as cs
 from agentctx.cli import main
-from agentctx.errors import ConfigError
+from agentctx.base.errors import ConfigError
 
 LAUNCH = cs.Launcher(("agentctx",), True)
 USER = {"model": "opus", "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "lint.sh"}]}],
@@ -126,6 +126,6 @@ def test_uninstall_data_needs_confirmation(repo, monkeypatch):
     assert main(["init", "--no-mcp"]) == 0
     assert main(["uninstall", "--data"]) != 0
     assert main(["uninstall", "--data", "--force"]) == 0
-    from agentctx import paths
+    from agentctx.base import paths
 
     assert not paths.db_path().exists()

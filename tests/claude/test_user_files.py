@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import claude_settings as cs
-from agentctx import config, paths
+from agentctx.claude import settings as cs
+from agentctx.base import config, paths
 from agentctx.cli import main
-from agentctx.errors import ConfigError
+from agentctx.base.errors import ConfigError
 
 LAUNCH = cs.Launcher(("agentctx",), True)
 ROOT = Path(__file__).resolve().parents[2]

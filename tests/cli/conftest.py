@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import cli, config, db
+from agentctx import cli
+from agentctx.base import config
+from agentctx.store import db
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ import stat
 import pytest
 
 import agentctx
-from agentctx import config, db, paths
-from agentctx.models import NewRecord
+from agentctx.base import config
+from agentctx.store import db
+from agentctx.base import paths
+from agentctx.base.models import NewRecord
 from agentctx.store import records, sessions
 
 from .conftest import make_project

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from agentctx import control, paths
+from agentctx.base import control, paths
 from agentctx.mcp.server import make_context
 from agentctx.mcp.tools import call
 
@@ -119,7 +119,7 @@ def test_stop_spawns_no_extraction_while_off(remembered, in_p, monkeypatch, tmp_
     spawned = []
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     monkeypatch.setattr(lifecycle, "_llm_on", lambda: True)  # as with [llm] installed (the core run has no extra)
-    monkeypatch.setattr("agentctx.spawn.detached", lambda argv, cwd=None: spawned.append(argv))
+    monkeypatch.setattr("agentctx.base.spawn.detached", lambda argv, cwd=None: spawned.append(argv))
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("{}\n")
     payload = Payload(session_id="s1", transcript_path=str(transcript), cwd=str(remembered))

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import claude_memory as cm
-from agentctx import db, paths
+from agentctx.claude import memory_import as cm
+from agentctx.store import db
+from agentctx.base import paths
 from agentctx.cli import terminal
-from agentctx.project import detect
+from agentctx.base.project import detect
 from agentctx.store import records
 
 from .conftest import make_project
@@ -200,7 +201,7 @@ def test_units_skip_code_tables_comments_and_imports():
 
 
 def test_project_source_is_in_the_closed_set(in_p, proj_p):
-    from agentctx.models import SOURCES
+    from agentctx.base.models import SOURCES
 
     assert "claude_memory" in SOURCES
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from agentctx import config, digest
-from agentctx.project import detect
+from agentctx.base import config
+from agentctx.memory import digest
+from agentctx.base.project import detect
 
 
 def test_profile_edit_supersedes_the_key_explicitly(in_p, proj_p):

@@ -9,7 +9,8 @@ import sqlite3
 
 import pytest
 
-from agentctx import db, paths
+from agentctx.store import db
+from agentctx.base import paths
 
 ULID = re.compile(r"^[0-9A-Z]{26}$")
 

@@ -10,10 +10,11 @@ import sys
 
 import pytest
 
-from agentctx import db, paths
+from agentctx.store import db
+from agentctx.base import paths
 from agentctx.cli import terminal
-from agentctx.models import NewRecord
-from agentctx.project import detect
+from agentctx.base.models import NewRecord
+from agentctx.base.project import detect
 from agentctx.store import records
 
 

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from agentctx import config, consolidate, digest, profile
+from agentctx.base import config
+from agentctx.memory import consolidate, digest, profile
 from agentctx.cli import main
-from agentctx.project import detect
+from agentctx.base.project import detect
 from agentctx.store import records
 
 
@@ -95,7 +96,7 @@ def test_profile_detection(tmp_path):
 
 
 def test_the_digest_shows_the_profile_bullets_not_the_descriptive_line(conn, repo):
-    from agentctx import digest
+    from agentctx.memory import digest
 
     (repo / "pyproject.toml").write_text('[project]\ndependencies=["pytest"]\n[tool.ruff]\n')
     profile.refresh(conn, detect(repo))
@@ -126,7 +127,8 @@ def test_consolidation_keeps_the_decisions_log_bounded(conn, repo, monkeypatch):
     # The prompt hook appends a line per prompt; `agentctx why` trims it, but a user may never run `why`.
     import os
 
-    from agentctx import explain, paths
+    from agentctx.retrieval import explain
+    from agentctx.base import paths
 
     monkeypatch.setattr(explain, "MAX_BYTES", 2_000)
     monkeypatch.setattr(explain, "KEEP", 5)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from agentctx import consolidate, snapshot
+from agentctx.memory import consolidate, snapshot
 from agentctx.cli import main
-from agentctx.project import detect
+from agentctx.base.project import detect
 from agentctx.store import records
 
 

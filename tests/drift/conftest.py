@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agentctx import db, paths, setup
-from agentctx.models import NewRecord
-from agentctx.project import detect
+from agentctx.store import db
+from agentctx.base import paths
+from agentctx.claude import setup
+from agentctx.base.models import NewRecord
+from agentctx.base.project import detect
 from agentctx.store import records
 
 

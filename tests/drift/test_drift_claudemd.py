@@ -1,4 +1,4 @@
-from agentctx import claudemd
+from agentctx.memory import claudemd
 
 
 def write(path, text):

@@ -1,7 +1,7 @@
 import pytest
 
-from agentctx import drift
-from agentctx.errors import ConflictError
+from agentctx.memory import drift
+from agentctx.base.errors import ConflictError
 from agentctx.store import records
 
 
@@ -74,7 +74,7 @@ def test_superseded_record_still_stated_is_contradicted(conn, project, repo, add
 
 
 def test_kept_title_supersession(conn, project, repo):
-    from agentctx.models import NewRecord
+    from agentctx.base.models import NewRecord
 
     claude(repo, "- Use REST everywhere\n")
     old, _ = records.insert(conn, NewRecord("decision", "Use REST everywhere", "JSON over HTTP.", project.id,

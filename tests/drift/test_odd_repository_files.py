@@ -8,8 +8,9 @@ import threading
 
 import pytest
 
-from agentctx import claude_memory, drift, profile
-from agentctx.errors import ConflictError
+from agentctx.claude import memory_import as claude_memory
+from agentctx.memory import drift, profile
+from agentctx.base.errors import ConflictError
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"),
                                 reason="needs FIFOs and /dev/zero")

@@ -10,8 +10,8 @@ import pytest
 # The helper modules beside this file (unique names, so no clash with other test directories' modules).
 sys.path.insert(0, str(Path(__file__).parent))
 
-from agentctx import db  # noqa: E402
-from agentctx.project import detect  # noqa: E402
+from agentctx.store import db  # noqa: E402
+from agentctx.base.project import detect  # noqa: E402
 from transcript_builder import TranscriptWriter  # noqa: E402
 
 

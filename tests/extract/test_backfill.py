@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from agentctx import paths
+from agentctx.base import paths
 from agentctx.cli import main
 from agentctx.extract import backfill
 from transcript_builder import TranscriptWriter

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from agentctx import config, paths
+from agentctx.base import config, paths
 from agentctx.extract import cursor, execute, policy, run
 from agentctx.store import records, sessions
 from extract_support import FakeClient, answer, message

@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("anthropic")
 
-from agentctx import digest  # noqa: E402
+from agentctx.memory import digest  # noqa: E402
 from agentctx.cli import main  # noqa: E402
 from agentctx.extract import client as api  # noqa: E402
 from agentctx.extract import run  # noqa: E402
@@ -41,7 +41,7 @@ def spawned(monkeypatch):
         threads.append(t)
         return 1
 
-    monkeypatch.setattr("agentctx.spawn.detached", detached)
+    monkeypatch.setattr("agentctx.base.spawn.detached", detached)
 
     def final_run(*args, **kwargs):  # what `agentctx consolidate` calls first; keep its result for the test
         result = run(*args, **kwargs)

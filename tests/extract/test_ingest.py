@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentctx.extract import validate
 from agentctx.extract.ingest import ingest
-from agentctx.models import NewRecord
+from agentctx.base.models import NewRecord
 from agentctx.store import records
 from extract_support import answer
 
@@ -94,7 +94,7 @@ def test_handover_replaced_by_the_next_session(conn, pid):
 
 
 def test_extracted_records_reach_the_digest_in_one_rebuild(conn, pid, monkeypatch):
-    from agentctx import digest
+    from agentctx.memory import digest
 
     calls = []
     real = digest.refresh_after_write

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agentctx.extract import policy
-from agentctx.tokens import estimate
-from agentctx.transcript import Turn
+from agentctx.base.tokens import estimate
+from agentctx.extract.transcript import Turn
 
 
 def _turns(n: int, chars: int) -> list[Turn]:

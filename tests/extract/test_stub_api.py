@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("anthropic")
 
-from agentctx import paths  # noqa: E402
+from agentctx.base import paths  # noqa: E402
 from agentctx.cli import main  # noqa: E402
 from agentctx.extract import client as api  # noqa: E402
 from agentctx.extract import cost, prompt, run  # noqa: E402

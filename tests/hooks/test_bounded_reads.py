@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from agentctx import paths, spawn
-from agentctx.models import NewRecord
-from agentctx.project import detect
+from agentctx.base import paths, spawn
+from agentctx.base.models import NewRecord
+from agentctx.base.project import detect
 from agentctx.store import records
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="FIFOs, /dev/zero and rlimits are POSIX")
@@ -91,7 +91,9 @@ def test_a_dedup_file_planted_as_fifo_neither_hangs_nor_stops_injection(add, con
 
 
 def test_transcript_reads_refuse_devices_and_cap_their_size(tmp_path):
-    from agentctx import safeio, snapshot, transcript
+    from agentctx.base import safeio
+    from agentctx.memory import snapshot
+    from agentctx.extract import transcript
 
     assert snapshot.recent_prompts("/dev/zero") == []
     with pytest.raises(OSError):
@@ -108,7 +110,7 @@ def test_transcript_reads_refuse_devices_and_cap_their_size(tmp_path):
 
 def test_a_background_process_outlives_its_lifetime_by_no_more_than_the_grace(tmp_path):
     # A detached child that would sleep a minute is ended by its own watchdog after its lifetime.
-    argv = [sys.executable, "-c", "import agentctx.spawn as s, time; s.limit_lifetime(); time.sleep(60)"]
+    argv = [sys.executable, "-c", "import agentctx.base.spawn as s, time; s.limit_lifetime(); time.sleep(60)"]
     started = time.monotonic()
     pid = spawn.detached(argv, lifetime=1.0)
     assert pid
@@ -157,7 +159,7 @@ def test_a_git_config_planted_as_a_fifo_or_dev_zero_neither_hangs_nor_stops_inje
     else:
         os.symlink("/dev/zero", config)
     # Detection in a capped child first (a regression must not hang or exhaust the test run itself).
-    found = subprocess.run([sys.executable, "-c", "import sys; from agentctx.project import detect; "
+    found = subprocess.run([sys.executable, "-c", "import sys; from agentctx.base.project import detect; "
                             "print(detect(sys.argv[1]).id)", str(root)], capture_output=True, text=True,
                            timeout=10, preexec_fn=_cap_memory)
     assert found.returncode == 0, found.stderr[-500:]

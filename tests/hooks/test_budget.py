@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import consolidate, paths
+from agentctx.memory import consolidate, pending
+from agentctx.base import paths
 from agentctx.hooks import budget
-from agentctx.project import detect
+from agentctx.base.project import detect
 from agentctx.store import records, sessions
 
 # Another process holding the store, as a DB browser or a second agentctx would (tests/lockholder.py).
@@ -43,7 +44,7 @@ def lock(conn):
 
 
 def store():
-    from agentctx import db
+    from agentctx.store import db
 
     c = db.connect(paths.db_path())
     opened.append(c)
@@ -120,7 +121,7 @@ def test_pre_compact_under_a_lock_queues_its_snapshot_and_loses_nothing(hook, co
     release(holder)
     conn = store()
     assert records.current(conn, detect(repo).id, types=["handover"]) == []
-    assert sessions.drain_pending(conn) >= 1
+    assert pending.drain_pending(conn) >= 1
     (snap,) = records.current(conn, detect(repo).id, types=["handover"])
     assert "fix the login bug" in snap.body and snap.session_id == "s1"
 
@@ -129,7 +130,7 @@ def test_pre_compact_under_a_lock_queues_its_snapshot_and_loses_nothing(hook, co
 def test_session_end_under_a_lock_stays_in_budget_queues_the_end_and_starts_consolidation(
         hook, conn, repo, tmp_path, lock, monkeypatch, mode):
     spawned = []
-    monkeypatch.setattr("agentctx.spawn.detached", lambda argv, cwd=None, lifetime=None: spawned.append(argv) or 1)
+    monkeypatch.setattr("agentctx.base.spawn.detached", lambda argv, cwd=None, lifetime=None: spawned.append(argv) or 1)
     holder = lock(mode)
     _, took = _timed(hook, "session-end", {"session_id": "s1", "transcript_path": str(_transcript(tmp_path)),
                                             "cwd": str(repo), "reason": "other"})
@@ -151,7 +152,7 @@ def test_post_tool_use_under_a_lock_queues_its_observations(hook, conn, repo, lo
     release(holder)
     conn = store()
     assert records.current(conn, detect(repo).id, types=["bugfix"]) == []
-    sessions.drain_pending(conn)
+    pending.drain_pending(conn)
     (stub,) = records.current(conn, detect(repo).id, types=["bugfix"])
     assert "pytest -q" in stub.title
 
@@ -169,10 +170,10 @@ def test_a_drain_that_fails_puts_every_row_back(conn, repo, lock, hook, tmp_path
     conn = store()
     conn.execute("PRAGMA busy_timeout=100")
     with pytest.raises(Exception):
-        sessions.drain_pending(conn)  # still locked: nothing can be moved
+        pending.drain_pending(conn)  # still locked: nothing can be moved
     release(holder)
     assert os.path.exists(paths.pending_ledger_file())
-    assert sessions.drain_pending(conn) == 1
+    assert pending.drain_pending(conn) == 1
     assert len(records.current(conn, detect(repo).id, types=["handover"])) == 1
 
 
@@ -184,7 +185,7 @@ def test_rows_claimed_by_a_drain_that_was_killed_are_adopted(conn, repo):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     orphan = f"{paths.pending_ledger_file()}.{int(dead.stdout)}"
     os.replace(paths.pending_ledger_file(), orphan)  # as a drain killed -9 right after claiming would leave it
-    assert sessions.drain_pending(conn) == 1
+    assert pending.drain_pending(conn) == 1
     assert not os.path.exists(orphan)
     assert conn.execute("SELECT ended_at FROM sessions WHERE session_id = 's9'").fetchone()[0]
 

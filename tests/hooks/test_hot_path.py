@@ -6,15 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentctx import consolidate
-from agentctx.project import detect
+from agentctx.memory import consolidate
+from agentctx.base.project import detect
 
 ROOT = Path(__file__).resolve().parents[2]
 # Modules a hook must not pay for on the way to injecting: each costs from 0.2 ms (`__future__`) to ~8 ms
-# (`dataclasses` pulls in `inspect`); `json` loads `re` and `enum`, ~4.5 ms (agentctx.jsonfast replaces it). -S keeps site (and an editable install's import hook) out of the picture.
+# (`dataclasses` pulls in `inspect`); `json` loads `re` and `enum`, ~4.5 ms (agentctx.base.jsonfast replaces it). -S keeps site (and an editable install's import hook) out of the picture.
 HEAVY = ("json", "re", "enum", "dataclasses", "inspect", "typing", "pathlib", "hashlib", "threading", "contextlib", "tempfile",
-         "__future__", "select", "agentctx.cli", "agentctx.errors", "agentctx.store.records", "agentctx.migrations",
-         "agentctx.project", "agentctx.digest", "agentctx.background", "agentctx.expansion")
+         "__future__", "select", "agentctx.cli", "agentctx.base.errors", "agentctx.store.records", "agentctx.store.migrations",
+         "agentctx.base.project", "agentctx.memory.digest", "agentctx.background", "agentctx.retrieval.expansion")
 CODE = """
 import io, sys
 sys.path.insert(0, {root!r})
@@ -40,12 +40,12 @@ def _run(event: str, payload: dict) -> dict:
 def test_an_injecting_prompt_loads_no_heavy_module(add, repo):
     add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
     consolidate.run(detect(repo))  # writes the root cache the hooks read
-    # A prompt the fitted gate (agentctx/relevance.txt) injects for: it names the record's title and body words.
+    # A prompt the fitted gate (agentctx/retrieval/relevance.txt) injects for: it names the record's title and body words.
     prompt = "sqlite storage decision: WAL and busy timeout"
     got = _run("user-prompt-submit", {"session_id": "s1", "cwd": str(repo), "prompt": prompt})
     assert "[decision] Storage decision" in got["output"]
     assert [m for m in HEAVY if m in got["modules"]] == []
-    assert "agentctx.search" in got["modules"] and "agentctx.text" in got["modules"]
+    assert "agentctx.retrieval.search" in got["modules"] and "agentctx.base.text" in got["modules"]
 
 
 def test_session_start_with_a_digest_loads_no_heavy_module_and_no_sqlite(add, repo):
@@ -53,13 +53,13 @@ def test_session_start_with_a_digest_loads_no_heavy_module_and_no_sqlite(add, re
     consolidate.run(detect(repo))
     got = _run("session-start", {"session_id": "s1", "cwd": str(repo), "source": "startup"})
     assert "Storage decision" in got["output"]
-    assert [m for m in HEAVY if m in got["modules"] and m != "agentctx.digest"] == []
+    assert [m for m in HEAVY if m in got["modules"] and m != "agentctx.memory.digest"] == []
     assert "sqlite3" not in got["modules"]
 
 
 def test_a_project_turned_off_costs_the_prompt_no_database(add, repo):
     """The control gate (docs/control.md) runs before the store is opened: off means no sqlite3, no search."""
-    from agentctx import control
+    from agentctx.base import control
 
     add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
     consolidate.run(detect(repo))
@@ -67,4 +67,4 @@ def test_a_project_turned_off_costs_the_prompt_no_database(add, repo):
     got = _run("user-prompt-submit", {"session_id": "s1", "cwd": str(repo), "prompt": "sqlite storage and WAL"})
     assert got["output"] == ""
     assert [m for m in HEAVY if m in got["modules"]] == []
-    assert "sqlite3" not in got["modules"] and "agentctx.search" not in got["modules"]
+    assert "sqlite3" not in got["modules"] and "agentctx.retrieval.search" not in got["modules"]

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import json
 
-from agentctx import digest, paths, tokens
-from agentctx.project import detect
+from agentctx.memory import digest, pending
+from agentctx.base import paths, tokens
+from agentctx.base.project import detect
 from agentctx.store import sessions
 
 
@@ -18,7 +19,7 @@ def test_session_start_emits_digest_on_every_source(hook, conn, add, repo):
         assert "Use SQLite for storage" in text
     from agentctx.store import sessions
 
-    assert sessions.drain_pending(conn) == 4
+    assert pending.drain_pending(conn) == 4
     assert sessions.stats(conn, project.id)["tokens_injected"] == 4 * tokens.estimate(text)
 
 
@@ -86,7 +87,7 @@ def test_prompt_budget_and_unconfirmed_label(hook, add, repo, conn):
     from agentctx.store import sessions
 
     assert sessions.injections(conn, detect(repo).id, session_id="s3") == []  # the hook wrote no database row
-    sessions.drain_pending(conn)
+    pending.drain_pending(conn)
     ledger = sessions.injections(conn, detect(repo).id, session_id="s3")
     assert ledger and ledger[0].tokens == tokens.estimate(text) and ledger[0].prompt_hash
 

@@ -3,15 +3,15 @@ from __future__ import annotations
 import json
 import sys
 
-from agentctx import config, paths
+from agentctx.base import config, paths
 from agentctx.hooks import lifecycle
-from agentctx.project import detect
+from agentctx.base.project import detect
 from agentctx.store import records
 
 
 def _spawned(monkeypatch):
     calls = []
-    monkeypatch.setattr("agentctx.spawn.detached", lambda argv, cwd=None: calls.append(argv) or 1)
+    monkeypatch.setattr("agentctx.base.spawn.detached", lambda argv, cwd=None: calls.append(argv) or 1)
     return calls
 
 
@@ -105,7 +105,7 @@ def _context(out):
 
 
 def test_session_start_after_compaction_gives_back_the_snapshot_with_the_digest(hook, conn, add, repo, tmp_path):
-    from agentctx import tokens
+    from agentctx.base import tokens
 
     add("Use SQLite for storage", "One file, WAL.")
     _working_session(hook, repo, tmp_path)
@@ -121,7 +121,7 @@ def test_session_start_after_compaction_gives_back_the_snapshot_with_the_digest(
 
 
 def test_compaction_snapshot_survives_a_richer_handover_and_a_full_digest(hook, conn, add, repo, tmp_path):
-    from agentctx import tokens
+    from agentctx.base import tokens
 
     add("Handover: auth work", "Current task: auth\n" + "detail " * 250, type_="handover", source="llm_extraction")
     for i in range(30):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from agentctx import paths
+from agentctx.base import paths
 from agentctx.hooks import HANDLERS
 
 
@@ -21,9 +21,9 @@ def test_unknown_event_is_logged(hook):
 
 @pytest.mark.parametrize("spelling", ["UserPromptSubmit", "user_prompt_submit", "user-prompt-submit"])
 def test_claude_codes_own_event_names_run_the_same_hook(hook, repo, spelling):
-    from agentctx import db
-    from agentctx.models import NewRecord
-    from agentctx.project import detect
+    from agentctx.store import db
+    from agentctx.base.models import NewRecord
+    from agentctx.base.project import detect
     from agentctx.store import records
 
     conn = db.connect(paths.db_path(), create=True)

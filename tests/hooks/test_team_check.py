@@ -1,7 +1,8 @@
 """SessionStart's team-file check (SPEC §3.8): a stat and a small read; a change starts a detached import."""
 
-from agentctx import consolidate, team, team_stamp, teamfile
-from agentctx.project import detect
+from agentctx.memory import consolidate
+from agentctx.team import sync as team, stamp as team_stamp, fileformat as teamfile
+from agentctx.base.project import detect
 
 from .test_hot_path import HEAVY, _run
 
@@ -14,7 +15,7 @@ def _write_team_file(repo, entries):
 def test_changed_team_file_spawns_one_detached_import(conn, repo, hook, monkeypatch):
     spawned = []
     # Only the team imports: a new session of the same process also closes the previous one (SPEC §4.9).
-    monkeypatch.setattr("agentctx.spawn.detached",
+    monkeypatch.setattr("agentctx.base.spawn.detached",
                         lambda argv, cwd=None: "team" in argv and spawned.append((argv, cwd)) or 1)
     hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "startup"})
     assert spawned == []  # no team file
@@ -45,7 +46,7 @@ def test_session_start_with_an_unchanged_team_file_stays_lean(add, conn, repo):
     consolidate.run(detect(repo))
     got = _run("session-start", {"session_id": "s1", "cwd": str(repo), "source": "startup"})
     assert "Storage decision" in got["output"]
-    assert [m for m in HEAVY if m in got["modules"] and m != "agentctx.digest"] == []
+    assert [m for m in HEAVY if m in got["modules"] and m != "agentctx.memory.digest"] == []
     assert "sqlite3" not in got["modules"] and "subprocess" not in got["modules"]
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import setup
+from agentctx.claude import setup
 from agentctx.mcp.handlers import ToolContext
 from agentctx.mcp.server import serve
-from agentctx.project import detect
+from agentctx.base.project import detect
 
 
 def make_repo(path: Path, remote: str) -> Path:

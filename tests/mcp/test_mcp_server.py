@@ -179,7 +179,7 @@ def test_subprocess_without_store_reports_tool_error(repo_a, helpers):
 def test_sdk_variant_without_the_extra(ctx_a, monkeypatch):
     import sys
 
-    from agentctx.errors import MissingExtraError
+    from agentctx.base.errors import MissingExtraError
     from agentctx.mcp import sdk_server
 
     monkeypatch.setitem(sys.modules, "mcp", None)

@@ -5,11 +5,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from agentctx.ids import to_iso
+from agentctx.base.ids import to_iso
 from agentctx.mcp.handlers import age, index_entry
-from agentctx.models import NewRecord
+from agentctx.base.models import NewRecord
 from agentctx.store import graph, records, sessions
-from agentctx.tokens import estimate
+from agentctx.base.tokens import estimate
 
 
 def ok(result):

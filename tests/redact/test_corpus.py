@@ -1,6 +1,6 @@
 """One secrets corpus (tests/data/secrets_corpus.jsonl) for every entry point of the one rule set, and a property test.
 
-The core (`agentctx.redact`) and the stash library (`agentctx.stash.redact`, which imports nothing from the core)
+The core (`agentctx.base.redact`) and the stash library (`agentctx.stash.redact`, which imports nothing from the core)
 share one implementation; the corpus runs through both names, and a test proves they are the same code.
 """
 
@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-import agentctx.redact as core
+import agentctx.base.redact as core
 import agentctx.stash.redact as stash
 
 CORPUS_PATH = Path(__file__).parents[1] / "data" / "secrets_corpus.jsonl"
@@ -71,7 +71,7 @@ def test_core_and_stash_share_one_rule_set():
 
 
 def test_capture_uses_the_shared_rules():
-    from agentctx import capture
+    from agentctx.memory import capture
 
     for case in CORPUS:
         assert capture.scrub_text(case["text"]) == case["expect"], case["id"]

@@ -10,9 +10,11 @@ import sys
 
 import pytest
 
-from agentctx import cli, paths, setup
+from agentctx import cli
+from agentctx.base import paths
+from agentctx.claude import setup
 from agentctx.mcp.handlers import ToolContext
-from agentctx.project import detect
+from agentctx.base.project import detect
 from agentctx.store import records
 
 SPECIAL = "Xy9!abcdefghij&KLMNOPQRST;q"  # the reported value: its tail `&KLMNOPQRST;q` used to survive
@@ -81,7 +83,7 @@ def test_mcp_record_and_supersede_are_scrubbed(ready):
 
 def test_records_written_by_any_caller_are_scrubbed(ready, conn):
     # The store itself scrubs (capture, extraction, consolidation and imports all write through records.insert).
-    from agentctx.models import NewRecord
+    from agentctx.base.models import NewRecord
 
     pid = detect(ready).id
     rec, _ = records.insert(conn, NewRecord(type="discovery", title=f"uses {STRIPE}", body=f"PASSWORD={SPECIAL}",
@@ -95,7 +97,7 @@ def test_post_tool_use_capture_is_scrubbed(ready, conn, hook):
                "tool_input": {"command": f"SMTP_PASSWORD={SPECIAL} STRIPE={STRIPE} pytest -q"},
                "tool_response": {"stdout": f"FAILED test_mail.py - login refused for SMTP_PASSWORD={SPECIAL}"}}
     hook("post-tool-use", payload)
-    from agentctx.capture import log_path
+    from agentctx.memory.capture import log_path
 
     assert conn.execute("SELECT count(*) FROM records").fetchone()[0] >= 1
     assert _leaks(_store_bytes()) == []
@@ -109,7 +111,7 @@ def test_export_scrubs_records_stored_before_the_rules_caught_them(ready, conn, 
                  "VALUES ('01OLDRECORD0000000000000000', ?, 'decision', ?, ?, 'project', '2026-01-01', "
                  "'2026-01-01', 'import')", (pid, f"key {STRIPE}", f"SMTP_PASSWORD={SPECIAL}"))
     conn.commit()
-    from agentctx.export import to_markdown
+    from agentctx.team.export import to_markdown
 
     text = to_markdown("p", records.current(conn, pid))
     assert "[REDACTED:stripe_key]" in text and _leaks(text) == []
@@ -168,13 +170,14 @@ def test_the_scrubber_is_not_on_the_prompt_hot_path():
     # (tests/hooks/test_hot_path.py); here, importing the store's record module must not pull in `re` eagerly.
     import subprocess
 
-    code = "import sys; import agentctx.store.records; print('agentctx.redact' in sys.modules)"
+    code = "import sys; import agentctx.store.records; print('agentctx.base.redact' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 
 
 def test_consolidation_rescrubs_records_stored_before_a_rule_existed(ready, conn):
-    from agentctx import consolidate, redact
+    from agentctx.memory import consolidate
+    from agentctx.base import redact
 
     pid = detect(ready).id
     conn.execute("INSERT INTO records (id, project_id, type, title, body, scope, valid_from, recorded_at, source) "

@@ -18,9 +18,11 @@ from pathlib import Path
 import pytest
 
 import agentctx
-from agentctx import db, paths, setup
-from agentctx.project import detect
-from agentctx.store import sessions
+from agentctx.store import db
+from agentctx.base import paths
+from agentctx.claude import setup
+from agentctx.base.project import detect
+from agentctx.memory import pending
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.name != "posix", reason="signals and mounts are POSIX")]
 
@@ -29,8 +31,8 @@ ENV_PATH = str(Path(agentctx.__file__).resolve().parents[1])
 # Writes records as fast as it can and prints each id once its transaction committed (an acknowledged write).
 WRITER = textwrap.dedent("""
     import sys
-    from agentctx import db
-    from agentctx.models import NewRecord
+    from agentctx.store import db
+    from agentctx.base.models import NewRecord
     from agentctx.store import records
     conn = db.connect(sys.argv[1])
     i = 0
@@ -84,7 +86,7 @@ def test_kill_9_during_drains_loses_no_queued_write(repo):
     for i in range(300):
         record_pending({"event": "SessionEnd", "write": "session_end", "session_id": f"s{i}", "project_id": pid,
                         "ended_at": "2026-01-01T00:00:00Z"})
-    drain = "from agentctx import db; from agentctx.store import sessions; c = db.connect(); print(sessions.drain_pending(c))"
+    drain = "from agentctx.store import db; from agentctx.memory import pending; c = db.connect(); print(pending.drain_pending(c))"
     rng = random.Random(9)
     for _ in range(60):
         proc = subprocess.Popen([sys.executable, "-c", drain], env=_env(), stdout=subprocess.PIPE, text=True)
@@ -93,7 +95,7 @@ def test_kill_9_during_drains_loses_no_queued_write(repo):
         proc.communicate()
     c = db.connect()
     try:
-        sessions.drain_pending(c)  # whatever the killed drains left: claimed files adopted, rows put back
+        pending.drain_pending(c)  # whatever the killed drains left: claimed files adopted, rows put back
         ended = c.execute("SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL AND session_id LIKE 's%'").fetchone()[0]
     finally:
         c.close()

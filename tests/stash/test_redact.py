@@ -276,7 +276,7 @@ def test_not_secrets_untouched(text):
 
 
 def test_capture_token_pass_leaves_masks_alone():
-    # agentctx.capture re-scrubs whitespace-separated tokens; each token of a scrubbed text is already stable.
+    # agentctx.memory.capture re-scrubs whitespace-separated tokens; each token of a scrubbed text is already stable.
     out = scrub_text(f"curl -H 'x-api-key: {ANTHROPIC}' -H 'Authorization: Bearer {BEARER}' https://u:pw@h/")
     assert all(scrub_text(token) == token for token in out.split())
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentctx import db
-from agentctx.models import NewRecord
+from agentctx.store import db
+from agentctx.base.models import NewRecord
 
 P = "p" * 64
 Q = "q" * 64

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import agentctx
-from agentctx import db
+from agentctx.store import db
 
 PROCESSES = 8
 WRITES = 500
@@ -18,8 +18,8 @@ WRITES = 500
 WORKER = textwrap.dedent("""
     import os, sys, time
     from pathlib import Path
-    from agentctx import db
-    from agentctx.models import NewRecord
+    from agentctx.store import db
+    from agentctx.base.models import NewRecord
     from agentctx.store import records
 
     path, worker, writes, go = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])

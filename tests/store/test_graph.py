@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentctx.errors import ValidationError
+from agentctx.base.errors import ValidationError
 from agentctx.store import graph, records
 
 P = "p" * 64

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from agentctx import ids
+from agentctx.base import ids
 from agentctx.store import records
 
 P = "p" * 64

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from agentctx import ids
-from agentctx.errors import ConflictError, NotFoundError, ValidationError
-from agentctx.models import GLOBAL_PROJECT, NewRecord
+from agentctx.base import ids
+from agentctx.base.errors import ConflictError, NotFoundError, ValidationError
+from agentctx.base.models import GLOBAL_PROJECT, NewRecord
 from agentctx.store import graph, records, sessions
 
 P = "p" * 64

@@ -82,8 +82,9 @@ def test_term_rows_are_posting_lists_newest_first_and_capped(conn, new):
 
 
 def test_term_stats_hold_the_common_terms_and_search_reads_them(tmp_path):
-    from agentctx import db, search
-    from agentctx.models import NewRecord
+    from agentctx.store import db
+    from agentctx.retrieval import search
+    from agentctx.base.models import NewRecord
     from agentctx.store import records, retrieval
 
     conn = db.connect(tmp_path / "s.db", create=True)

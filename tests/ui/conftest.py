@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agentctx.project import detect
+from agentctx.base.project import detect
 from agentctx.ui.server import make_server
 
 XSS = "<img src=x onerror=alert(1)>"

@@ -7,7 +7,8 @@ from urllib.parse import quote
 
 import pytest
 
-from agentctx import db, paths
+from agentctx.store import db
+from agentctx.base import paths
 from agentctx.store import records
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import db, paths
+from agentctx.store import db
+from agentctx.base import paths
 from agentctx.store import records
 from agentctx.ui.server import make_server
 

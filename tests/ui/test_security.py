@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agentctx import cli, db, paths
+from agentctx import cli
+from agentctx.store import db
+from agentctx.base import paths
 from agentctx.store import records
 from agentctx.ui import server
 

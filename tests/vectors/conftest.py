@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentctx import db
-from agentctx.models import NewRecord
+from agentctx.store import db
+from agentctx.base.models import NewRecord
 from agentctx.store import records
 
 P = "p" * 64

@@ -6,8 +6,10 @@ import json
 
 import pytest
 
-from agentctx import cli, config, db
-from agentctx.vectors.embedder import FastEmbedEmbedder, ModelSpec
+from agentctx import cli
+from agentctx.base import config
+from agentctx.store import db
+from agentctx.retrieval.vectors.embedder import FastEmbedEmbedder, ModelSpec
 
 NAME = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -47,7 +49,7 @@ def test_cli_embed_then_hybrid_search_then_doctor(model_dir, tmp_path, monkeypat
     assert cli.main(["embed", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["embedded"] == 3 and report["remaining"] == 0 and report["dims"] == 384
-    # No shared word with the record, nor another name of one (agentctx/expansion.py: "database" would find
+    # No shared word with the record, nor another name of one (agentctx/retrieval/expansion.py: "database" would find
     # SQLite): keyword search finds nothing, hybrid finds it by meaning.
     assert cli.main(["search", "--keyword-only", "--json", "which", "embedded", "engine", "keeps", "everything"]) == 0
     assert json.loads(capsys.readouterr().out) == []
@@ -61,9 +63,9 @@ def test_cli_embed_then_hybrid_search_then_doctor(model_dir, tmp_path, monkeypat
 
 
 def test_consolidation_flags_a_near_duplicate_without_deleting(model_dir, tmp_path):
-    from agentctx.models import NewRecord
+    from agentctx.base.models import NewRecord
     from agentctx.store import records
-    from agentctx.vectors import backfill, maintain
+    from agentctx.retrieval.vectors import backfill, maintain
 
     conn = db.connect(tmp_path / "a.db", create=True)
     pid = "p" * 64

@@ -9,8 +9,8 @@ from agentctx.store import vectors as store
 
 np = pytest.importorskip("numpy")
 
-from agentctx.vectors import backfill  # noqa: E402
-from agentctx.vectors import search as vsearch  # noqa: E402
+from agentctx.retrieval.vectors import backfill  # noqa: E402
+from agentctx.retrieval.vectors import search as vsearch  # noqa: E402
 
 P = "p" * 64
 
@@ -88,8 +88,8 @@ def test_sqlite_vec_and_numpy_give_the_same_ranking(tmp_path, fake):
     probe = ext_sqlite.connect(":memory:")
     if not hasattr(probe, "enable_load_extension"):
         pytest.skip("no SQLite binding here can load extensions")
-    from agentctx import db
-    from agentctx.models import NewRecord
+    from agentctx.store import db
+    from agentctx.base.models import NewRecord
 
     path = tmp_path / "x.db"
     conn = db.connect(path, create=True)

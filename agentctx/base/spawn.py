@@ -1,0 +1,73 @@
+"""Detached background work: a new session, no inherited descriptors, stdin/stdout/stderr on /dev/null."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# How long a detached worker may live (seconds); its own watchdog ends it after that, whatever it is waiting on
+# (a lock, a file, the network). Extraction calls the API (retries included); consolidation is local work.
+LIFETIME_S = {"extract": 600.0, "consolidate": 120.0}
+DEFAULT_LIFETIME_S = 300.0
+LIFETIME_ENV = "AGENTCTX_LIFETIME_S"
+
+
+def agentctx_argv(*args: str) -> list[str]:
+    """This installation's agentctx: the interpreter running now, so a child never picks up another version."""
+    return [sys.executable, "-m", "agentctx", *args]
+
+
+def detached(argv: list[str], *, cwd: str | None = None, lifetime: float | None = None) -> int | None:
+    """Start `argv` outside our process group and return its pid, or None when it could not start.
+
+    The child outlives the hook: Claude Code may kill the hook's process group when the SessionEnd budget
+    (1.5 s) ends (vendor-notes/claude-code-hooks.md, open questions), so it gets a session of its own. Its
+    lifetime (by default LIFETIME_S of its command) travels in AGENTCTX_LIFETIME_S; `limit_lifetime` enforces it.
+    """
+    import subprocess
+
+    if lifetime is None:
+        lifetime = next((LIFETIME_S[a] for a in argv if a in LIFETIME_S), DEFAULT_LIFETIME_S)
+
+    kwargs: dict[str, object] = {
+        "stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
+        "close_fds": True, "cwd": cwd if cwd and os.path.isdir(cwd) else None,
+        "env": {**os.environ, LIFETIME_ENV: f"{lifetime:g}"},
+    }
+    if os.name == "posix":
+        kwargs["start_new_session"] = True
+    else:  # Windows: no console, own process group
+        kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0) | getattr(
+            subprocess, "DETACHED_PROCESS", 0)
+    try:
+        proc = subprocess.Popen(argv, **kwargs)  # type: ignore[call-overload]
+    except OSError:
+        return None
+    return int(proc.pid)
+
+
+def limit_lifetime() -> None:
+    """In a detached worker: end the process when the lifetime its spawner gave it runs out.
+
+    A daemon thread rather than SIGALRM: a Python signal handler waits for the main thread to leave C code (a
+    SQLite busy wait, a blocking read), a thread does not. os._exit is a crash to SQLite, which it survives
+    (the transaction rolls back); the pending ledger re-reads what a drain had claimed (store.sessions).
+    """
+    raw = os.environ.pop(LIFETIME_ENV, "")
+    try:
+        seconds = float(raw)
+    except ValueError:
+        return
+    if not seconds > 0:
+        return
+    import threading
+
+    def expire() -> None:
+        from .hooklog import log
+
+        log("background", f"{' '.join(sys.argv[1:3])}: lifetime of {seconds:g} s ran out; stopped")
+        os._exit(124)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()

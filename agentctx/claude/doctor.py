@@ -1,0 +1,314 @@
+"""`agentctx doctor`: health checks over the data directory and database, each saying how to fix what it finds."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable, Literal
+
+from ..base import config, paths
+from ..base.errors import AgentctxError
+from ..store import db
+from ..store.migrations import FTS_STATEMENTS, LATEST, fts5_available
+
+Status = Literal["ok", "warn", "fail"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One finding: what was checked, how it stands, and what to do about it."""
+
+    name: str
+    status: Status
+    detail: str
+    fix: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return asdict(self)
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def check_permissions(_: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    out: list[Check] = []
+    home = paths.home()
+    wanted = [(home, 0o700)] + [(p, 0o600) for p in (paths.db_path(), paths.config_path()) if p.exists()]
+    wanted += [(Path(str(paths.db_path()) + s), 0o600) for s in ("-wal", "-shm") if Path(str(paths.db_path()) + s).exists()]
+    for path, mode in wanted:
+        if not path.exists():
+            out.append(Check(f"permissions {path.name}", "fail", f"{path} does not exist", "run `agentctx init`"))
+            continue
+        have = _mode(path)
+        if have & ~mode:
+            if repair:
+                os.chmod(path, mode)
+                out.append(Check(f"permissions {path.name}", "ok", f"{path} was {oct(have)}, set to {oct(mode)}"))
+            else:
+                out.append(Check(f"permissions {path.name}", "warn", f"{path} is {oct(have)}, readable by others",
+                                 f"chmod {oct(mode)[2:]} {path} (or `agentctx doctor --repair`)"))
+        else:
+            out.append(Check(f"permissions {path.name}", "ok", oct(have)))
+    return out
+
+
+def check_integrity(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    if conn is None:
+        return []
+    rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+    if rows == ["ok"]:
+        return [Check("integrity", "ok", "PRAGMA integrity_check: ok")]
+    return [Check("integrity", "fail", "; ".join(rows[:5]),
+                  "restore from a backup, or export what is readable with `agentctx export` and re-init")]
+
+
+def check_schema(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    if conn is None:
+        return []
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version == LATEST:
+        return [Check("schema", "ok", f"version {version}")]
+    return [Check("schema", "fail", f"version {version}, expected {LATEST}", "run any agentctx command to migrate")]
+
+
+def check_fts(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    if conn is None:
+        return []
+    if not db.has_fts(conn):
+        if not fts5_available(conn):
+            return [Check("fts", "warn", "this SQLite has no FTS5: search runs degraded (like-search)",
+                          "use a Python whose sqlite3 includes FTS5")]
+        if repair:
+            with db.atomic(conn):
+                # Leftover triggers (or vocab table) of a dropped index would make the CREATE statements fail.
+                for trigger in ("records_ai", "records_ad", "records_au"):
+                    conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+                conn.execute("DROP TABLE IF EXISTS records_fts_vocab")
+                for statement in FTS_STATEMENTS:
+                    conn.execute(statement)
+                conn.execute("INSERT INTO records_fts(records_fts) VALUES ('rebuild')")
+            return [Check("fts", "ok", "index was missing; recreated and rebuilt")]
+        return [Check("fts", "fail", "the search index is missing: search runs degraded (like-search)",
+                      "agentctx doctor --repair")]
+    problem = None
+    try:
+        conn.execute("INSERT INTO records_fts(records_fts, rank) VALUES ('integrity-check', 1)")
+    except sqlite3.DatabaseError as exc:
+        problem = str(exc)
+    n_records = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+    n_index = conn.execute("SELECT count(*) FROM records_fts_docsize").fetchone()[0]
+    if problem is None and n_records != n_index:
+        problem = f"{n_index} indexed rows for {n_records} records"
+    if problem is None:
+        return [Check("fts", "ok", f"{n_index} rows indexed, consistent with records")]
+    if repair:
+        with db.atomic(conn):
+            conn.execute("INSERT INTO records_fts(records_fts) VALUES ('rebuild')")
+        return [Check("fts", "ok", f"index was inconsistent ({problem}); rebuilt")]
+    return [Check("fts", "fail", f"index inconsistent: {problem}", "agentctx doctor --repair")]
+
+
+def check_wal(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    if conn is None:
+        return []
+    mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    wal = Path(str(paths.db_path()) + "-wal")
+    size = wal.stat().st_size if wal.exists() else 0
+    if mode != "wal":
+        return [Check("wal", "fail", f"journal_mode is {mode}", "agentctx doctor --repair")]
+    if repair:
+        busy, frames, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return [Check("wal", "ok", f"checkpointed {done}/{frames} frames" + (" (busy: readers active)" if busy else ""))]
+    status: Status = "warn" if size > 64 * 1024 * 1024 else "ok"
+    return [Check("wal", status, f"journal_mode=wal, WAL file {size} bytes",
+                  "agentctx doctor --repair (checkpoint)" if status == "warn" else None)]
+
+
+def check_config(_: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    path = paths.config_path()
+    if not path.exists():
+        return [Check("config", "warn", f"{path} missing: defaults apply", "agentctx init")]
+    try:
+        config._read(path)
+    except AgentctxError as exc:
+        return [Check("config", "fail", str(exc), f"fix or delete {path}")]
+    return [Check("config", "ok", str(path))]
+
+
+def check_vectors(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    """The [vectors] rung: extra installed, model loadable, stored dimensions matching, sqlite-vec or NumPy."""
+    if conn is None or not config.load()["embeddings"]:
+        return [Check("vectors", "ok", "embeddings off in config: keyword search only")] if conn else []
+    from ..store import vectors as store
+    from ..retrieval.vectors import Unavailable
+    from ..retrieval.vectors.embedder import shared
+
+    stored = store.stats(conn) if store.has_table(conn) else []
+    try:
+        embedder = shared()
+    except Unavailable as exc:
+        status: Status = "warn" if stored else "ok"
+        detail = f"keyword-only: {exc.reason}" + (f" ({sum(n for *_, n in stored)} stored vectors unused)" if stored else "")
+        if status == "ok" and exc.fix:  # an ok line prints no fix: say how to climb the rung, as the other extras do
+            detail += f"; for hybrid search: {exc.fix}"
+        return [Check("vectors", status, detail, exc.fix)]
+    from ..retrieval.vectors.search import load_extension
+
+    loaded, why = load_extension(conn)
+    engine = "sqlite-vec" if loaded else f"NumPy ({why})"
+    mismatched = [(m, d, n) for m, d, n in stored if m == embedder.name and d != embedder.dims]
+    if mismatched:
+        return [Check("vectors", "fail", f"{mismatched[0][2]} vectors of {embedder.name} have {mismatched[0][1]} "
+                      f"dimensions; the model gives {embedder.dims}", "agentctx embed --rebuild")]
+    pending = store.pending_count(conn, embedder.name, embedder.dims)
+    detail = f"{embedder.name} ({embedder.dims} dims) loaded; search by {engine}; {pending} records pending"
+    return [Check("vectors", "warn" if pending else "ok", detail, "agentctx embed" if pending else None)]
+
+
+def check_storage(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    """Whether the data directory can be written and has room: a store that opens may still refuse every write."""
+    from ..store import dbdiag
+
+    path = str(paths.db_path())
+    if not paths.home().exists():
+        return []
+    problem = dbdiag.unwritable(path)
+    if problem:
+        return [Check("storage", "fail", problem[0], problem[1])]
+    free = dbdiag.free_bytes(path)
+    if free is not None and free < LOW_SPACE_WARN_BYTES:
+        status: Status = "fail" if free < dbdiag.LOW_SPACE_BYTES else "warn"
+        return [Check("storage", status, f"only {dbdiag.human(free)} free on the file system holding {paths.home()}",
+                      "free some space: writes fail (and hooks queue them) when it runs out")]
+    return [Check("storage", "ok", f"writable, {dbdiag.human(free)} free" if free is not None else "writable")]
+
+
+def _cannot_open(exc: AgentctxError, path: Path) -> Check:
+    """The database check when the store cannot be opened: the error's own cause and remedy; corruption only
+    when integrity_check (on a read-only connection) confirms it."""
+    code = getattr(exc, "code", "")
+    if code == "db_corrupt":
+        verdict = _integrity_readonly(path)
+        if verdict == "ok":
+            return Check("database", "fail", f"{exc}; but PRAGMA integrity_check finds the file intact",
+                         "retry; if it persists, copy the file aside and run `agentctx doctor --repair`")
+        return Check("database", "fail", f"damaged, confirmed by PRAGMA integrity_check: {verdict}",
+                     "restore a backup, or move the file aside and run `agentctx init`")
+    fixes = {
+        "db_locked": "wait for that process to finish or close it (a DB browser holds the lock while open), then retry",
+        "db_readonly": str(getattr(exc, "details", {}).get("fix", "make the data directory writable")),
+        "db_full": "free space on that file system, then retry",
+        "db_io": "check the disk (system log, SMART), then run `agentctx doctor` again",
+        "db_unopenable": f"check that {path} and its directory exist and belong to you",
+        "db_newer": "upgrade agentctx",
+    }
+    return Check("database", "fail", str(exc), fixes.get(code, "run `agentctx doctor` again; report it if it persists"))
+
+
+def _integrity_readonly(path: Path) -> str:
+    """integrity_check's verdict on a read-only connection ("ok", the problems found, or why it cannot run)."""
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=1)
+        try:
+            rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return f"cannot be read as a database ({exc})"
+    return "ok" if rows == ["ok"] else "; ".join(rows[:5])
+
+
+LOW_SPACE_WARN_BYTES = 64 * 1024 * 1024
+
+
+def check_extras(_: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    """[llm] and [mcp-sdk] ([vectors] has its own check): installed, or what is off and the command that adds it."""
+    from ..base import extras
+    from ..memory.status import llm_off_reason
+
+    out = []
+    if extras.installed("llm"):
+        off = llm_off_reason(config.load())
+        out.append(Check("llm", "ok", "[llm] installed; " + (f"extraction off: {off}" if off else "extraction on")))
+    elif os.environ.get("ANTHROPIC_API_KEY") and config.load()["llm"]:
+        out.append(Check("llm", "warn", "ANTHROPIC_API_KEY is set but the [llm] extra is not installed: "
+                         "nothing is extracted", extras.install_command("llm")))
+    else:
+        out.append(Check("llm", "ok", f"extraction off: {extras.describe('llm')}"))
+    out.append(Check("mcp-sdk", "ok", "[mcp-sdk] installed (`agentctx mcp --sdk` available)" if extras.installed("mcp-sdk")
+                     else f"not installed; only `agentctx mcp --sdk` needs it ({extras.install_command('mcp-sdk')})"))
+    return out
+
+
+# Each check gets the open connection (None when the database cannot be opened) and the repair flag.
+CHECKS: list[Callable[[sqlite3.Connection | None, bool], list[Check]]] = [
+    check_permissions, check_storage, check_integrity, check_schema, check_fts, check_wal, check_config, check_vectors,
+    check_extras,
+]
+
+
+def check_claude_code(project_root: Path | None) -> list[Check]:
+    """Every registered hook and MCP command resolves and runs from a minimal login environment, or the fix."""
+    from ..base import __version__
+    from . import wiring
+    from .settings import settings_path
+
+    files = [settings_path(None)] + ([settings_path(project_root)] if project_root is not None else [])
+    state = paths.claude_json()
+    probes = wiring.check(files, state)
+    if not probes:
+        return [Check("claude-code", "warn", f"agentctx is not registered with Claude Code (no hooks in "
+                      f"{', '.join(map(str, files))}, no MCP server in {state})", "agentctx init")]
+    out = []
+    env = f"env -i HOME=… PATH={wiring.login_path()}"
+    for p in probes:
+        where = p.registrations()
+        if not p.ok:
+            project = len(files) > 1 and any(str(files[1]) in w for w in p.where)
+            again = "agentctx init --project" if project else "agentctx init"
+            choice = wiring.choose(shared=project)
+            out.append(Check("claude-code", "fail", f"`{p.prefix}` does not run from a login environment ({env}): "
+                             f"{p.detail}; {where}",
+                             f"run `{again}` again from the installation Claude Code should use: it registers "
+                             f"`{' '.join(choice.argv)} hook …` ({choice.reason})"))
+        elif p.detail != f"agentctx {__version__}":
+            out.append(Check("claude-code", "warn", f"`{p.prefix}` runs {p.detail}, not this agentctx {__version__}; "
+                             f"{where}", "run `agentctx init` again with the installation you mean to use"))
+        else:
+            out.append(Check("claude-code", "ok", f"`{p.prefix}` runs from a login environment ({p.detail}); {where}"))
+    return out
+
+
+def run(repair: bool = False, *, project_root: Path | None = None, wiring: bool = True) -> list[Check]:
+    """Run every check (with `wiring`, also Claude Code's registered commands); never raises for a broken store."""
+    results: list[Check] = []
+    conn = None
+    path = paths.db_path()
+    if not path.exists():
+        results.append(Check("database", "fail", f"no database at {path}", "agentctx init"))
+    else:
+        try:
+            conn = db.connect(path)
+            conn.execute("SELECT count(*) FROM records").fetchone()
+            results.append(Check("database", "ok", str(path)))
+        except (AgentctxError, sqlite3.Error) as exc:
+            if isinstance(exc, sqlite3.Error):
+                exc = db.translate(exc, path)
+            results.append(_cannot_open(exc, path))
+            conn = None
+    try:
+        for check in CHECKS:
+            try:
+                results.extend(check(conn, repair))
+            except sqlite3.Error as exc:
+                results.append(Check(check.__name__.replace("check_", ""), "fail", str(exc), "agentctx doctor --repair"))
+    finally:
+        if conn is not None:
+            conn.close()
+    if wiring:
+        results.extend(check_claude_code(project_root))
+    return results

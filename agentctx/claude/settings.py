@@ -1,0 +1,290 @@
+"""Surgical edits of Claude Code's settings: our six hooks and our MCP entry, nothing else; backups; exact undo."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..base import paths, userfiles
+from ..base.errors import ConfigError
+from . import wiring
+from .wiring import MCP_NAME, is_ours
+
+BACKUP_SUFFIX = ".agentctx-backup"
+ABSENT_SUFFIX = ".agentctx-absent"  # marks "the file did not exist before agentctx touched it"
+
+# Claude Code event -> (our kebab event, matcher, extra handler fields); vendor-notes/claude-code-hooks.md.
+HOOKS: dict[str, tuple[str, str | None, dict[str, Any]]] = {
+    # SessionStart re-runs after compaction (source "compact"): the digest comes back (fact 12).
+    "SessionStart": ("session-start", "startup|resume|clear|compact", {"timeout": 10}),
+    "UserPromptSubmit": ("user-prompt-submit", None, {"timeout": 10}),
+    # Only tools whose effects we capture. Synchronous: headless runs cancel async hooks still running at exit and
+    # then may skip SessionEnd (async: cancelled in 11 and 4 of 15 runs, SessionEnd skipped in 9 and 1; sync: none;
+    # docs/hooks.md).
+    "PostToolUse": ("post-tool-use", "Write|Edit|MultiEdit|NotebookEdit|Bash", {"timeout": 10}),
+    "PreCompact": ("pre-compact", None, {"timeout": 10}),
+    "Stop": ("stop", None, {"timeout": 10}),
+    # No timeout: a larger one would make every exit wait for it (fact 15); the hook returns at once anyway.
+    "SessionEnd": ("session-end", None, {}),
+}
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """How Claude Code should start agentctx: the PATH command when it is this installation, else absolute."""
+
+    argv: tuple[str, ...]
+    on_path: bool
+
+    def command(self, *args: str) -> str:
+        return " ".join(shlex.quote(a) for a in (*self.argv, *args))
+
+    def describe(self) -> str:
+        if self.on_path:
+            return "using `agentctx` from PATH (this installation)"
+        return f"using `{self.command()}` (the `agentctx` on PATH is missing or another installation)"
+
+
+def launcher() -> Launcher:
+    """PATH-resolved only when Claude Code's login PATH finds this installation (`agentctx/claude/wiring.py` decides)."""
+    choice = wiring.choose()
+    return Launcher(choice.argv, choice.on_path)
+
+
+# --- files --------------------------------------------------------------------------------------------------
+
+def _load(path: Path) -> tuple[dict[str, Any], str | None]:
+    """The JSON object in `path` ({} when missing or empty) and its raw text; malformed files are refused.
+
+    Strictly: NaN, Infinity, a number too large for a float and a duplicate key are refused like broken syntax
+    (we could not write such a file back as the user wrote it)."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        raise ConfigError("file_unreadable", path=str(path), detail=exc.strerror or str(exc)) from None
+    if not raw.strip():
+        return {}, raw
+    try:
+        data = userfiles.loads(raw)
+    except ValueError as exc:
+        raise ConfigError("file_invalid", path=str(path), kind="JSON", detail=userfiles.describe(exc)) from None
+    if not isinstance(data, dict):
+        raise ConfigError("file_invalid", path=str(path), kind="JSON", detail="not an object")
+    return data, raw
+
+
+def _indent(raw: str | None) -> int | str:
+    """Keep the file's own indentation so our edit does not reformat the user's file."""
+    if raw:
+        m = re.search(r"\n([ \t]+)\S", raw)
+        if m:
+            return "\t" if m.group(1).startswith("\t") else len(m.group(1))
+    return 2
+
+
+def _dump(data: dict[str, Any], raw: str | None) -> str:
+    return userfiles.dumps(data, indent=_indent(raw))  # never text the strict parser would refuse
+
+
+def _backup(path: Path, raw: str | None) -> None:
+    """Before the first change only: the original bytes, or a marker that there was no file."""
+    backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
+    if backup.exists() or absent.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if raw is None:
+        absent.touch(mode=0o600)
+    else:
+        shutil.copy2(path, backup)  # the exact bytes (line endings included)
+        fd = os.open(backup, os.O_RDONLY)
+        try:
+            os.fsync(fd)  # on disk before the file it backs up is replaced
+        finally:
+            os.close(fd)
+
+
+def _write(path: Path, text: str) -> None:
+    userfiles.atomic_write(path, text)  # unique temporary file, fsync, replace; keeps the mode and any symlink
+
+
+def _apply(path: Path, change: "Any") -> bool:
+    """Load, change, and write only when the JSON changed (so a rerun changes no byte); True when written.
+
+    The file behind a symlink is the one edited (and backed up beside it), and the read-modify-write holds the
+    user-files lock, so concurrent `init`s register once and back up the user's original, not our edit."""
+    with userfiles.locked():
+        return _apply_locked(userfiles.real_path(path), change)
+
+
+def _apply_locked(path: Path, change: "Any") -> bool:
+    data, raw = _load(path)
+    before = json.dumps(data, sort_keys=False)
+    change(data)
+    if json.dumps(data, sort_keys=False) == before and raw is not None:
+        return False
+    _backup(path, raw)
+    _write(path, _dump(data, raw))
+    return True
+
+
+def _pruned(data: Any) -> Any:
+    """`data` without empty containers under `hooks`/`mcpServers`: `{"hooks": {}}` and `{}` say the same."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for key in ("hooks", "mcpServers"):
+        value = out.get(key)
+        if isinstance(value, dict):
+            value = {k: v for k, v in value.items() if v != []}
+            if value:
+                out[key] = value
+            else:
+                del out[key]
+    return out
+
+
+def _restore(path: Path, change: "Any") -> bool:
+    """Undo our change; when what remains is what the user had, put back their exact bytes (or no file)."""
+    with userfiles.locked():
+        return _restore_locked(userfiles.real_path(path), change)
+
+
+def _restore_locked(path: Path, change: "Any") -> bool:
+    backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
+    if not path.exists():
+        backup.unlink(missing_ok=True)
+        absent.unlink(missing_ok=True)
+        return False
+    data, raw = _load(path)
+    before = json.dumps(data)
+    change(data)
+    changed = json.dumps(data) != before
+    if absent.exists() and not data:
+        path.unlink()
+        absent.unlink()
+        return True
+    if backup.exists():
+        try:
+            original = userfiles.loads(backup.read_text(encoding="utf-8") or "{}")
+        except (OSError, ValueError):
+            original = None
+        if _pruned(original) == _pruned(data):
+            os.replace(backup, path)  # byte for byte what the user had
+            return True
+    if changed:
+        _write(path, _dump(data, raw))
+    backup.unlink(missing_ok=True)
+    absent.unlink(missing_ok=True)
+    return changed
+
+
+# --- hooks ----------------------------------------------------------------------------------------------------
+
+def settings_path(project_root: Path | None = None) -> Path:
+    """User settings, or the project's committed settings with `--project`."""
+    if project_root is not None:
+        return project_root / ".claude" / "settings.json"
+    return paths.claude_home() / "settings.json"
+
+
+def _desired_group(event: str, launch: Launcher) -> dict[str, Any]:
+    kebab, matcher, extra = HOOKS[event]
+    group: dict[str, Any] = {}
+    if matcher:
+        group["matcher"] = matcher
+    group["hooks"] = [{"type": "command", "command": launch.command("hook", kebab), **extra}]
+    return group
+
+
+def _strip_ours(groups: list[Any]) -> list[Any]:
+    """The event's groups without our handlers; the user's handlers and matchers stay where they were."""
+    kept = []
+    for group in groups:
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list) and any(is_ours(h) for h in group["hooks"]):
+            rest = [h for h in group["hooks"] if not is_ours(h)]
+            if rest:
+                kept.append({**group, "hooks": rest})
+        else:
+            kept.append(group)
+    return kept
+
+
+def _hooks_table(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ConfigError("file_invalid", path=str(path), kind="Claude Code settings", detail='"hooks" is not an object')
+    for event in HOOKS:
+        if event in hooks and not isinstance(hooks[event], list):
+            raise ConfigError("file_invalid", path=str(path), kind="Claude Code settings",
+                              detail=f'"hooks.{event}" is not an array')
+    return hooks
+
+
+def install_hooks(path: Path, launch: Launcher) -> bool:
+    """Register the six hooks in `path`; True when the file changed."""
+    def change(data: dict[str, Any]) -> None:
+        hooks = _hooks_table(data, path)
+        for event in HOOKS:
+            groups = hooks.get(event, [])
+            desired = _desired_group(event, launch)
+            ours = [g for g in groups if isinstance(g, dict) and any(is_ours(h) for h in g.get("hooks") or [])]
+            if len(ours) == 1 and ours[0] == desired:
+                continue  # already exactly right: leave its position alone
+            hooks[event] = _strip_ours(groups) + [desired]
+    _load(path)  # refuse a malformed file before anything else
+    return _apply(path, change)
+
+
+def remove_hooks(path: Path) -> bool:
+    """Remove our hooks from `path` (pruning what becomes empty); True when the file changed."""
+    def change(data: dict[str, Any]) -> None:
+        hooks = data.get("hooks")
+        if not isinstance(hooks, dict):
+            return
+        emptied = False
+        for event in list(hooks):
+            if isinstance(hooks[event], list):
+                before = hooks[event]
+                hooks[event] = _strip_ours(before)
+                if not hooks[event] and before:
+                    del hooks[event]
+                    emptied = True
+        if not hooks and emptied:  # prune only what our removal emptied, not the user's own `{}`
+            del data["hooks"]
+    return _restore(path, change)
+
+
+# --- MCP ------------------------------------------------------------------------------------------------------
+
+def mcp_entry(launch: Launcher) -> dict[str, Any]:
+    return {"type": "stdio", "command": launch.argv[0], "args": [*launch.argv[1:], "mcp"]}
+
+
+def install_mcp(path: Path, launch: Launcher) -> bool:
+    """Register (or repair) `mcpServers.agentctx` at user scope in ~/.claude.json."""
+    def change(data: dict[str, Any]) -> None:
+        servers = data.setdefault("mcpServers", {})
+        if not isinstance(servers, dict):
+            raise ConfigError("file_invalid", path=str(path), kind="Claude Code state", detail='"mcpServers" is not an object')
+        if servers.get(MCP_NAME) != mcp_entry(launch):
+            servers[MCP_NAME] = mcp_entry(launch)
+    _load(path)
+    return _apply(path, change)
+
+
+def remove_mcp(path: Path) -> bool:
+    def change(data: dict[str, Any]) -> None:
+        servers = data.get("mcpServers")
+        if isinstance(servers, dict) and MCP_NAME in servers:
+            del servers[MCP_NAME]
+            if not servers:
+                del data["mcpServers"]
+    return _restore(path, change)

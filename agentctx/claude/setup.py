@@ -1,0 +1,95 @@
+"""`agentctx init` and `agentctx reset`: create the data directory, store and config; remove a project's data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..base import config, paths
+from ..base.project import Project
+from ..store import db, records
+
+
+def initialize() -> list[str]:
+    """Create what is missing (data dir 0700, database 0600, config); returns what was done, in words."""
+    done: list[str] = []
+    home = paths.home()
+    existed = home.exists()
+    paths.ensure_private_dir(home)
+    paths.ensure_private_dir(paths.logs_dir())
+    if not existed:
+        done.append(f"created {home}")
+    db_existed = paths.db_path().exists()
+    conn = db.connect(paths.db_path(), create=True)
+    conn.close()
+    done.append(("opened" if db_existed else "created") + f" {paths.db_path()}")
+    if config.ensure_file():
+        done.append(f"created {paths.config_path()}")
+    return done
+
+
+def reset_project(project: Project) -> int:
+    """Delete every record of `project` (global records stay); returns how many were removed."""
+    conn = db.connect(paths.db_path())
+    try:
+        return records.delete_project(conn, project.id)
+    finally:
+        conn.close()
+
+
+def wire_claude(*, project_root: Path | None = None, mcp: bool = True) -> list[str]:
+    """Register the hooks (user settings, or the project's with `project_root`) and the MCP server; what was done."""
+    from . import settings as cs
+    from . import wiring
+
+    hooks = wiring.choose(shared=project_root is not None)  # a project's settings are committed and shared
+    server = wiring.choose()  # the MCP entry is always the user's own (~/.claude.json)
+    if mcp and server == hooks:
+        done = [f"hooks and MCP server {hooks.reason}"]
+    else:
+        done = [f"hooks {hooks.reason}"] + ([f"MCP server {server.reason}"] if mcp else [])
+    settings = cs.settings_path(project_root)
+    launch = cs.Launcher(hooks.argv, hooks.on_path)
+    done.append(("registered hooks in " if cs.install_hooks(settings, launch) else "hooks already registered in ")
+                + str(settings))
+    if mcp:
+        state = paths.claude_json()
+        done.append(("registered MCP server `agentctx` in " if cs.install_mcp(state, cs.Launcher(server.argv, server.on_path))
+                     else "MCP server `agentctx` already registered in ") + str(state))
+    return done
+
+
+def unwire_claude(*, project_root: Path | None = None) -> list[str]:
+    """Remove our hooks (user and, with `project_root`, project settings) and MCP entry, restoring the user's files."""
+    from . import settings as cs
+
+    done = []
+    targets = [cs.settings_path(None)] + ([cs.settings_path(project_root)] if project_root is not None else [])
+    for settings in targets:
+        if cs.remove_hooks(settings):
+            done.append(f"removed agentctx hooks from {settings}")
+    if cs.remove_mcp(paths.claude_json()):
+        done.append(f"removed MCP server `agentctx` from {paths.claude_json()}")
+    return done or ["nothing of agentctx was registered with Claude Code"]
+
+
+def profile_and_digest(project: Project) -> list[str]:
+    """Detect the project profile, then compose the first SessionStart digest."""
+    from ..memory import digest, profile
+
+    conn = db.connect(paths.db_path())
+    try:
+        status = profile.refresh(conn, project)
+        digest.refresh(conn, project.id, project=project)
+    finally:
+        conn.close()
+    changed = [f"{title} {state}" for title, state in status.items() if state != "unchanged"]
+    return [f"profile: {', '.join(changed) if changed else 'nothing new detected'}", "digest ready"]
+
+
+def remove_data() -> str:
+    """Delete the data directory (store, config, digests, logs)."""
+    import shutil
+
+    home = paths.home()
+    shutil.rmtree(home, ignore_errors=True)
+    return f"deleted {home}"

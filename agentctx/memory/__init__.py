@@ -1,0 +1,25 @@
+"""The memory's lifecycle: capture from tool calls, working-state snapshots, the SessionStart digest and its
+notices, CLAUDE.md drift, the project profile, history, review, open sessions, the pending ledger, consolidation
+and status.
+
+May import: `base`, `store`, `retrieval`, `extract`, `stash`.
+"""
+
+from ..base import freshness
+
+
+def _rebuild_digest(conn: "object", project_id: str) -> None:
+    """After a committed store write: rebuild the project's digest (`base.freshness` calls this; the store sits
+    below the digest and cannot)."""
+    from .digest import refresh_after_write
+
+    refresh_after_write(conn, project_id)  # type: ignore[arg-type]
+
+
+def keep_digests_fresh() -> None:
+    """Register the digest's rebuild with `base.freshness` (idempotent). Done when this package is imported, so
+    every memory module's writes keep digests fresh; the surfaces that write records call it too."""
+    freshness.on_change(_rebuild_digest)
+
+
+keep_digests_fresh()

@@ -1,0 +1,187 @@
+"""The pending ledger: rows the hooks appended to a file instead of the store (ledger rows, session starts and ends,
+writes deferred past a hook's budget), drained into the store by consolidation, `status` and `why`."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, Callable
+
+from ..store import db, sessions
+
+
+def _snapshot(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+    from . import snapshot
+
+    snapshot.save(conn, str(row["project_id"]), row.get("session_id") or None, str(row["body"]), str(row["title"]))
+
+
+def _capture(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+    from .capture import Observation, store
+
+    fields = ("kind", "command", "detail", "outcome", "path")
+    observations = [Observation(**{k: str(o.get(k) or "") for k in fields}) for o in row["observations"]
+                    if isinstance(o, dict) and o.get("kind")]
+    store(conn, str(row["project_id"]), row.get("session_id") or "", observations)
+
+
+def _session_end(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+    at = row.get("ended_at") if isinstance(row.get("ended_at"), str) else None
+    sessions.end(conn, str(row["session_id"]), str(row["project_id"]), at=at)
+
+
+# The `write` field of a deferred row -> what applies it (inside the drain's transaction).
+REPLAY: dict[str, Callable[[sqlite3.Connection, dict[str, Any]], None]] = {
+    "snapshot": _snapshot,
+    "capture": _capture,
+    "session_end": _session_end,
+}
+
+
+def replay(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+    """Apply one deferred write; KeyError for a kind this version does not know (the drain skips the row)."""
+    REPLAY[row["write"]](conn, row)
+
+
+# A claimed ledger file whose drain is older than this is adopted even if its pid is alive (pid reuse); a drain
+# runs inside consolidation, whose lifetime (spawn.LIFETIME_S) is far shorter.
+CLAIM_STALE_S = 900.0
+
+
+def drain_pending(conn: sqlite3.Connection) -> int:
+    """Move the rows the hooks appended to the pending file (`hooks.record_pending`) into the store: ledger rows,
+    session starts and ends, and writes a hook had to defer (`agentctx.memory.pending`). Returns the rows moved.
+
+    The file is renamed first, so rows appended meanwhile wait for the next drain. Every row moves in one
+    transaction: a drain that fails (locked, disk full) puts every row back, and the claimed file of a drain that
+    was killed is adopted by the next one. A row that cannot be applied (malformed) is skipped."""
+    import os
+
+    from ..base import paths
+
+    path = paths.pending_ledger_file()
+    claimed = _adopt_orphans(path)
+    mine = f"{path}.{os.getpid()}"
+    try:
+        os.replace(path, mine)
+        claimed.append(mine)
+    except OSError:  # nothing pending
+        pass
+    lines: list[str] = []
+    for name in claimed:
+        try:
+            with open(name, encoding="utf-8", errors="replace") as fh:
+                lines.extend(fh.read().splitlines())
+        except OSError:
+            continue
+    if not claimed:
+        return 0
+    try:
+        with db.atomic(conn):
+            done = sum(1 for line in lines if _apply(conn, line))
+    except BaseException:
+        if _put_back(path, lines):
+            _unlink(claimed)
+        raise
+    _unlink(claimed)
+    return done
+
+
+def _apply(conn: sqlite3.Connection, line: str) -> bool:
+    """One pending row into the store, in a savepoint of its own; False for a row that cannot be applied."""
+    from ..base.errors import AgentctxError, StoreError
+    from ..store import records
+
+    try:
+        row = json.loads(line)
+        if not isinstance(row, dict):
+            return False
+        sid = row.get("session_id") or None
+        with db.atomic(conn):
+            if row.get("write"):
+                replay(conn, row)
+            elif row.get("tokens"):
+                ids = [i for i in row.get("record_ids") or () if isinstance(i, str)]
+                sessions.log_injection(conn, session_id=sid, project_id=row["project_id"], event=row["event"],
+                              prompt_hash=row.get("prompt_hash"), record_ids=ids,
+                              scores=[float(x) for x in row.get("scores") or ()], tokens=int(row["tokens"]),
+                              created_at=row.get("at") if isinstance(row.get("at"), str) else None)
+                records.touch(conn, ids)  # injected records count as read (derived access statistics)
+            elif sid:
+                sessions.touch(conn, sid, row["project_id"])
+        return True
+    except StoreError:
+        raise  # the store itself failed: the whole drain is put back
+    except (ValueError, KeyError, TypeError, AttributeError, AgentctxError):
+        return False
+
+
+def _adopt_orphans(path: str) -> list[str]:
+    """Claimed files of drains that died (kill -9, a lifetime that ran out), renamed to this process's name."""
+    import os
+    import time
+
+    directory, base = os.path.split(path)
+    adopted: list[str] = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return adopted
+    me = os.getpid()
+    for name in names:
+        suffix = name[len(base) + 1:] if name.startswith(base + ".") else ""
+        if not suffix.isdigit() or int(suffix) == me:
+            continue
+        full = os.path.join(directory, name)
+        try:
+            stale = time.time() - os.stat(full).st_mtime > CLAIM_STALE_S
+        except OSError:
+            continue
+        if not stale and _alive(int(suffix)):
+            continue
+        target = f"{path}.{me}.{len(adopted)}"
+        try:
+            os.replace(full, target)  # atomic: of two drains adopting together, one wins
+        except OSError:
+            continue
+        adopted.append(target)
+    return adopted
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, not ours
+        return True
+    return True
+
+
+def _put_back(path: str, lines: list[str]) -> bool:
+    """Return the rows of a failed drain to the pending file (one appended write)."""
+    import os
+
+    if not lines:
+        return True
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            os.write(fd, ("\n".join(lines) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _unlink(names: list[str]) -> None:
+    import os
+
+    for name in names:
+        try:
+            os.unlink(name)
+        except OSError:
+            pass

@@ -1,0 +1,209 @@
+"""`agentctx review` and `agentctx forget`: the user walks through what was remembered and corrects it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from typing import Any
+
+from ..base import paths, safeio
+from ..base.ids import now_iso
+from ..base.models import Record
+from ..base.project import Project
+from ..store import records
+from ..store import review as store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..cli.terminal import Terminal
+
+EDIT_RATIONALE = "corrected by the user in agentctx review"
+BODY_LINES_SHOWN = 12
+
+
+# ---- which records are new since the last review ----
+
+def state_file(project_id: str) -> str:
+    """{"at": when the last full review started, "ids": records handled since, in a review left early}."""
+    return os.path.join(paths.state_dir_str(), f"review-{paths._safe(project_id)}.json")
+
+
+def load_state(project_id: str) -> tuple[str | None, list[str]]:
+    try:
+        with open(state_file(project_id), encoding="utf-8") as fh:
+            data = json.load(fh)
+        at = data.get("at")
+        ids = data.get("ids") or []
+        return (at if isinstance(at, str) else None), [i for i in ids if isinstance(i, str)]
+    except (OSError, ValueError, AttributeError):
+        return None, []
+
+
+def save_state(project_id: str, at: str | None, ids: list[str]) -> None:
+    path = state_file(project_id)
+    paths.ensure_private_dir_str(os.path.dirname(path))
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = safeio.create_private(tmp)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump({"at": at, "ids": ids}, fh)
+    os.replace(tmp, path)
+
+
+def pending(conn: sqlite3.Connection, project_id: str, *, everything: bool = False) -> list[Record]:
+    """Current records written since the last review (every current record with `everything`), inferred first."""
+    if everything:
+        return store.written_since(conn, project_id, None)
+    at, handled = load_state(project_id)
+    return store.written_since(conn, project_id, at, skip=handled)
+
+
+def listing(record: Record) -> dict[str, Any]:
+    """The `review --json` / `forget --json` form of a record."""
+    return {"id": record.id, "type": record.type, "title": record.title, "body": record.body,
+            "confidence": record.confidence, "source": record.source, "scope": record.scope,
+            "recorded_at": record.recorded_at, "session_id": record.session_id}
+
+
+def show(term: "Terminal", record: Record, position: str = "") -> None:
+    scope = ", global" if record.scope == "global" else ""
+    term.say(f"{position}{record.type} · {record.confidence}{scope} · {record.source} · {record.recorded_at} · {record.id}")
+    term.say(f"  {record.title}")
+    lines = record.body.splitlines()
+    for line in lines[:BODY_LINES_SHOWN]:
+        term.say(f"    {line}")
+    if len(lines) > BODY_LINES_SHOWN:
+        term.say(f"    … ({len(lines) - BODY_LINES_SHOWN} more lines: agentctx show {record.id})")
+
+
+# ---- the interactive walk ----
+
+def walk(conn: sqlite3.Connection, project: Project, term: "Terminal", *, everything: bool = False) -> dict[str, Any]:
+    """Ask about each pending record: confirm, edit (an explicit supersession), delete, skip, or quit.
+
+    A walk that reaches the end moves the review mark to when it started; one left early (q, end of input)
+    remembers the records it handled, so the next review starts with the rest."""
+    started = now_iso()
+    at, handled = load_state(project.id)
+    todo = pending(conn, project.id, everything=everything)
+    done: dict[str, list[str]] = {"confirmed": [], "edited": [], "deleted": [], "skipped": []}
+    finished = True
+    created: list[str] = []
+    if not todo:
+        term.say("nothing new to review since the last review" if at else "no records to review")
+    for n, record in enumerate(todo, 1):
+        term.say()
+        show(term, record, f"[{n}/{len(todo)}] ")
+        action = _choose(term)
+        if action == "quit":
+            finished = False
+            break
+        if action == "confirm":
+            store.confirm(conn, record.id, project.id)
+            done["confirmed"].append(record.id)
+            term.say("  confirmed")
+        elif action == "edit":
+            new = _edit(conn, project, term, record)
+            if new is None:
+                term.say("  unchanged")
+                done["skipped"].append(record.id)
+            else:
+                done["edited"].append(record.id)
+                created.append(new.id)  # the user's own correction is not news for the next review
+                term.say(f"  superseded by {new.id}")
+        elif action == "delete":
+            records.delete(conn, record.id, project.id)
+            done["deleted"].append(record.id)
+            term.say("  deleted")
+        else:
+            done["skipped"].append(record.id)
+        handled.append(record.id)
+    if finished:
+        save_state(project.id, started, created)
+    else:
+        save_state(project.id, at, handled + created)
+    return {**done, "finished": finished, "remaining": 0 if finished else len(todo) - sum(map(len, done.values()))}
+
+
+def _choose(term: "Terminal") -> str:
+    choices = {"c": "confirm", "e": "edit", "d": "delete", "s": "skip", "q": "quit", "": "skip"}
+    while True:
+        answer = term.ask("  [c]onfirm  [e]dit  [d]elete  [s]kip  [q]uit > ")
+        if answer is None:
+            return "quit"
+        action = choices.get(answer.strip().lower()[:1])
+        if action:
+            return action
+        term.say("  answer c, e, d, s or q")
+
+
+def _edit(conn: sqlite3.Connection, project: Project, term: "Terminal", record: Record) -> Record | None:
+    lines = term.ask_lines("  new body (end with an empty line; nothing keeps the record as it is):")
+    if not lines:
+        return None
+    title = term.ask(f"  title [{record.title}] > ")
+    if title is None:
+        return None
+    _, new = records.supersede(conn, record.id, project.id, body="\n".join(lines), rationale=EDIT_RATIONALE,
+                               title=title.strip() or None, source="cli")
+    return new
+
+
+def apply(conn: sqlite3.Connection, project: Project, *, confirm: list[str], delete: list[str]) -> dict[str, Any]:
+    """`review --yes --confirm ID --delete ID`: the same actions without questions, by explicit id (every id is
+    checked before anything changes)."""
+    for record_id in [*confirm, *delete]:
+        records.require(conn, record_id, project.id)
+    confirmed = [store.confirm(conn, i, project.id).id for i in confirm]
+    deleted = [records.delete(conn, i, project.id).id for i in delete]
+    return {"confirmed": confirmed, "deleted": deleted}
+
+
+# ---- forget ----
+
+def candidates(conn: sqlite3.Connection, project: Project, query: str, limit: int) -> list[tuple[Record, int]]:
+    """What a search finds for `query` (current records), with the number of versions forgetting each removes."""
+    from ..retrieval import search
+
+    # The words asked for, not their other names: what is listed here may be deleted.
+    result = search.search(conn, query, project.id, limit=limit, expand=False)
+    return [(hit.record, len(_chain_ids(conn, hit.record, project))) for hit in result.hits]
+
+
+def _chain_ids(conn: sqlite3.Connection, record: Record, project: Project) -> list[str]:
+    return [r.id for r in records.history(conn, record.id, project.id)]
+
+
+def forget_ids(conn: sqlite3.Connection, project: Project, ids: list[str]) -> list[dict[str, Any]]:
+    """Forget each record with its supersession history; one entry per id asked for."""
+    for record_id in ids:  # every id must exist before anything is deleted
+        records.require(conn, record_id, project.id)
+    out = []
+    for record_id in ids:
+        if records.get(conn, record_id, project.id) is None:  # already gone with an earlier id's history
+            continue
+        chain = store.forget(conn, record_id, project.id)
+        out.append({"id": record_id, "title": chain[-1].title if chain else "",
+                    "deleted": [r.id for r in chain], "history": max(0, len(chain) - 1)})
+    return out
+
+
+def choose_to_forget(term: "Terminal", found: list[tuple[Record, int]]) -> list[str] | None:
+    """Numbers, `all`, or nothing; None when the user stops."""
+    for n, (record, versions) in enumerate(found, 1):
+        extra = f"  (+{versions - 1} earlier/later version{'s' if versions > 2 else ''})" if versions > 1 else ""
+        term.say(f"{n:>3}. [{record.type}] {record.title}  {record.id}{extra}")
+    while True:
+        answer = term.ask("forget which? (numbers like 1 3, 'all', or Enter for none) > ")
+        if answer is None or not answer.strip():
+            return None
+        if answer.strip().lower() == "all":
+            return [r.id for r, _ in found]
+        try:
+            picks = sorted({int(part) for part in answer.replace(",", " ").split()})
+        except ValueError:
+            term.say("answer with numbers from the list, 'all', or Enter")
+            continue
+        if picks and all(1 <= p <= len(found) for p in picks):
+            return [found[p - 1][0].id for p in picks]
+        term.say(f"numbers between 1 and {len(found)}")

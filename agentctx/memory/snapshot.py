@@ -1,0 +1,172 @@
+"""The working state of a session without an LLM: recent prompts from the transcript tail plus the capture log."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from ..base.redact import scrub_text
+
+TAIL_BYTES = 256 * 1024
+PROMPT_CHARS = 600
+BODY_MAX = 2000
+
+
+def _user_text(entry: dict[str, Any]) -> str:
+    """A developer's own words: user lines that are not meta, tool results, compact summaries or command wrappers."""
+    if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary") or entry.get("isSidechain"):
+        return ""
+    content = (entry.get("message") or {}).get("content") if isinstance(entry.get("message"), dict) else None
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    else:
+        return ""
+    text = text.strip()
+    if not text or text.startswith(("<command-", "<local-command", "<system-reminder>")):
+        return ""
+    return text
+
+
+def recent_prompts(transcript: str, limit: int = 3) -> list[str]:
+    """The last `limit` developer prompts within the final 256 KB of the transcript (partial first line skipped)."""
+    from ..base.safeio import read_tail
+
+    try:
+        raw, size = read_tail(transcript, TAIL_BYTES)  # a regular file only: never a device or a FIFO
+    except OSError:
+        return []
+    lines = raw.decode("utf-8", "replace").splitlines()
+    if size > TAIL_BYTES:
+        lines = lines[1:]
+    prompts: list[str] = []
+    for line in reversed(lines):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        text = _user_text(entry) if isinstance(entry, dict) else ""
+        if text:
+            prompts.append(text)
+            if len(prompts) >= limit:
+                break
+    return list(reversed(prompts))
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def compose(prompts: list[str], log: list[dict[str, Any]], *, when: str) -> str:
+    """A handover body: what was being asked, files touched, branch, commits, the last test verdict."""
+    parts = [f"Snapshot taken {when} (no model involved)."]
+    if prompts:
+        parts.append("Recent requests:\n" + "\n".join(f"- {_clip(scrub_text(p), PROMPT_CHARS)}" for p in prompts))
+    files = list(dict.fromkeys(e.get("path") for e in log if e.get("kind") == "file" and e.get("path")))
+    if files:
+        parts.append("Files changed:\n" + "\n".join(f"- {f}" for f in files[-12:]))
+    branches = [e.get("detail") for e in log if e.get("kind") == "branch" and e.get("detail")]
+    if branches:
+        parts.append(f"Branch: {branches[-1]}")
+    commits = [f"- {e.get('detail')}" for e in log if e.get("kind") == "commit"]
+    if commits:
+        parts.append("Commits:\n" + "\n".join(commits[-5:]))
+    tests = [e for e in log if e.get("kind") == "test"]
+    if tests:
+        last = tests[-1]
+        verdict = f"Last test run: `{last.get('command')}` {last.get('outcome')}"
+        if last.get("outcome") == "failed" and last.get("detail"):
+            verdict += f" ({_clip(str(last.get('detail')), 200)})"
+        parts.append(verdict)
+    errors = [e for e in log if e.get("kind") == "error"]
+    if errors:
+        parts.append(f"Last error: {_clip(str(errors[-1].get('detail')), 200)}")
+    if len(parts) == 1:
+        return ""
+    body = "\n\n".join(parts)
+    return body if len(body) <= BODY_MAX else body[: BODY_MAX - 1] + "…"
+
+
+def save(conn: "sqlite3.Connection", project_id: str, session_id: str | None, body: str, title: str) -> bool:
+    """Store a snapshot handover unless an extracted or explicit handover is current (it says more), or `body`
+    holds no working state (only requests) while a snapshot is current; it carries forward what the current
+    snapshot knew and `body` lacks (as `handover_body`). True if written. Used by PreCompact and by the drain of a
+    snapshot PreCompact had to queue."""
+    from ..base.models import NewRecord
+    from ..store import records
+
+    current = records.current(conn, project_id, types=["handover"], own_only=True, limit=1)
+    if current and current[0].source != "hook_observation":
+        return False
+    if current:
+        if not any(h in sections(body) for h in SECTIONS[1:]):
+            return False  # nothing observed since the current snapshot: it stays the last real working state
+        body = carry_forward(body, current[0].body)
+    records.insert(conn, NewRecord(type="handover", title=title, body=body, project_id=project_id,
+                                   source="hook_observation", session_id=session_id or None))
+    return True
+
+
+def leave_for_compaction(session_id: str, body: str) -> None:
+    """Keep PreCompact's snapshot for the SessionStart (source "compact") that follows it, whatever the store keeps."""
+    import os
+
+    from ..base import paths, safeio
+
+    target = paths.compact_file(session_id)
+    paths.ensure_private_dir_str(paths.state_dir_str())
+    tmp = f"{target}.{os.getpid()}.tmp"
+    fd = safeio.create_private(tmp)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(body)
+    os.replace(tmp, target)
+
+
+# The sections `compose` writes, in order. All but the first are working state a session observed itself.
+SECTIONS = ("Recent requests:", "Files changed:", "Branch:", "Commits:", "Last test run:", "Last error:")
+WORK_KINDS = frozenset(("file", "branch", "commit", "test", "error"))
+CARRIED_HEADER = "Carried forward from an earlier snapshot (still the last known state):"
+
+
+def did_work(log: list[dict[str, Any]]) -> bool:
+    """Whether the session's capture log holds working state (files, branch, commits, tests, errors)."""
+    return any(e.get("kind") in WORK_KINDS for e in log)
+
+
+def sections(body: str) -> dict[str, str]:
+    """A snapshot body's sections by heading; the first of a heading wins (own sections precede carried ones)."""
+    found: dict[str, str] = {}
+    for part in body.split("\n\n"):
+        for heading in SECTIONS:
+            if part.startswith(heading):
+                found.setdefault(heading, part)
+    return found
+
+
+def carry_forward(body: str, previous: str) -> str:
+    """`body` plus the sections of the previous snapshot it lacks: the branch a session created stays known when
+    the next session only edited files, and so on."""
+    own, old = sections(body), sections(previous)
+    missing = [old[h] for h in SECTIONS if h in old and h not in own]
+    if not missing:
+        return body
+    body = "\n\n".join([body, CARRIED_HEADER, *missing])
+    return body if len(body) <= BODY_MAX else body[: BODY_MAX - 1] + "…"
+
+
+def handover_body(prompts: list[str], log: list[dict[str, Any]], *, when: str, current: str | None,
+                  current_is_snapshot: bool) -> str:
+    """The snapshot to write now, or "" to keep the current handover (`current`, its body, or None).
+
+    A session that observed no working state of its own (it only asked questions) adds nothing: the current
+    handover, which holds the last real working state, stays. Otherwise the new snapshot carries forward what a
+    current snapshot knew and this session did not observe."""
+    if current is not None and not did_work(log):
+        return ""
+    body = compose(prompts, log, when=when)
+    if body and current is not None and current_is_snapshot:
+        body = carry_forward(body, current)
+    return body

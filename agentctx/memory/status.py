@@ -1,0 +1,84 @@
+"""`agentctx status`: what the store holds for this project and what it has cost."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import Any
+
+from ..base import config, extras, paths
+from ..base.models import GLOBAL_PROJECT, RECORD_TYPES
+from ..base.project import Project
+from ..store import db, records, sessions
+from . import pending
+
+
+def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
+    """Counts by type, sessions, tokens injected, extraction cost, recent injections and the retrieval rung."""
+    pending.drain_pending(conn)  # ledger rows the hooks appended to a file since the last drain
+    counts = records.counts_by_type(conn, project.id)
+    # Only what the project can see: a `_global` row scoped "project" is invisible (SPEC §3.4).
+    global_counts = records.counts_by_type(conn, GLOBAL_PROJECT, scope="global")
+    settings = config.load()
+    recent = sessions.injections(conn, project.id, limit=5)
+    return {
+        "project": {"name": project.name, "id": project.id, "root": str(project.root), "remote": project.remote},
+        "database": str(paths.db_path()),
+        "records": {t: counts.get(t, 0) for t in RECORD_TYPES},
+        "records_total": sum(counts.values()),
+        "global_records": sum(global_counts.values()),
+        **sessions.stats(conn, project.id),
+        "recent_injections": [
+            {"session_id": i.session_id, "event": i.event, "records": list(i.record_ids), "tokens": i.tokens,
+             "at": i.created_at}
+            for i in recent
+        ],
+        "retrieval": "fts5" if db.has_fts(conn) else "like-search (degraded)",
+        "llm": llm_off_reason(settings) is None,
+        "llm_off_reason": llm_off_reason(settings),
+        "extras": {name: extras.installed(name) for name in extras.REQUIREMENTS},
+        "control": control_state(project),
+    }
+
+
+def llm_off_reason(settings: dict[str, Any]) -> str | None:
+    """Why LLM extraction will not run (None when it will): the setting, the key, or the missing extra."""
+    if not settings["llm"]:
+        return "config llm=false"
+    if not os.environ.get("ANTHROPIC_API_KEY"):
+        return "no ANTHROPIC_API_KEY"
+    if not extras.installed("llm"):
+        return extras.describe("llm")
+    return None
+
+
+def control_state(project: Project) -> dict[str, Any]:
+    """Whether agentctx is on for this project, and why not (docs/control.md)."""
+    from ..base import control
+
+    reason, notify = control.check(project.id, str(project.root))
+    return {"enabled": reason is None, "reason": reason, "detail": control.describe(reason),
+            "mode": control.settings()[0], "notify": notify}
+
+
+def render(data: dict[str, Any]) -> str:
+    p = data["project"]
+    lines = [f"project   {p['name']}  ({p['remote'] or p['root']})", f"id        {p['id'][:16]}…",
+             f"agentctx  {data['control']['detail']}",
+             f"database  {data['database']}", f"retrieval {data['retrieval']}", "", "records"]
+    for type_, n in data["records"].items():
+        lines.append(f"  {type_:<12} {n}")
+    lines.append(f"  {'total':<12} {data['records_total']}  (+{data['global_records']} global)")
+    lines += [
+        "",
+        f"sessions  {data['sessions']}" + (f", last {data['last_session_at']}" if data["last_session_at"] else ""),
+        f"injected  {data['tokens_injected']} tokens injected in {data['injections']} injections",
+        f"extraction cost  ${data['extraction_cost_usd']:.4f}"
+        + ("" if data["llm"] else f"  (LLM extraction off: {data['llm_off_reason']})"),
+        "extras    " + "  ".join(f"[{name}] {'yes' if ok else 'no'}" for name, ok in data["extras"].items()),
+    ]
+    if data["recent_injections"]:
+        lines += ["", "recent injections (agentctx why for details)"]
+        for inj in data["recent_injections"]:
+            lines.append(f"  {inj['at']}  {inj['event']:<16} {len(inj['records'])} records, {inj['tokens']} tokens")
+    return "\n".join(lines)

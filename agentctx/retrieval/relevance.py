@@ -1,0 +1,267 @@
+"""The prompt hook's injection decision: a few features of each candidate and a fitted logistic model.
+
+One floor over a lexical score cannot tell a long, chatty prompt that collects rare words by chance from a short
+question that shares one or two words with the record it is about. The decision looks at how much of the prompt a
+record explains and how much of the record's title the prompt names, besides the shared words' specificity, and
+turns them into a probability with coefficients fitted on real prompts, cross-validated by repository
+(`tools/fit_relevance.py` writes `relevance.txt`; figures in docs/benchmarks.md). Runs in the prompt hook: no json,
+re or typing here.
+"""
+
+import math
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Iterable
+
+    from ..base.models import SearchHit, SearchResult
+
+# The features of a prompt's best candidate the gate reads, in the order of the model file. Each is cheap: the search
+# already knows which query stems a record contains and how specific each query stem is; only the record's title is
+# tokenized again.
+FEATURES = ("relevance", "cover", "title_cover", "title_shared", "title_best", "best", "telling", "rare", "terms",
+            "question", "lead")
+MODEL_FILE = "relevance.txt"
+# Short prompts (questions, one-line requests) and long ones (problem descriptions, pasted context) each have their
+# own fitted gate: a long prompt collects rare words by chance, a short one shares one or two words with its record.
+SHORT_TERMS = 12
+CLASSES = ("short", "long")
+# Candidates the prompt hook asks search for: top 3 injected, 3 spare for records already injected this session
+# (pool: 32 candidates).
+SEARCH_LIMIT = 6
+# Only the best few candidates are weighed (the hook injects at most 3; `why` shows the rest of these).
+CONSIDER = 6
+# The gate reads the most probable of the first GATE_RANKS candidates (by the model of the prompt's class).
+GATE_RANKS = 3
+# Once the gate opens, that candidate is injected and so is each of the next two whose score is at least this
+# share of the best one's (a close second is often the record meant too; a distant one is noise).
+COMPANION = 0.4
+RARE = 0.5  # a stem in fewer than about one in 45 general software documents
+LEAD_MAX = 1.0  # the lead of a candidate with none after it
+TELLING = 0.1  # as search.TELLING: a stem found in fewer than about half of general software documents
+# A prompt this short that ends with "?" is a question: it names its subject in few words.
+QUESTION_TERMS = 16
+
+# A short question made only of words about working on the project ("how do I run the tests?", "which linter do
+# we use?", "what's our stack?") asks about its profile, whatever the gate's lexical features say: the profile
+# records are titled by their key ("Commands"), and such questions share one generic word with them. Words the
+# profile record itself contains may join them ("where is the entry point of the cli?").
+PROFILE_INTENT = {
+    "Commands": "test tests testing lint linter linting build run running start dev server typecheck type check "
+                "format formatter install command commands script scripts compile suite unit",
+    "Stack": "stack tech technology technologies framework frameworks library libraries language languages package "
+             "packages manager managers dependency dependencies depend depends runtime tool tools tooling version",
+    "Entry points": "entry point points main binary binaries executable",
+}
+PROFILE_FILLER = "project repo repository code codebase app application locally local"
+ASK_WORDS = ("how", "which", "what", "what's", "whats", "where")
+_intent_stems: "dict[str, frozenset[str]] | None" = None
+
+_model: "dict[str, tuple[dict[str, float], float, dict[str, float], dict[str, float]]] | None" = None
+
+
+def load() -> "dict[str, tuple[dict[str, float], float, dict[str, float], dict[str, float]]]":
+    """Per prompt class, (coefficients incl. "bias", threshold, feature means, feature scales) from relevance.txt:
+    "CLASS.NAME value" lines ("#" comments); NAME is "threshold", "bias", a feature, or "mean:F"/"scale:F", which
+    standardize feature F before its coefficient applies."""
+    global _model
+    if _model is None:
+        import os
+
+        model: "dict[str, tuple[dict[str, float], float, dict[str, float], dict[str, float]]]" = {}
+        with open(os.path.join(os.path.dirname(__file__), MODEL_FILE), encoding="ascii") as fh:
+            for line in fh:
+                parts = line.split()
+                if len(parts) != 2 or line.startswith("#") or "." not in parts[0]:
+                    continue
+                klass, _, key = parts[0].partition(".")
+                coef, threshold, mean, scale = model.get(klass) or ({}, 0.5, {}, {})
+                value = float(parts[1])
+                if key == "threshold":
+                    threshold = value
+                elif key.startswith("mean:"):
+                    mean[key[5:]] = value
+                elif key.startswith("scale:"):
+                    scale[key[6:]] = value
+                else:
+                    coef[key] = value
+                model[klass] = (coef, threshold, mean, scale)
+        _model = model
+    return _model
+
+
+def prompt_class(n_terms: int) -> str:
+    return "short" if n_terms <= SHORT_TERMS else "long"
+
+
+def threshold(klass: str = "short") -> float:
+    return load()[klass][1]
+
+
+def is_question(prompt: str, n_terms: int) -> bool:
+    return n_terms <= QUESTION_TERMS and prompt.rstrip().endswith("?")
+
+
+def features(hit: "SearchHit", next_score: float, specific: "dict[str, float]", question: bool) -> "dict[str, float]":
+    """The gate's inputs for one candidate; `specific` is every distinct query stem's specificity."""
+    from . import search
+    from ..base import text
+
+    matched = hit.matched or {}
+    total = sum(specific.values()) or 1.0
+    shared = [specific.get(s, 1.0) for s in matched]
+    title_stems = list(dict.fromkeys(text.stems(text.content_tokens(hit.record.title))))
+    title_spec = search.specificity([s for s in title_stems if s not in specific])
+    title_spec.update((s, specific[s]) for s in title_stems if s in specific)
+    title_total = sum(title_spec.values())
+    covered = [s for s in title_stems if s in specific]
+    return {
+        # The specificity of the shared words (search.relevance), and the share of the prompt's they make up.
+        "relevance": math.log1p(hit.relevance),
+        "cover": sum(shared) / total,
+        # How much of what the record says it is about (its title) the prompt names.
+        "title_cover": sum(title_spec[s] for s in covered) / title_total if title_total else 0.0,
+        "title_shared": float(len(covered)),
+        "title_best": max((title_spec[s] for s in covered), default=0.0),
+        "best": max(shared) if shared else 0.0,
+        "telling": float(sum(1 for v in shared if v >= TELLING)),
+        "rare": float(sum(1 for v in shared if v >= RARE)),
+        "terms": math.log1p(len(specific)),
+        "question": 1.0 if question else 0.0,
+        # How far the candidate stands out from the next one: a record a prompt is about usually leads clearly.
+        "lead": math.log(hit.score / next_score) if next_score > 0 and hit.score > 0 else LEAD_MAX,
+    }
+
+
+def probability(feats: "dict[str, float]", klass: str) -> float:
+    coef, _, mean, scale = load()[klass]
+    z = coef.get("bias", 0.0)
+    for name in FEATURES:
+        w = coef.get(name)
+        if w:
+            z += w * (feats[name] - mean.get(name, 0.0)) / (scale.get(name) or 1.0)
+    if z < -40:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def _intent_vocab() -> "dict[str, frozenset[str]]":
+    global _intent_stems
+    if _intent_stems is None:
+        from ..base import text
+
+        _intent_stems = {key: frozenset(text.stems(words.split()))
+                         for key, words in (*PROFILE_INTENT.items(), ("", PROFILE_FILLER))}
+    return _intent_stems
+
+
+def profile_intent(prompt: str, stems: "Iterable[str]") -> "tuple[str, frozenset[str]] | None":
+    """(the profile key a short question asks about, its stems that are no profile word) or None. The caller checks
+    that the profile record contains those other stems."""
+    words = frozenset(stems)
+    head = prompt.lstrip()[:12].lower().split(maxsplit=1)
+    if not words or len(words) > SHORT_TERMS or not (prompt.rstrip().endswith("?") or (head and head[0] in ASK_WORDS)):
+        return None
+    vocab = _intent_vocab()
+    rest = words - vocab[""]
+    counts = {key: len(rest & vocab[key]) for key in PROFILE_INTENT}
+    key = max(counts, key=counts.__getitem__)  # ties: the order of PROFILE_INTENT
+    if not counts[key]:
+        return None
+    return key, frozenset(rest - vocab[key])
+
+
+class Assessed:
+    """One candidate weighed: the hit, its features, its probability under the prompt class's model (the best
+    candidate's is the gate's), its score as a share of the best, and the outcome with the reason for it."""
+
+    __slots__ = ("hit", "features", "p", "ratio", "inject", "reason", "klass")
+
+    def __init__(self, hit: "SearchHit", feats: "dict[str, float]", p: float, ratio: float, inject: bool,
+                 reason: str, klass: str) -> None:
+        self.hit, self.features, self.p, self.ratio = hit, feats, p, ratio
+        self.inject, self.reason, self.klass = inject, reason, klass
+
+
+def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER) -> "list[Assessed]":
+    """The best `consider` hits of a search, each weighed by the fitted model of the prompt's class. The gate is the
+    most probable of the first GATE_RANKS; when it reaches the class's threshold, that candidate and the others
+    scoring at least COMPANION of it pass (the hook injects the first 3 of them not already injected this session).
+    Without word statistics (the LIKE and pinned rungs) there are no features: a hit passes only with the share of
+    query terms search.LIKE_SHARE_MAX asks of it there."""
+    hits = list(result.hits[:consider])
+    if not hits:
+        return []
+    if result.specific is None:
+        from .search import LIKE_SHARE_MAX
+
+        out = []
+        for h in hits:
+            ok = result.degraded == "like-search" and h.relevance >= LIKE_SHARE_MAX
+            out.append(Assessed(h, {}, h.relevance, 1.0, ok, f"{result.degraded}: share of terms "
+                                f"{h.relevance:.2f} {'>=' if ok else '<'} {LIKE_SHARE_MAX}", "degraded"))
+        return out
+    specific = result.specific
+    klass = prompt_class(len(specific))
+    question = is_question(prompt, len(specific))
+    cut = threshold(klass)
+    weighed = []
+    for rank, hit in enumerate(hits):
+        after = hits[rank + 1].score if rank + 1 < len(hits) else 0.0
+        feats = features(hit, after, specific, question)
+        weighed.append((hit, feats, probability(feats, klass)))
+    # The gate: the most probable of the first GATE_RANKS candidates (the record meant is often a close second).
+    lead = max(range(min(GATE_RANKS, len(weighed))), key=lambda i: weighed[i][2])
+    gate = weighed[lead][2]
+    best = weighed[lead][0].score
+    out = []
+    for rank, (hit, feats, p) in enumerate(weighed):
+        ratio = hit.score / best if best > 0 else 0.0
+        if gate < cut:
+            inject = False
+            reason = (f"{klass}-prompt gate p={gate:.3f} < {cut:.3f}" if rank == lead
+                      else f"gate closed (best candidate p={gate:.3f} < {cut:.3f})")
+        elif rank == lead:
+            inject, reason = True, f"{klass}-prompt gate p={gate:.3f} >= {cut:.3f}"
+        else:
+            inject = ratio >= COMPANION
+            reason = f"score {ratio:.2f} of the gate's candidate {'>=' if inject else '<'} {COMPANION}"
+        out.append(Assessed(hit, feats, p, ratio, inject, reason, klass))
+    return out
+
+
+def decide(conn: "sqlite3.Connection", prompt: str, project_id: str) -> "list[Assessed]":
+    """The prompt's best candidates, each weighed by the injection decision (what UserPromptSubmit and `why` show)."""
+    from . import search
+
+    # No expansion: measured, it cost more unrelated injections than it brought related ones (docs/benchmarks.md).
+    result = search.search(conn, prompt, project_id, limit=SEARCH_LIMIT, floor=0.0, expand=False)
+    weighed = assess(result, prompt)
+    intent = profile_intent(prompt, result.specific) if result.specific else None
+    return _answer_profile(conn, weighed, intent, project_id) if intent else weighed
+
+
+def _answer_profile(conn: "sqlite3.Connection", weighed: "list[Assessed]", intent: "tuple[str, frozenset[str]]",
+                    project_id: str) -> "list[Assessed]":
+    """A question about the project's profile (relevance.profile_intent) gets that profile record, first, when the
+    record holds every other word of the question; the other candidates keep the gate's decision."""
+    from ..base import text
+    from ..store import records
+
+    key, others = intent
+    found = [r for r in records.current(conn, project_id, types=["profile"], own_only=True) if r.title == key]
+    if not found or not others <= set(text.stems(text.content_tokens(f"{found[0].title} {found[0].body}"))):
+        return weighed
+    record = found[0]
+    same = next((a for a in weighed if a.hit.record.id == record.id), None)
+    gate = f"; gate p={same.p:.3f}" if same is not None else "; not a keyword candidate"
+    reason = f"a question about the project's {key.lower()}: its profile record answers it{gate}"
+    if same is not None:
+        answer = Assessed(same.hit, same.features, same.p, 1.0, True, reason, same.klass)
+    else:
+        from ..base.models import SearchHit
+
+        klass = weighed[0].klass if weighed else "short"
+        answer = Assessed(SearchHit(record, 0.0, 0.0), {}, 0.0, 1.0, True, reason, klass)
+    return [answer] + [a for a in weighed if a.hit.record.id != record.id]
