@@ -241,7 +241,7 @@ def test_doctor_on_a_healthy_store(in_p):
     assert result.rc == 0
     found = checks(result)
     assert {"database", "integrity", "schema", "fts", "wal", "config"} <= set(found)
-    # The store fixture does not wire Claude Code: that check warns (tests/test_wiring.py covers it).
+    # The store fixture does not wire Claude Code: that check warns (tests/claude/test_wiring.py covers it).
     assert all(c["status"] == "ok" for name, c in found.items() if name != "claude-code"), found
     text = in_p("doctor")
     assert text.rc == 0 and "[ ok ] integrity" in text.out

@@ -45,7 +45,7 @@ def test_dry_run_estimates_without_sending(claude_projects, project_dir, capsys)
 
 
 def test_unconfirmed_sends_nothing(claude_projects, project_dir, conn, monkeypatch, capsys):
-    pytest.importorskip("anthropic")  # without [llm] backfill stops before asking (tests/test_extras.py)
+    pytest.importorskip("anthropic")  # without [llm] backfill stops before asking (tests/base/test_extras.py)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-key")
     assert main(["-C", str(project_dir), "backfill"]) == 1  # no terminal: the question is answered "no"
     assert "nothing sent" in capsys.readouterr().out

@@ -11,7 +11,7 @@ import pytest
 from agentctx.retrieval import expansion
 from agentctx.base import text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.append(str(ROOT / "tools"))
 
 import build_expansions  # noqa: E402

@@ -104,7 +104,7 @@ def test_dumps_keeps_json_conversions_of_keys_and_refuses_what_json_refuses():
 def test_importing_it_loads_neither_json_nor_re():
     code = "import sys; from agentctx.base import jsonfast; jsonfast.loads('{\"a\": [1]}'); jsonfast.dumps({'a': 1});" \
            "print(sorted(m for m in ('json', 're', 'enum') if m in sys.modules))"
-    root = str(Path(__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])
     done = subprocess.run([sys.executable, "-S", "-c", f"import sys; sys.path.insert(0, {root!r}); {code}"],
                           capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

@@ -31,7 +31,7 @@ def test_backfill_embeds_pending_and_is_resumable(conn, add, fake):
 
 
 def test_model_change_and_dimension_change_reembed(conn, add, fake):
-    from tests.vectors.conftest import FakeEmbedder
+    from tests.retrieval.vectors.conftest import FakeEmbedder
 
     add("alpha beta")
     backfill.run(conn, fake)

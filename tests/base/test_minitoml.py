@@ -10,7 +10,7 @@ import pytest
 from agentctx.base import minitoml
 from agentctx.memory import profile
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 DOCS = {
     "pyproject": ROOT / "pyproject.toml",

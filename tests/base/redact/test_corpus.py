@@ -17,7 +17,7 @@ import pytest
 import agentctx.base.redact as core
 import agentctx.stash.redact as stash
 
-CORPUS_PATH = Path(__file__).parents[1] / "data" / "secrets_corpus.jsonl"
+CORPUS_PATH = Path(__file__).parents[2] / "data" / "secrets_corpus.jsonl"
 CORPUS = [json.loads(line) for line in CORPUS_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
 SCRUBBERS = {"core": core.scrub_text, "stash": stash.scrub_text}
 

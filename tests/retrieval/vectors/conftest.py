@@ -13,7 +13,7 @@ from agentctx.base.models import NewRecord
 from agentctx.store import records
 
 P = "p" * 64
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 class FakeEmbedder:

@@ -30,7 +30,7 @@ def _add(conn, title, body):
 
 def _fake(**kw):
     pytest.importorskip("numpy")
-    from tests.vectors.conftest import FakeEmbedder
+    from tests.retrieval.vectors.conftest import FakeEmbedder
 
     return FakeEmbedder(**kw)
 

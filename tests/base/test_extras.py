@@ -11,7 +11,7 @@ import pytest
 from agentctx.base import extras
 from agentctx.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _pyproject() -> dict:

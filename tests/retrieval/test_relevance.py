@@ -13,7 +13,7 @@ from agentctx.base.models import NewRecord, SearchHit, SearchResult
 from agentctx.store import records
 
 P = "proj"
-CASES = Path(__file__).resolve().parents[1] / "bench" / "data" / "handwritten-records.jsonl"
+CASES = Path(__file__).resolve().parents[2] / "bench" / "data" / "handwritten-records.jsonl"
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agentctx.extract import transcript
 
-FIXTURE = Path(__file__).parent / "extract" / "fixtures" / "session.jsonl"
+FIXTURE = Path(__file__).parent / "fixtures" / "session.jsonl"
 
 
 def test_reads_developer_and_assistant_text_only():
