@@ -194,19 +194,21 @@ def _summary(path: Path) -> str:
 def render_docs(package: Path = PACKAGE) -> str:
     """The generated block of docs/architecture.md: the layers from the top down, with their packages and modules."""
     known = modules(package)
-    lines = [DOC_BEGIN, "", "| Layer (top first) | Packages | What it owns | Modules |", "|---|---|---|---|"]
+    lines = [DOC_BEGIN, "", "| Layer (top first) | Package | What it owns | Modules |", "|---|---|---|---|"]
     for name, owners, what in reversed(LAYERS):
-        mods = []
+        cells = []
         for owner in owners:
-            for module in known:
-                if module == owner or (module.startswith(owner + ".") and layer_of(module) == layer_of(owner)):
-                    if owner == "agentctx" and module != "agentctx" and module != "agentctx.__main__":
-                        continue
-                    short = module[len(owner) + 1:] if module != owner else ("`__init__`" if owner != "agentctx" else "")
-                    if short and not short.startswith("`"):
-                        mods.append(short)
-        pkgs = ", ".join(f"`{o.replace('agentctx.', '') if o != 'agentctx' else 'agentctx'}`" for o in owners)
-        lines.append(f"| {name} | {pkgs} | {what} | {', '.join(mods)} |")
+            if owner == "agentctx":
+                cells.append(("`agentctx/__init__`", "`console()`"))
+                continue
+            if owner == "agentctx.__main__":
+                cells.append(("`agentctx/__main__`", "`python -m agentctx`"))
+                continue
+            mods = [m[len(owner) + 1:] for m in known
+                    if m.startswith(owner + ".") and layer_of(m) == layer_of(owner)]
+            cells.append((f"`{owner.replace('.', '/')}/`", ", ".join(mods)))
+        for k, (pkg, mods) in enumerate(cells):
+            lines.append(f"| {name if k == 0 else ''} | {pkg} | {what if k == 0 else ''} | {mods} |")
     lines += ["", DOC_END]
     return "\n".join(lines)
 

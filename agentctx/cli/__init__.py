@@ -1,4 +1,7 @@
-"""The command line: `main(argv) -> int` parses, calls the library, prints, and returns a sysexits status."""
+"""The command line: `main(argv) -> int` parses, calls the library, prints, and returns a sysexits status.
+
+May import: every layer below, and the other surfaces it starts (`hooks`, `mcp`, `ui`).
+"""
 
 from __future__ import annotations
 

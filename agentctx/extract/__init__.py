@@ -1,4 +1,7 @@
-"""LLM extraction (SPEC §6): turn what the developer said and chose in a session into records, incrementally."""
+"""LLM extraction (SPEC §6): turn what the developer said and chose in a session into records, incrementally.
+
+May import: `base`, `store`, `retrieval`, `stash`; the `anthropic` SDK (the `[llm]` extra) only where the call is made.
+"""
 
 from __future__ import annotations
 

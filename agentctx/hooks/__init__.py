@@ -1,5 +1,8 @@
 """`agentctx hook <event>`: read Claude Code's hook JSON as a Payload, dispatch by table, print at most one JSON
-object, exit 0."""
+object, exit 0.
+
+May import: every layer below the surfaces (lazily: each handler loads only what its event needs).
+"""
 
 import os
 import sys

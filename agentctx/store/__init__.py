@@ -1,4 +1,6 @@
-"""All record SQL, and the database itself: opening it, migrations, why it cannot be used, digest freshness.
+"""All record SQL, and the database itself: opening it, migrations, why it cannot be used.
+
+May import: `base`, `stash`.
 
 Submodules are imported where used (`from agentctx.store import records`): the hooks load only what they need.
 The records table's row shape lives here, so reading records does not load the writing side (validation, errors).
