@@ -1,7 +1,10 @@
 """Hook latency: each hook as a whole process on a seeded store, next to the interpreter floor measured in the same run.
 
 python bench/hooks.py [--records N ...] [--runs K]
-Ends with one line of name=value pairs (ups_ratio, session_start_ratio: hook median / floor median).
+python bench/hooks.py --against OLD_CHECKOUT [--records N] [--runs K]
+Ends with one line of name=value pairs (ups_ratio, session_start_ratio: hook median / floor median). With
+`--against`, an A/B: the same store, the hooks of both installs interleaved round by round, and B/A per hook (the
+median of per-round ratios; B is this checkout, A the other one).
 """
 
 from __future__ import annotations
@@ -57,15 +60,60 @@ consolidate.run(p)
     subprocess.run([py, "-c", code], env=env, check=True)
 
 
-def installed_python(tmp: Path) -> str:
+def installed_python(tmp: Path, source: Path | None = None, name: str = "venv") -> str:
     """An interpreter with agentctx installed the way users install it (a regular, non-editable install):
     an editable install's import hook loads pathlib and friends into every process, floor included."""
-    venv = tmp / "venv"
+    venv = tmp / name
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = str(venv / "bin" / "python")
-    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", str(Path(__file__).resolve().parent.parent)],
+    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", str(source or Path(__file__).resolve().parent.parent)],
                    check=True, stdout=subprocess.DEVNULL)
     return py
+
+
+def ab(n: int, runs: int, new_py: str, old_py: str) -> dict[str, float]:
+    """B/A per hook: both installs' hooks on one store (seeded by B; same schema), interleaved in every round."""
+    tmp = Path(tempfile.mkdtemp(prefix="agentctx-bench-ab-"))
+    try:
+        home, repo = tmp / "home", tmp / "home" / "repo"
+        (repo / ".git").mkdir(parents=True)
+        (repo / ".git" / "config").write_text('[remote "origin"]\n\turl = https://example.com/bench/repo.git\n')
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "ANTHROPIC_API_KEY")}
+        env.update(HOME=str(home), AGENTCTX_HOME=str(home / ".agentctx"), PYTHONPYCACHEPREFIX=str(tmp / "pyc"),
+                   TMPDIR=str(tmp))
+        seed(n, env, repo, new_py)
+        rng = random.Random(1)
+        prompts = [json.dumps({"cwd": str(repo), "session_id": f"b{i}",
+                               "prompt": "please fix the " + " ".join(rng.choices(WORDS + RARE, k=6))}).encode()
+                   for i in range(2 * runs + 4)]
+        start_payload = json.dumps({"cwd": str(repo), "session_id": "b", "source": "startup"}).encode()
+        commands = {}
+        for tag, py in (("A", old_py), ("B", new_py)):
+            script = str(Path(py).parent / "agentctx")
+            commands[f"user-prompt-submit {tag}"] = [py, "-m", "agentctx", "hook", "user-prompt-submit"]
+            commands[f"user-prompt-submit script {tag}"] = [script, "hook", "user-prompt-submit"]
+            commands[f"session-start {tag}"] = [py, "-m", "agentctx", "hook", "session-start"]
+        samples: dict[str, list[float]] = {name: [] for name in commands}
+        names = list(commands)
+        for i in range(runs + 2):
+            order = names if i % 2 else list(reversed(names))  # neither install always goes first
+            for name in order:
+                payload = start_payload if name.startswith("session-start") else prompts[2 * i + name.endswith("B")]
+                start = time.perf_counter()
+                subprocess.run(commands[name], input=payload, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env=env, check=False, cwd=str(repo))
+                if i >= 2:
+                    samples[name].append((time.perf_counter() - start) * 1000)
+        out = {}
+        for name in names:
+            if name.endswith(" B"):
+                base = name[:-2]
+                out[f"{base} A_ms"] = statistics.median(samples[f"{base} A"])
+                out[f"{base} B_ms"] = statistics.median(samples[name])
+                out[f"{base} B/A"] = statistics.median(b / a for b, a in zip(samples[name], samples[f"{base} A"]))
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def bench(n: int, runs: int, py: str) -> dict[str, float]:
@@ -130,11 +178,23 @@ def main() -> int:
     parser.add_argument("--records", type=int, nargs="*", default=[10_000, 100_000])
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--python", help="interpreter with agentctx installed (default: a fresh venv with `pip install .`)")
+    parser.add_argument("--against", type=Path, help="another checkout: an interleaved A/B of the prompt and start hooks")
     args = parser.parse_args()
     summary: dict[str, str] = {}
     venv_dir = Path(tempfile.mkdtemp(prefix="agentctx-bench-venv-"))
     try:
         py = args.python or installed_python(venv_dir)
+        if args.against:
+            old = installed_python(venv_dir, args.against, "against")
+            for n in args.records:
+                res = ab(n, args.runs, py, old)
+                print(f"\n{n:,} records, {args.runs} interleaved rounds (A: {args.against}, B: this checkout)")
+                for key in [k for k in res if k.endswith("B/A")]:
+                    base = key[:-4]
+                    print(f"{base:<30}A {res[base + ' A_ms']:6.1f} ms   B {res[base + ' B_ms']:6.1f} ms   B/A {res[key]:.3f}")
+                    summary[f"{base.replace(' ', '_').replace('-', '_')}_ba_{n // 1000}k"] = f"{res[key]:.3f}"
+            print(" ".join(f"{k}={v}" for k, v in summary.items()))
+            return 0
         return _run(args, py, summary)
     finally:
         shutil.rmtree(venv_dir, ignore_errors=True)

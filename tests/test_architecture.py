@@ -44,7 +44,7 @@ def test_every_package_says_what_it_owns_and_what_it_may_import():
     for init in sorted((ROOT / "agentctx").glob("*/__init__.py")):
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
         assert doc.strip(), f"{init.parent.name}: no docstring"
-    for name, owners, _ in layers.LAYERS:
+    for name, owners in layers.LAYERS:
         for owner in owners:
             if owner.count(".") != 1 or owner in ("agentctx.stash", "agentctx.__main__"):
                 continue

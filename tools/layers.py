@@ -23,30 +23,11 @@ TOP_LEVEL_MAX = 12
 
 # Bottom to top. A module may import modules of its own layer (without making a cycle) and of the layers below;
 # never a layer above. `stash` is at the bottom: everything may use it, and it can import nothing else from agentctx.
-LAYERS: list[tuple[str, tuple[str, ...], str]] = [
-    ("stash", ("agentctx.stash",),
-     "the record/replay library, standard library only; also the secret rules every layer uses"),
-    ("base", ("agentctx.base",),
-     "errors, ids, the record model, paths, safe file reading, text and tokens, config, project identity, on/off "
-     "control, secret scrubbing, detached processes, digest freshness (who rebuilds is registered from above)"),
-    ("store", ("agentctx.store",),
-     "the database (opening it, migrations, diagnosis) and all record SQL"),
-    ("retrieval", ("agentctx.retrieval",),
-     "keyword search, query expansion, the prompt hook's relevance decision and its explanation, vectors, hybrid"),
-    ("extract", ("agentctx.extract",),
-     "LLM extraction: transcripts, what is sent, the call, validation, ingestion"),
-    ("memory", ("agentctx.memory",),
-     "capture, snapshots, the digest and notices, CLAUDE.md drift, the profile, history, review, open sessions, "
-     "the pending ledger, consolidation, status"),
-    ("team", ("agentctx.team",),
-     "team memory through git: the file format, export and import, the change stamp, the Markdown export"),
-    ("claude", ("agentctx.claude",),
-     "the Claude Code integration: settings files, the registered command, init and reset, doctor, its memory"),
-    ("surfaces", ("agentctx.hooks", "agentctx.mcp", "agentctx.ui", "agentctx.cli"),
-     "what people and agents call: the hook dispatcher and handlers, the MCP server, the dashboard, the CLI"),
-    ("entry", ("agentctx", "agentctx.__main__"),
-     "the `agentctx` command and `python -m agentctx`: `hook` goes straight to the hooks, the rest to the CLI"),
-]
+# A layer is the package of its name unless OWNERS says otherwise; what each package owns is its docstring's summary.
+LAYER_NAMES = ("stash", "base", "store", "retrieval", "extract", "memory", "team", "claude", "surfaces", "entry")
+OWNERS = {"surfaces": ("agentctx.hooks", "agentctx.mcp", "agentctx.ui", "agentctx.cli"),
+          "entry": ("agentctx", "agentctx.__main__")}
+LAYERS: list[tuple[str, tuple[str, ...]]] = [(name, OWNERS.get(name, (f"agentctx.{name}",))) for name in LAYER_NAMES]
 
 
 def modules(package: Path = PACKAGE) -> dict[str, Path]:
@@ -62,7 +43,7 @@ def modules(package: Path = PACKAGE) -> dict[str, Path]:
 def layer_of(module: str) -> int:
     """Index in LAYERS of the most specific prefix that owns `module`."""
     best, index = "", -1
-    for i, (_, owners, _) in enumerate(LAYERS):
+    for i, (_, owners) in enumerate(LAYERS):
         for owner in owners:
             if (module == owner or module.startswith(owner + ".")) and len(owner) > len(best):
                 best, index = owner, i
@@ -186,29 +167,27 @@ def top_level(package: Path = PACKAGE) -> list[str]:
 
 
 def _summary(path: Path) -> str:
-    """The first line of a module's docstring."""
+    """The first paragraph of a module's docstring, on one line."""
     doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-    return doc.strip().splitlines()[0] if doc.strip() else ""
+    return " ".join(doc.strip().split("\n\n")[0].split())
 
 
 def render_docs(package: Path = PACKAGE) -> str:
-    """The generated block of docs/architecture.md: the layers from the top down, with their packages and modules."""
+    """The generated block of docs/architecture.md: the layers from the top down, each package with what it owns
+    (its docstring's summary) and its modules."""
     known = modules(package)
     lines = [DOC_BEGIN, "", "| Layer (top first) | Package | What it owns | Modules |", "|---|---|---|---|"]
-    for name, owners, what in reversed(LAYERS):
-        cells = []
-        for owner in owners:
-            if owner == "agentctx":
-                cells.append(("`agentctx/__init__`", "`console()`"))
-                continue
-            if owner == "agentctx.__main__":
-                cells.append(("`agentctx/__main__`", "`python -m agentctx`"))
-                continue
-            mods = [m[len(owner) + 1:] for m in known
-                    if m.startswith(owner + ".") and layer_of(m) == layer_of(owner)]
-            cells.append((f"`{owner.replace('.', '/')}/`", ", ".join(mods)))
-        for k, (pkg, mods) in enumerate(cells):
-            lines.append(f"| {name if k == 0 else ''} | {pkg} | {what if k == 0 else ''} | {mods} |")
+    for name, owners in reversed(LAYERS):
+        for k, owner in enumerate(owners):
+            path = known[owner]
+            where = f"`{path.relative_to(package.parent).as_posix()}`"
+            if path.name == "__init__.py" and owner != "agentctx":
+                where = f"`{owner.replace('.', '/')}/`"
+                mods = ", ".join(m[len(owner) + 1:] for m in known
+                                 if m.startswith(owner + ".") and layer_of(m) == layer_of(owner))
+            else:
+                mods = ""
+            lines.append(f"| {name if k == 0 else ''} | {where} | {_summary(path)} | {mods} |")
     lines += ["", DOC_END]
     return "\n".join(lines)
 
