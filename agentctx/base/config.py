@@ -33,6 +33,15 @@ def _positive_int(raw: Any) -> int:
     return value
 
 
+def _non_negative_int(raw: Any) -> int:
+    if isinstance(raw, bool):
+        raise ValueError("expected an integer >= 0")
+    value = int(str(raw).strip())
+    if value < 0:
+        raise ValueError("expected an integer >= 0")
+    return value
+
+
 def _text(raw: Any) -> str:
     text = str(raw).strip()
     if not text:
@@ -78,7 +87,14 @@ Key = namedtuple("Key", "default parse help")
 
 
 KEYS: dict[str, Key] = {
-    "llm": Key(True, _bool, "extract records from transcripts with Claude (needs ANTHROPIC_API_KEY and the [llm] extra)"),
+    "llm": Key(True, _bool, "extract records from transcripts with Claude (false: never, whatever `extraction` says)"),
+    # docs/extraction.md: the API needs the [llm] extra and ANTHROPIC_API_KEY; claude-code runs the user's own `claude`.
+    "extraction": Key("auto", _choice("auto", "api", "claude-code", "off"),
+                      "extraction backend: auto (the API when [llm] and a key are there, else the Claude Code CLI, "
+                      "else off), api, claude-code or off"),
+    "claudeCodePath": Key(None, _optional_text, "the `claude` executable extraction runs (set by `init`; else PATH)"),
+    "extractionCallsPerHour": Key(12, _non_negative_int,
+                                  "most extraction calls through the Claude Code CLI in any hour (0: no limit)"),
     "embeddings": Key(True, _bool, "embed records for hybrid retrieval (needs the [vectors] extra)"),
     "modelTier": Key("default", _choice("default", "quality"), "embedding model tier"),
     "reinforceThreshold": Key(3, _positive_int, "sessions an inferred record must recur in before it is reinforced"),

@@ -24,6 +24,29 @@ def initialize() -> list[str]:
     done.append(("opened" if db_existed else "created") + f" {paths.db_path()}")
     if config.ensure_file():
         done.append(f"created {paths.config_path()}")
+    done += record_claude_code()
+    return done
+
+
+def record_claude_code() -> list[str]:
+    """Remember where the Claude Code CLI is (`claudeCodePath`): hooks and detached extraction run with Claude
+    Code's PATH, which may not be this shell's. Says which extraction backend will run."""
+    import shutil
+
+    from ..extract.backend import choose
+
+    settings = config.load()
+    found = shutil.which("claude")
+    done = []
+    recorded = settings.get("claudeCodePath")
+    if found and (not recorded or not Path(recorded).is_file()):
+        found = str(Path(found).absolute())  # the link npm or the installer made: it survives updates
+        config.set_value("claudeCodePath", found)
+        done.append(f"extraction can run through your Claude Code CLI: {found} (claudeCodePath)")
+        settings = config.load()
+    choice = choose(settings)
+    done.append(f"extraction: {choice.backend} ({choice.reason})" if choice.on else
+                f"extraction off: {choice.reason}; only what hooks capture is kept (`agentctx doctor` says how)")
     return done
 
 

@@ -86,7 +86,7 @@ def _config_keys_help() -> str:
 
     lines = ["keys (default in brackets):"]
     for name, key in config.KEYS.items():
-        lines.append(f"  {name:<20}{key.help} [{json.dumps(key.default)}]")
+        lines.append(f"  {name:<24}{key.help} [{json.dumps(key.default)}]")
     lines += ["", "examples:", "  agentctx config                      show every key",
               "  agentctx config get llm", "  agentctx config set reinforceThreshold 4",
               "  agentctx config --no-llm             deterministic capture only (same as: config set llm false)"]

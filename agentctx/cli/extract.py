@@ -45,7 +45,10 @@ def extract_cmd(args: argparse.Namespace, ctx: Context) -> int:
 # Why nothing was sent, for a person (the codes stay in --json and in parentheses).
 REASONS = {
     "llm_off": "LLM extraction is off (--no-llm, or config llm=false: `agentctx config set llm true`)",
-    "no_api_key": "LLM extraction needs ANTHROPIC_API_KEY in the environment",
+    "no_api_key": "no extraction backend: set ANTHROPIC_API_KEY with the [llm] extra, or install Claude Code "
+                  "(`claude` on PATH, or `agentctx config set claudeCodePath PATH`)",
+    "paused": "the Claude Code backend is paused after a failure (logs/extract.log says why and until when)",
+    "quota": "the Claude Code backend made extractionCallsPerHour calls in the last hour; the rest waits",
     "no_transcript": "there is no transcript at that path",
     "no_database": "there is no store yet: run `agentctx init`",
     "nothing_new": "nothing new since the last extraction of this session",
@@ -72,7 +75,6 @@ def _summary(r: Any) -> str:
 
 
 def backfill_cmd(args: argparse.Namespace, ctx: Context) -> int:
-    from ..base import config
     from ..base.errors import UsageError
     from ..extract import backfill
 
@@ -89,8 +91,10 @@ def backfill_cmd(args: argparse.Namespace, ctx: Context) -> int:
     say = (lambda text: sys.stderr.write(text + "\n")) if ctx.json else ctx.out  # --json: stdout is JSON only
     say(backfill.describe(estimate))
     from ..base.extras import describe, missing
+    from ..extract import backend
 
-    if estimate.pending and missing("llm"):
+    choice = backend.choose()
+    if estimate.pending and choice.backend != "claude-code" and missing("llm"):
         if args.dry_run:
             say(f"note: {describe('llm')}")
         else:
@@ -103,14 +107,14 @@ def backfill_cmd(args: argparse.Namespace, ctx: Context) -> int:
         if ctx.json:
             ctx.emit({"sessions": 0, "written": 0, "cost_usd": 0.0, "skipped": {}})
         return 0
-    from ..extract.client import api_key
-
-    if api_key() is None or not config.load()["llm"]:
-        say("nothing sent: LLM extraction needs ANTHROPIC_API_KEY and config llm=true")
+    if not choice.on:
+        say(f"nothing sent: extraction is off ({choice.reason})")
         if ctx.json:
-            ctx.emit({"sessions": 0, "written": 0, "cost_usd": 0.0, "skipped": {}, "reason": "llm off or no key"})
+            ctx.emit({"sessions": 0, "written": 0, "cost_usd": 0.0, "skipped": {}, "reason": choice.reason})
         return 0
-    if not args.yes and not ctx.confirm(f"Extract {estimate.pending} transcript(s) for about ${estimate.usd:.2f}?"):
+    price = (f"about ${estimate.usd:.2f}" if choice.backend == "api" else
+             f"about {estimate.tokens:,} input tokens of your Claude Code quota")
+    if not args.yes and not ctx.confirm(f"Extract {estimate.pending} transcript(s) for {price}?"):
         say("nothing sent")
         return 1
     results = backfill.run(found, cwd=root, progress=None if ctx.json else sys.stderr)

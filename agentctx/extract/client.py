@@ -32,6 +32,8 @@ class Answer:
     model: str
     error: str | None = None
     mode: OutputMode = "json_schema"
+    cost_usd: float | None = None  # what the backend reported it cost (the Claude Code CLI does); else priced here
+    backs_off: bool = False  # a rate limit or a login problem (Claude Code CLI): wait, do not count a failure
 
 
 def api_key() -> str | None:
@@ -105,6 +107,8 @@ def _retry_after(exc: Exception) -> float | None:
 
 
 def _retryable(exc: Exception) -> bool:
+    if getattr(exc, "backs_off", None) is not None:  # the Claude Code CLI retried already: its errors are final
+        return False
     status = _status(exc)
     if status is None:  # connection errors and timeouts carry no status
         return type(exc).__name__ in ("APIConnectionError", "APITimeoutError") or any(
@@ -113,19 +117,21 @@ def _retryable(exc: Exception) -> bool:
 
 
 def _describe(exc: Exception) -> str:
+    if getattr(exc, "backs_off", None) is not None:
+        return str(exc)
     status = _status(exc)
     return f"{type(exc).__name__} {status}" if status else f"{type(exc).__name__}: {exc}"
 
 
-def _once(client: Any, kwargs: dict[str, Any], sleep: Any) -> tuple[Any, str | None, int | None]:
-    """(message, error, status): retries what is worth retrying, then reports the last failure."""
+def _once(client: Any, kwargs: dict[str, Any], sleep: Any) -> tuple[Any, Exception | None]:
+    """(message, None) or (None, the last failure): retries what is worth retrying first."""
     delays = list(RETRY_DELAYS)
     while True:
         try:
-            return client.messages.create(**kwargs), None, None
+            return client.messages.create(**kwargs), None
         except Exception as exc:  # the SDK's errors, plus anything a wrapper (stash) raises
             if not _retryable(exc) or not delays:
-                return None, _describe(exc), _status(exc)
+                return None, exc
             delay = delays.pop(0)
             after = _retry_after(exc)
             sleep(max(delay, after) if after is not None else delay)
@@ -137,14 +143,17 @@ def complete(client: Any, model: str, system: str, user: str, *, calls: int = 1,
     mode: OutputMode = _fallback.get(model, "json_schema")
     while True:
         kwargs = request(model, system, user, mode=mode, cache=should_cache(model, system, mode, calls))
-        message, error, status = _once(client, kwargs, sleep)
-        if error is not None:
-            if status == 400 and mode == "json_schema":
+        message, failure = _once(client, kwargs, sleep)
+        if failure is not None:
+            if _status(failure) == 400 and mode == "json_schema":
                 _fallback[model] = mode = "tool"
                 continue
-            return Answer(None, cost.Usage(), model, error, mode)
+            return Answer(None, cost.Usage(), model, _describe(failure), mode,
+                          backs_off=bool(getattr(failure, "backs_off", False)))
         usage = cost.usage_of(_get(message, "usage"))
         priced = _get(message, "model")
+        reported = _get(message, "total_cost_usd")
         data = _decode(message, mode)
         return Answer(data, usage, priced if isinstance(priced, str) else model,
-                      None if data is not None else "unparseable", mode)
+                      None if data is not None else "unparseable", mode,
+                      cost_usd=float(reported) if isinstance(reported, (int, float)) else None)

@@ -16,11 +16,20 @@ from ..base.errors import AgentctxError, MissingExtraError
 from ..base.project import detect
 from ..base.tokens import estimate, truncate
 from ..store import db, records, sessions
-from . import cost, cursor, policy, prompt, transcript, validate
+from ..store import extraction as extraction_calls
+from . import backend, cost, cursor, policy, prompt, quota, transcript, validate
 from . import client as api
 from .ingest import ingest
 from .log import log
 
+# One line of what to do, per Claude Code CLI failure that pauses extraction.
+_ADVICE = {
+    "rate_limit": "Your Claude Code usage limit was reached: extraction waits and tries again.",
+    "auth": "Claude Code is not logged in here: run `claude` and /login (or set ANTHROPIC_API_KEY for the API backend).",
+    "missing": "Install Claude Code, or point agentctx at it: `agentctx config set claudeCodePath /path/to/claude`.",
+    "broken": "Check that `claude -p hello` works in a terminal.",
+    "timeout": "The call took too long; it is retried later.",
+}
 LOCK_WAIT_S = 120.0  # a Stop run waits this long for the previous run of its session
 FINAL_LOCK_WAIT_S = 300.0  # the SessionEnd pass waits longer: it must see the newest handover
 PARALLEL = 3  # map-reduce chunk calls in flight at once
@@ -95,16 +104,29 @@ def _merge(outputs: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
+@dataclass
+class _Attempts:
+    """The calls a run attempted, and the last failure its backend says to wait on (a rate limit, a login problem,
+    a CLI that cannot run) rather than count against the part being sent."""
+
+    made: int = 0
+    wait_on: str | None = None
+
+
 def _call(client: Any, model: str, plan: policy.Plan, lines: list[str], handover: str,
-          sleep: Any) -> tuple[dict[str, Any] | None, float, cost.Usage, str | None]:
+          sleep: Any, attempts: _Attempts | None = None) -> tuple[dict[str, Any] | None, float, cost.Usage, str | None]:
     """(data, usd, usage, error) over however many calls the plan needs."""
     usd, usage = 0.0, cost.Usage()
 
     def one(system: str, user: str, calls: int) -> api.Answer:
         nonlocal usd, usage
         answer = api.complete(client, model, system, user, calls=calls, sleep=sleep)
-        usd += cost.usd(answer.usage, answer.model)
+        usd += answer.cost_usd if answer.cost_usd is not None else cost.usd(answer.usage, answer.model)
         usage = usage + answer.usage
+        if attempts is not None:
+            attempts.made += 1
+            if answer.backs_off:
+                attempts.wait_on = answer.error
         if answer.error:
             log(f"call failed ({answer.mode}): {answer.error}")
         return answer
@@ -125,6 +147,13 @@ def _call(client: Any, model: str, plan: policy.Plan, lines: list[str], handover
         log(f"map-reduce: {lost} of {len(answers)} chunks failed; synthesising the rest")
     synth = one(prompt.SYNTHESIS, prompt.synthesis_message(outputs, records=lines, handover=handover), 1)
     return (synth.data if synth.data is not None else _merge(outputs)), usd, usage, None
+
+
+def _quiet_dir() -> str:
+    """An empty private directory for the CLI child to run in: no project settings or files around it."""
+    directory = os.path.join(paths.state_dir_str(), "claude-code")
+    paths.ensure_private_dir_str(directory)
+    return directory
 
 
 def plan_tokens(plan: policy.Plan, lines: list[str], handover: str) -> tuple[int, int]:
@@ -168,13 +197,21 @@ def execute(session_id: str, transcript_path: str | Path, *, cwd: str | None = N
 def _execute(session_id: str, path: Path, *, cwd: str | None, final: bool, dry_run: bool, no_llm: bool,
              client: Any, out: Callable[[str], None], sleep: Any, lock_wait: float | None) -> ExtractResult:
     settings = config.load()
-    if no_llm or not settings["llm"]:
+    if no_llm or not settings["llm"] or settings["extraction"] == "off":
         return ExtractResult(session_id, skipped="llm_off")
-    if client is None and not dry_run and api.api_key() is None:
+    choice = backend.choose(settings)
+    if client is None and not dry_run and not choice.on:
+        if settings["extraction"] in ("api", "auto") and api.api_key() is not None and extras.missing("llm"):
+            log(f"extract skipped for session {session_id}: {extras.describe('llm')}")
+            return ExtractResult(session_id, skipped="missing_extra")
         return ExtractResult(session_id, skipped="no_api_key")  # rung 3: deterministic capture only
-    if client is None and not dry_run and extras.missing("llm"):
-        log(f"extract skipped for session {session_id}: {extras.describe('llm')}")
-        return ExtractResult(session_id, skipped="missing_extra")
+    if client is None and not dry_run and choice.backend == "claude-code":
+        why = quota.paused()
+        if why:
+            log(f"extract skipped for session {session_id}: the Claude Code backend is {why}")
+            return ExtractResult(session_id, skipped="paused")
+    if client is None and not dry_run and choice.backend == "api":
+        quota.clear()  # a pause belongs to the CLI backend
     if not path.is_file():
         return ExtractResult(session_id, skipped="no_transcript")
     try:
@@ -190,13 +227,15 @@ def _execute(session_id: str, path: Path, *, cwd: str | None, final: bool, dry_r
                 return ExtractResult(session_id, skipped="busy")
             return _locked(conn, session_id, path, cwd=cwd, dry_run=dry_run, client=client, out=out,
                            sleep=sleep, model=str(settings["extractionModel"]),
-                           threshold=int(settings["reinforceThreshold"]))
+                           threshold=int(settings["reinforceThreshold"]),
+                           via=choice if client is None else None, per_hour=int(settings["extractionCallsPerHour"]))
     finally:
         conn.close()
 
 
 def _locked(conn: sqlite3.Connection, session_id: str, path: Path, *, cwd: str | None, dry_run: bool, client: Any,
-            out: Callable[[str], None], sleep: Any, model: str, threshold: int) -> ExtractResult:
+            out: Callable[[str], None], sleep: Any, model: str, threshold: int,
+            via: backend.Choice | None = None, per_hour: int = 0) -> ExtractResult:
     cur = cursor.load(session_id)
     if cur.transcript and cur.transcript != str(path):
         log(f"session {session_id}: transcript moved to {path}")
@@ -220,15 +259,37 @@ def _locked(conn: sqlite3.Connection, session_id: str, path: Path, *, cwd: str |
     if dry_run:
         sent, usd = _preview(plan, model, lines, handover, out)
         return ExtractResult(session_id, cost_usd=usd, tokens_sent=sent, skipped="dry_run", mode=plan.mode)
+    name = via.backend if via is not None else "api"  # a client passed in is the API's shape
+    if client is None and via is not None and via.backend == "claude-code":
+        if quota.over_limit(conn, per_hour):
+            log(f"extract skipped for session {session_id}: {per_hour} Claude Code extraction calls in the last "
+                "hour (extractionCallsPerHour); the rest waits for the next Stop or SessionEnd")
+            return ExtractResult(session_id, skipped="quota", mode=plan.mode)
+        from .claude_code import ClaudeCodeClient
+
+        client = ClaudeCodeClient(str(via.claude), cwd=_quiet_dir())
     if client is None:
         try:
             client = api.make()
         except MissingExtraError:
             log(f"extract skipped: {extras.describe('llm')}")
             return ExtractResult(session_id, skipped="missing_extra")
-    data, usd, usage, error = _call(client, model, plan, lines, handover, sleep)
+    attempts = _Attempts()
+    data, usd, usage, error = _call(client, model, plan, lines, handover, sleep, attempts)
     if usd > 0:
         sessions.add_cost(conn, session_id, project_id, usd)  # paid for, whatever the answer was worth
+    if attempts.made:
+        extraction_calls.log_call(conn, backend=name, project_id=project_id, session_id=session_id,
+                                  calls=max(usage.calls, attempts.made), input_tokens=usage.sent,
+                                  output_tokens=usage.output, cost_usd=usd,
+                                  outcome="ok" if data is not None else (error or "failed")[:200])
+    if data is None and attempts.wait_on:
+        kind, _, detail = attempts.wait_on.partition(":")
+        seconds = quota.pause(kind, detail.strip())
+        log(f"extract paused for session {session_id}: {attempts.wait_on}. {_ADVICE.get(kind, '')} "
+            f"Nothing was written; this part is sent again in {seconds / 60:.0f} min or later.")
+        return ExtractResult(session_id, cost_usd=usd, calls=usage.calls, tokens_sent=usage.sent,
+                             skipped="paused", mode=plan.mode)
     if data is None:
         failures = cur.failures + 1
         gave_up = failures >= MAX_FAILURES

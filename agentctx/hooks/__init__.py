@@ -161,6 +161,8 @@ def canonical(event: str) -> str:
 
 def run(argv: list[str]) -> int:
     """Run one hook event. Always 0: a hook must never block or break the agent's session."""
+    if os.environ.get("AGENTCTX_EXTRACTION_CHILD"):  # the `claude` an extraction runs (extract.backend.CHILD_ENV)
+        return 0  # its hooks must not write into the store they are extracting for
     event = canonical(argv[0]) if argv else ""
     target = HANDLERS.get(event)
     if target is None:

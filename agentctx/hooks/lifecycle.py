@@ -17,13 +17,10 @@ SNAPSHOT_TITLE = "Handover: working-state snapshot"
 
 
 def _llm_on() -> bool:
-    from ..base import config
+    """An extraction backend is there: the API ([llm] and a key) or the user's Claude Code CLI (extract.backend)."""
+    from ..extract.backend import choose
 
-    if not (config.load()["llm"] and os.environ.get("ANTHROPIC_API_KEY")):
-        return False
-    from importlib.util import find_spec
-
-    return find_spec("anthropic") is not None  # without [llm] a spawned run could only log that it is missing
+    return choose().on
 
 
 def _state_file(session_id: str) -> str:

@@ -26,8 +26,13 @@ SCORE_FLOOR = 0.05
 
 def _final_extraction(session_id: str, transcript: str | None, cwd: str) -> str:
     """Run the last extraction pass first, so the digest sees the newest handover (the original raced here)."""
-    if not transcript or not config.load()["llm"] or not os.environ.get("ANTHROPIC_API_KEY"):
-        return "skipped (llm off or no API key)"
+    if not transcript:
+        return "skipped (no transcript)"
+    from ..extract.backend import choose
+
+    choice = choose()
+    if not choice.on:
+        return f"skipped (extraction off: {choice.reason})"
     try:
         from ..extract import run as extract_run  # type: ignore[attr-defined]
     except ImportError:

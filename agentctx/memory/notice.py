@@ -28,7 +28,42 @@ def stats(conn: "sqlite3.Connection", project_id: str, total: "int | None" = Non
     if total is None:
         total = sum(records.counts_by_type(conn, project_id).values())
     recent = [r.recorded_at for r in records.current(conn, project_id, own_only=True, limit=RECENT_KEPT)]
-    return {"records": total, "recent": recent}
+    return {"records": total, "recent": recent, "extraction_off": _extraction_off()}
+
+
+def _extraction_off() -> "str | None":
+    """Why nothing extracts records from the transcripts (no API key and no Claude Code CLI), or None. Not when
+    the user turned it off: that needs no saying."""
+    try:
+        from ..base import config
+        from ..extract.backend import choose
+
+        settings = config.load()
+        choice = choose(settings)
+    except Exception:  # a notice never fails the digest
+        return None
+    if choice.on or not settings["llm"] or settings["extraction"] == "off":
+        return None
+    return choice.reason
+
+
+def _said_once(what: str) -> bool:
+    """True the first time `what` is said (remembered in the state directory); False after that."""
+    path = os.path.join(paths.state_dir_str(), "said-extraction-off")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            if fh.read() == what:
+                return False
+    except OSError:
+        pass
+    try:
+        paths.ensure_private_dir_str(os.path.dirname(path))
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(what)
+    except OSError:
+        pass
+    return True
 
 
 def _digest_stats(project_id: str) -> "dict[str, object] | None":
@@ -93,6 +128,9 @@ def session_line(project_id: str, *, notify: str, source: str, tokens: int) -> "
             parts.append(f"{new}{more} new since your last session")
         if notify == "full" and tokens:
             parts.append(f"{tokens} tokens loaded")
+        off = found.get("extraction_off")
+        if isinstance(off, str) and _said_once(off):
+            parts.append(f"nothing extracted from sessions: {off} (`agentctx doctor`)")
     parts.append("`agentctx why`")
     return _clip("agentctx: " + " · ".join(parts))
 

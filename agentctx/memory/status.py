@@ -36,20 +36,36 @@ def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
         "retrieval": "fts5" if db.has_fts(conn) else "like-search (degraded)",
         "llm": llm_off_reason(settings) is None,
         "llm_off_reason": llm_off_reason(settings),
+        "extraction": extraction_state(conn, settings),
         "extras": {name: extras.installed(name) for name in extras.REQUIREMENTS},
         "control": control_state(project),
     }
 
 
 def llm_off_reason(settings: dict[str, Any]) -> str | None:
-    """Why LLM extraction will not run (None when it will): the setting, the key, or the missing extra."""
-    if not settings["llm"]:
-        return "config llm=false"
-    if not os.environ.get("ANTHROPIC_API_KEY"):
-        return "no ANTHROPIC_API_KEY"
-    if not extras.installed("llm"):
-        return extras.describe("llm")
-    return None
+    """Why LLM extraction will not run (None when it will): the setting, or no backend (no key or extra for the API,
+    no Claude Code CLI)."""
+    from ..extract.backend import choose
+
+    choice = choose(settings)
+    if choice.on:
+        return None
+    if choice.reason.startswith("the [llm] extra") or "extra is not installed" in choice.reason:
+        return f"{choice.reason} ({extras.describe('llm')})"
+    return choice.reason
+
+
+def extraction_state(conn: sqlite3.Connection, settings: dict[str, Any]) -> dict[str, Any]:
+    """Which extraction backend runs and why, whether it is paused, and its calls and tokens per day."""
+    from ..extract import quota
+    from ..extract.backend import choose
+    from ..store import extraction
+
+    choice = choose(settings)
+    return {"backend": choice.backend, "reason": choice.reason, "claude": choice.claude,
+            "paused": quota.paused() if choice.backend == "claude-code" else None,
+            "calls_per_hour_limit": settings["extractionCallsPerHour"] if choice.backend == "claude-code" else None,
+            "per_day": extraction.per_day(conn)}
 
 
 def control_state(project: Project) -> dict[str, Any]:
@@ -59,6 +75,17 @@ def control_state(project: Project) -> dict[str, Any]:
     reason, notify = control.check(project.id, str(project.root))
     return {"enabled": reason is None, "reason": reason, "detail": control.describe(reason),
             "mode": control.settings()[0], "notify": notify}
+
+
+def _extraction_line(e: dict[str, Any]) -> str:
+    if e["backend"] == "off":
+        return f"extraction off: {e['reason']}"
+    line = f"extraction  {e['backend']}: {e['reason']}"
+    if e.get("calls_per_hour_limit"):
+        line += f"; at most {e['calls_per_hour_limit']} calls an hour"
+    if e.get("paused"):
+        line += f"; {e['paused']}"
+    return line
 
 
 def render(data: dict[str, Any]) -> str:
@@ -75,6 +102,10 @@ def render(data: dict[str, Any]) -> str:
         f"injected  {data['tokens_injected']} tokens injected in {data['injections']} injections",
         f"extraction cost  ${data['extraction_cost_usd']:.4f}"
         + ("" if data["llm"] else f"  (LLM extraction off: {data['llm_off_reason']})"),
+        _extraction_line(data["extraction"]),
+        *(f"  {d['day']}  {d['backend']:<12} {d['calls']} call(s), {d['input_tokens']:,} tokens in, "
+          f"{d['output_tokens']:,} out, ${d['cost_usd']:.4f}" + (f", {d['failed_runs']} failed" if d["failed_runs"] else "")
+          for d in data["extraction"]["per_day"]),
         "extras    " + "  ".join(f"[{name}] {'yes' if ok else 'no'}" for name, ok in data["extras"].items()),
     ]
     if data["recent_injections"]:

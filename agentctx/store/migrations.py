@@ -211,6 +211,25 @@ def m007_ordered_indexes(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m008_extraction_calls(conn: sqlite3.Connection) -> None:
+    # Every extraction run that called a model, whichever backend: what it cost in calls and tokens. The Claude Code
+    # backend spends the user's own subscription quota, so its calls per hour are bounded and shown per day.
+    _run(conn, (
+        """CREATE TABLE extraction_calls (
+            at            TEXT NOT NULL,
+            backend       TEXT NOT NULL,
+            project_id    TEXT,
+            session_id    TEXT,
+            calls         INTEGER NOT NULL,
+            input_tokens  INTEGER NOT NULL DEFAULT 0,
+            output_tokens INTEGER NOT NULL DEFAULT 0,
+            cost_usd      REAL NOT NULL DEFAULT 0,
+            outcome       TEXT NOT NULL
+        )""",
+        "CREATE INDEX extraction_calls_at ON extraction_calls(backend, at)",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -219,6 +238,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "team_sync", m005_team_sync),
     Migration(6, "evidence", m006_evidence),
     Migration(7, "ordered_indexes", m007_ordered_indexes),
+    Migration(8, "extraction_calls", m008_extraction_calls),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -61,7 +61,9 @@ def ledger_lines() -> list[str]:
 def test_on_by_default_with_a_notice_at_session_start(remembered):
     out = start(remembered)
     assert "Storage engine" in out["hookSpecificOutput"]["additionalContext"]
-    assert out["systemMessage"] == "agentctx: 2 records for this project · `agentctx why`"
+    # The first notice also says, once, that no extraction backend is there (no key, no Claude Code CLI here).
+    assert out["systemMessage"].startswith("agentctx: 2 records for this project · nothing extracted from sessions")
+    assert out["systemMessage"].endswith(" · `agentctx why`")
     # The next session knows when the user last looked: new records are counted.
     assert prompt(remembered)["hookSpecificOutput"]["additionalContext"].startswith("Relevant project context")
 
