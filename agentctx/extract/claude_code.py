@@ -113,8 +113,8 @@ class _Messages:
 class ClaudeCodeClient:
     """Runs `claude -p` for `messages.create(**kwargs)` (the kwargs `extract.client.request` builds)."""
 
-    def __init__(self, claude: str, *, timeout: float = TIMEOUT_S, cwd: str | None = None) -> None:
-        self.claude, self.timeout, self.cwd = claude, timeout, cwd
+    def __init__(self, claude: str, *, timeout: float | None = None, cwd: str | None = None) -> None:
+        self.claude, self.timeout, self.cwd = claude, TIMEOUT_S if timeout is None else timeout, cwd
         self.messages = _Messages(self)
 
     def create(self, **kwargs: Any) -> dict[str, Any]:

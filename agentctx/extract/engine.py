@@ -276,6 +276,10 @@ def _locked(conn: sqlite3.Connection, session_id: str, path: Path, *, cwd: str |
             return ExtractResult(session_id, skipped="missing_extra")
     attempts = _Attempts()
     data, usd, usage, error = _call(client, model, plan, lines, handover, sleep, attempts)
+    shape = validate.problem(data) if data is not None else None
+    if shape is not None:
+        log(f"extract: session {session_id}: the answer failed validation ({shape}); nothing written")
+        data, error = None, f"invalid answer: {shape}"
     if usd > 0:
         sessions.add_cost(conn, session_id, project_id, usd)  # paid for, whatever the answer was worth
     if attempts.made:
@@ -298,7 +302,8 @@ def _locked(conn: sqlite3.Connection, session_id: str, path: Path, *, cwd: str |
                     cur.advance(failures=failures, cost_usd=cur.cost_usd + usd, runs=cur.runs + 1))
         log(f"extract failed for session {session_id}: {error}" + ("; giving up on this part" if gave_up else ""))
         return ExtractResult(session_id, cost_usd=usd, calls=usage.calls, tokens_sent=usage.sent,
-                             skipped="unparseable" if error == "unparseable" else "api_error", mode=plan.mode)
+                             skipped="unparseable" if str(error).startswith(("unparseable", "invalid answer", "not_json"))
+                             else "api_error", mode=plan.mode)
     extraction = validate.check(data, plan.evidence)
     seen = set(cur.reinforced)
     result = ingest(conn, extraction, project_id=project_id, session_id=session_id, threshold=threshold,

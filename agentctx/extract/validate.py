@@ -164,6 +164,16 @@ _KINDS: tuple[tuple[str, Kind], ...] = (("decisions", "decision"), ("preferences
                                         ("conventions", "convention"), ("gotchas", "gotcha"))
 
 
+def problem(data: dict[str, Any]) -> str | None:
+    """What makes an answer as a whole unusable (None when it is usable): none of the schema's fields, or a list
+    field that is not a list. Entries are checked one by one by `check`; this is the answer's own shape."""
+    fields = [field for field, _ in _KINDS] + ["active_work", "flush_ok"]
+    if not any(field in data for field in fields):
+        return "the answer has none of the schema's fields"
+    wrong = [field for field, _ in _KINDS if field in data and data[field] is not None and not isinstance(data[field], list)]
+    return f"not a list: {', '.join(wrong)}" if wrong else None
+
+
 def check(data: dict[str, Any], evidence_text: str) -> Extraction:
     """Validate a decoded answer against the schema and the developer's words in `evidence_text`."""
     if data.get("flush_ok") is True:
