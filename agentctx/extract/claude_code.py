@@ -35,7 +35,7 @@ class CLIError(Exception):
     def backs_off(self) -> bool:
         """A rate limit, a login problem, a CLI that cannot run or answer in time: not the part's fault, so wait
         before the next call instead of counting a failure against it (the part is sent again later)."""
-        return self.kind in ("rate_limit", "auth", "missing", "broken", "timeout")
+        return self.kind in ("rate_limit", "auth", "offline", "missing", "broken", "timeout")
 
 
 def argv(claude: str, model: str, system: str, schema: dict[str, Any]) -> list[str]:
@@ -81,6 +81,8 @@ def parse(stdout: str, stderr: str, returncode: int) -> dict[str, Any]:
             raise CLIError("rate_limit", said, status)
         if status in AUTH_FAILED or "authenticat" in said.lower() or "/login" in said:
             raise CLIError("auth", said, status)
+        if status is None and "unable to connect" in said.lower():
+            raise CLIError("offline", said)
         raise CLIError("cli_error", said, status)
     data = result.get("structured_output")
     text = json.dumps(data) if isinstance(data, dict) else str(result.get("result") or "")

@@ -27,6 +27,7 @@ _ADVICE = {
     "rate_limit": "Your Claude Code usage limit was reached: extraction waits and tries again.",
     "auth": "Claude Code is not logged in here: run `claude` and /login (or set ANTHROPIC_API_KEY for the API backend).",
     "missing": "Install Claude Code, or point agentctx at it: `agentctx config set claudeCodePath /path/to/claude`.",
+    "offline": "Claude Code could not reach its API (offline?): extraction waits and tries again.",
     "broken": "Check that `claude -p hello` works in a terminal.",
     "timeout": "The call took too long; it is retried later.",
 }

@@ -13,8 +13,8 @@ from ..base import paths
 from ..base.userfiles import atomic_write
 
 # How long extraction through the CLI waits after each kind of failure before it tries again.
-PAUSE_S = {"rate_limit": 15 * 60.0, "auth": 60 * 60.0, "missing": 60 * 60.0, "broken": 10 * 60.0,
-           "timeout": 5 * 60.0}
+PAUSE_S = {"rate_limit": 15 * 60.0, "auth": 60 * 60.0, "offline": 5 * 60.0, "missing": 60 * 60.0,
+           "broken": 10 * 60.0, "timeout": 5 * 60.0}
 
 
 def _file() -> str:
