@@ -1,6 +1,6 @@
 """Extraction cost per session: agentctx's incremental extraction against the original's whole-transcript-every-Stop.
 
-    python bench/extraction.py [--turns 20 200] [--output-tokens 400]
+    python bench/extraction.py [--turns 20 200] [--output-tokens 400] [--claude-code PATH/TO/claude]
 
 Synthetic Claude Code sessions (real JSONL shapes: split assistant responses, tool calls and results) grow one
 turn at a time. After every turn a Stop fires:
@@ -10,6 +10,9 @@ turn at a time. After every turn a Stop fires:
                 system prompt, schema, existing-record list, carry-over and the new part);
   * ours+debounce — the same, but only when the Stop hook's debounce lets it through (transcript grew by
                 ≥ DEBOUNCE_BYTES), plus the SessionEnd final pass.
+  * claude-code — ours+debounce through the real Claude Code CLI (`--claude-code`), against a local Messages API
+                stand-in (tests/e2e/messages_standin.py) that counts what the CLI actually sends per request (its
+                own system blocks, the StructuredOutput tool, the date reminder) and answers like the counting client.
 Input tokens are chars/4 of each request; output is a fixed allowance per call (the same for every strategy).
 Cost uses claude-haiku-4-5's price table entry. Figures are ratios against the baseline measured in this run.
 """
@@ -130,7 +133,43 @@ def original_tokens(path: Path) -> tuple[int, int]:
     return (ORIGINAL_SYSTEM_TOKENS * (len(chunks) + 1) + tokens + 400 * len(chunks)), len(chunks) + 1
 
 
-def simulate(turns: int, output_tokens: int, debounce: bool, seed: int = 7) -> dict[str, float]:
+def _answer_for(user: str) -> dict[str, Any]:
+    new = user.split("NEW TRANSCRIPT:\n", 1)[-1]
+    decisions = []
+    for line in new.splitlines():
+        if "We decided to use" in line:
+            quote = line[line.index("We decided"):].split(",")[0]
+            decisions.append({"what": quote[len("We decided to "):], "rationale": "", "supersedes": None,
+                              "confidence": "explicit", "evidence": quote})
+    return {"decisions": decisions, "preferences": [], "conventions": [], "gotchas": [], "flush_ok": False,
+            "active_work": {"current_task": "continue", "blockers": [], "next_steps": [], "open_questions": []}}
+
+
+class CLICounter:
+    """The Messages API stand-in the real CLI talks to: counts each extraction request, answers via StructuredOutput."""
+
+    def __init__(self) -> None:
+        sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+        from messages_standin import MessagesStandIn, text_of  # noqa: E402
+
+        self.sent = self.calls = 0
+        outer = self
+
+        def model(body: dict[str, Any]) -> list[dict[str, Any]]:
+            from agentctx.base.tokens import estimate
+
+            outer.sent += estimate(json.dumps(body.get("system")) + json.dumps(body.get("tools"))
+                                   + json.dumps(body.get("messages")))
+            outer.calls += 1
+            user = text_of(body["messages"][-1]["content"])
+            return [{"type": "tool_use", "id": f"toolu_bench{outer.calls}", "name": "StructuredOutput",
+                     "input": _answer_for(user)}]
+
+        self.server = MessagesStandIn(model)
+
+
+def simulate(turns: int, output_tokens: int, debounce: bool, seed: int = 7,
+             claude: str | None = None) -> dict[str, float]:
     """Run one synthetic session in a fresh home; returns calls, tokens and cost for ours (and the baseline)."""
     from agentctx.store import db
     from agentctx.extract import cost as price
@@ -143,7 +182,17 @@ def simulate(turns: int, output_tokens: int, debounce: bool, seed: int = 7) -> d
         db.connect(create=True).close()
         path = Path(tmp) / "bench.jsonl"
         writer, rng = Writer(path, str(project)), random.Random(seed)
-        client = CountingClient(output_tokens)
+        client: Any = CountingClient(output_tokens)
+        counter = None
+        if claude:
+            from agentctx.extract.claude_code import ClaudeCodeClient
+
+            counter = CLICounter()
+            counter.server.__enter__()
+            os.environ.update(ANTHROPIC_BASE_URL=counter.server.base_url, ANTHROPIC_API_KEY="sk-ant-standin",
+                              CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", HOME=str(Path(tmp) / "userhome"))
+            (Path(tmp) / "userhome").mkdir()
+            client = ClaudeCodeClient(claude, cwd=tmp)
         base_sent = base_calls = 0
         last_spawn = -1
         for i in range(turns):
@@ -155,6 +204,9 @@ def simulate(turns: int, output_tokens: int, debounce: bool, seed: int = 7) -> d
                 last_spawn = size
                 engine.execute("bench", path, cwd=str(project), client=client)
         engine.execute("bench", path, cwd=str(project), client=client, final=True)  # SessionEnd
+        if counter is not None:
+            counter.server.__exit__(None, None, None)
+            client = counter
         records = len(db.connect().execute("SELECT id FROM records WHERE type = 'decision'").fetchall())
         state = cursor.load("bench")
         transcript_tokens = path.stat().st_size // 4
@@ -169,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, nargs="+", default=[20, 200])
     parser.add_argument("--output-tokens", type=int, default=400)
+    parser.add_argument("--claude-code", metavar="CLAUDE", help="also run ours+debounce through this Claude Code CLI")
     args = parser.parse_args(argv)
     os.environ.pop("ANTHROPIC_API_KEY", None)
     summary = []
@@ -179,6 +232,12 @@ def main(argv: list[str] | None = None) -> int:
         rows = [("baseline", every["base_calls"], every["base_tokens"], every["base_usd"]),
                 ("ours", every["ours_calls"], every["ours_tokens"], every["ours_usd"]),
                 ("ours+debounce", deb["ours_calls"], deb["ours_tokens"], deb["ours_usd"])]
+        if args.claude_code:
+            cli = simulate(turns, args.output_tokens, debounce=True, claude=args.claude_code)
+            rows.append(("claude-code", cli["ours_calls"], cli["ours_tokens"], cli["ours_usd"]))
+            summary += [f"t{turns}_cli_tokens={cli['ours_tokens']}", f"t{turns}_api_tokens={deb['ours_tokens']}",
+                        f"t{turns}_cli_vs_api={cli['ours_tokens'] / deb['ours_tokens']:.3f}",
+                        f"t{turns}_cli_decisions={cli['decisions']}"]
         for name, calls, tokens, usd in rows:
             ratio = usd / every["base_usd"]
             print(f"{turns:>5} {name:<15} {calls:>6} {tokens:>13,} {usd:>9.4f} {ratio:>11.3f}x")
