@@ -280,8 +280,12 @@ def explain_query(req: Request) -> dict[str, Any]:
 
 
 def overview(req: Request) -> dict[str, Any]:
+    from ..base import config
+    from ..memory.status import extraction_state
+
     _drain(req)
-    return browse.overview(req.conn, req.scope)
+    # Extraction calls are the user's (a Claude Code subscription's quota is): every project's, whatever the scope.
+    return {**browse.overview(req.conn, req.scope), "extraction": extraction_state(req.conn, config.load())}
 
 
 def graph(req: Request) -> dict[str, Any]:

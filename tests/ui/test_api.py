@@ -212,3 +212,14 @@ def test_explain_shows_the_prompt_hooks_decision(live, seeded, run_cli):
     cli = run_cli("search", "--explain", "--json", "which database do we use for orders?")
     assert [c["id"] for c in cli] == [c["id"] for c in data["candidates"]]
     assert live.call("GET", "/api/explain?q=")[2]["code"] == "blank_field"
+
+
+def test_overview_shows_extraction_calls_and_tokens_per_day(live, seeded, conn):
+    from agentctx.store import extraction
+
+    extraction.log_call(conn, backend="claude-code", project_id=seeded["project"].id, session_id="sess-1", calls=2,
+                        input_tokens=1800, output_tokens=240, cost_usd=0.003, outcome="ok")
+    _, _, ov = live.call("GET", "/api/overview")
+    (day,) = ov["extraction"]["per_day"]
+    assert (day["backend"], day["calls"], day["input_tokens"], day["output_tokens"]) == ("claude-code", 2, 1800, 240)
+    assert ov["extraction"]["backend"] in ("api", "claude-code", "off") and ov["extraction"]["reason"]

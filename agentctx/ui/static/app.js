@@ -418,13 +418,25 @@
     let d;
     try { d = await api("GET", "/api/overview?" + qs({ project: state.project })); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
     const daily = d.daily;
-    mount(h("h2", {}, "Overview"), h("div", { class: "grid2" },
+    const ex = d.extraction || { backend: "off", reason: "", per_day: [] };
+    const perDay = {};
+    for (const r of ex.per_day || []) {
+      const e = perDay[r.day] || (perDay[r.day] = { calls: 0, tokens: 0 });
+      e.calls += r.calls; e.tokens += r.input_tokens + r.output_tokens;
+    }
+    const exDays = Object.keys(perDay).sort();
+    const exLine = ex.backend === "off" ? `Extraction off: ${ex.reason}` :
+      `Extraction through ${ex.backend === "claude-code" ? "your Claude Code CLI" : "the Messages API"} (${ex.reason})` +
+      (ex.calls_per_hour_limit ? ` · at most ${ex.calls_per_hour_limit} calls an hour` : "") + (ex.paused ? ` · ${ex.paused}` : "");
+    mount(h("h2", {}, "Overview"), h("p", { class: "muted", id: "extraction-state" }, exLine), h("div", { class: "grid2" },
       bars(Object.entries(d.by_type), "Current records by type"),
       bars(Object.entries(d.by_confidence), "Current records by confidence"),
       bars(daily.map((r) => [r.day, r.tokens]), "Tokens injected per day"),
       bars(daily.map((r) => [r.day, r.cost_usd]), "Extraction cost per day (USD)", (v) => v.toFixed(3)),
       bars(daily.map((r) => [r.day, r.records]), "Records written per day"),
-      bars(Object.entries(d.by_source), "Current records by source")));
+      bars(Object.entries(d.by_source), "Current records by source"),
+      bars(exDays.map((k) => [k, perDay[k].calls]), "Extraction calls per day (all projects)"),
+      bars(exDays.map((k) => [k, perDay[k].tokens]), "Extraction tokens per day (all projects)")));
   }
 
   // ---- routing and keys ----------------------------------------------------------------------------------
