@@ -95,16 +95,7 @@ class CountingClient:
         tokens = estimate(json.dumps(kw["system"]) + json.dumps(kw["messages"]) + json.dumps(kw.get("output_config")))
         self.sent += tokens
         self.calls += 1
-        user = kw["messages"][0]["content"]
-        new = user.split("NEW TRANSCRIPT:\n", 1)[-1]
-        decisions = []
-        for line in new.splitlines():
-            if "We decided to use" in line:
-                quote = line[line.index("We decided"):].split(",")[0]
-                decisions.append({"what": quote[len("We decided to "):], "rationale": "", "supersedes": None,
-                                  "confidence": "explicit", "evidence": quote})
-        data = {"decisions": decisions, "preferences": [], "conventions": [], "gotchas": [], "flush_ok": False,
-                "active_work": {"current_task": "continue", "blockers": [], "next_steps": [], "open_questions": []}}
+        data = _answer_for(kw["messages"][0]["content"])
         return {"model": MODEL, "content": [{"type": "text", "text": json.dumps(data)}],
                 "usage": {"input_tokens": tokens, "output_tokens": self.output_tokens}}
 

@@ -24,22 +24,20 @@ def _bool(raw: Any) -> bool:
     raise ValueError("expected true or false")
 
 
-def _positive_int(raw: Any) -> int:
-    if isinstance(raw, bool):
-        raise ValueError("expected an integer >= 1")
-    value = int(str(raw).strip())
-    if value < 1:
-        raise ValueError("expected an integer >= 1")
-    return value
+def _int_at_least(low: int) -> Callable[[Any], int]:
+    def parse(raw: Any) -> int:
+        if isinstance(raw, bool):
+            raise ValueError(f"expected an integer >= {low}")
+        value = int(str(raw).strip())
+        if value < low:
+            raise ValueError(f"expected an integer >= {low}")
+        return value
+
+    return parse
 
 
-def _non_negative_int(raw: Any) -> int:
-    if isinstance(raw, bool):
-        raise ValueError("expected an integer >= 0")
-    value = int(str(raw).strip())
-    if value < 0:
-        raise ValueError("expected an integer >= 0")
-    return value
+_positive_int = _int_at_least(1)
+_non_negative_int = _int_at_least(0)
 
 
 def _text(raw: Any) -> str:
