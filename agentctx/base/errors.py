@@ -44,6 +44,11 @@ MESSAGES: dict[str, str] = {
     "file_unreadable": "cannot read {path}: {detail}",
     "file_unwritable": "cannot write {path}: {detail}",
     "file_invalid": "{path} is not valid {kind} ({detail})",
+    "team_file_too_large": "{path} is {size} bytes, over the {limit}-byte cap of a team or profile file; nothing was "
+                           "imported (docs/team.md: a real team's file is far smaller; check where it came from)",
+    "team_file_too_many": "{path} holds {count} entries, over the cap of {limit}; nothing was imported (docs/team.md)",
+    "team_import_too_large": "importing {path} would add or change {count} records, over the cap of {limit} for one "
+                             "import; nothing was imported (review the file; `--max-records N` raises the cap once)",
     "team_unimported": "{path} has changes not imported ({detail}): run `agentctx {kind} import` first, or export with --force to overwrite them",
     "invalid_as_of": "as_of {value!r} is neither a date (YYYY-MM-DD or ISO 8601) nor a git ref of this repository{detail}",
     # per-project control, review, forget, import (docs/control.md)

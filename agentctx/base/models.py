@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     RecordType = Literal["decision", "convention", "preference", "discovery", "bugfix", "handover", "profile"]
     Scope = Literal["project", "global"]
-    Confidence = Literal["explicit", "inferred", "reinforced"]
+    Confidence = Literal["explicit", "inferred", "reinforced", "team"]
     Source = Literal["llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import", "dashboard",
                      "claude_memory"]
     NodeKind = Literal["file", "symbol", "package", "module", "branch"]
@@ -81,7 +81,8 @@ def record_type(name: str, fields: str | tuple[str, ...], *, defaults: "tuple[An
 
 RECORD_TYPES: tuple[str, ...] = ("decision", "convention", "preference", "discovery", "bugfix", "handover", "profile")
 SCOPES: tuple[str, ...] = ("project", "global")
-CONFIDENCES: tuple[str, ...] = ("explicit", "inferred", "reinforced")
+# `team`: brought in from a teammate's `.agentctx/context.md` (below what this user typed; docs/team.md).
+CONFIDENCES: tuple[str, ...] = ("explicit", "inferred", "reinforced", "team")
 SOURCES: tuple[str, ...] = ("llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import", "dashboard",
                             "claude_memory")
 NODE_KINDS: tuple[str, ...] = ("file", "symbol", "package", "module", "branch")

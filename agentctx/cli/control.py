@@ -58,14 +58,24 @@ def cmd_review(args: argparse.Namespace, ctx: Context) -> int:
         done = review.apply(ctx.conn, ctx.project, confirm=args.confirm or [], delete=args.delete or [])
         ctx.emit(done) if ctx.json else _say_applied(ctx, done)
         return 0
+    todo = None
+    if args.team:
+        from ..team.sync import last_import
+
+        at, todo = last_import(ctx.conn, ctx.project.id)
+        if not ctx.json:
+            ctx.out(f"the last team import ({at}) brought in {len(todo)} record(s) still current" if at else
+                    "no team import has brought records in yet")
     if args.json:
-        found = review.pending(ctx.conn, ctx.project.id, everything=args.all)
+        found = todo if todo is not None else review.pending(ctx.conn, ctx.project.id, everything=args.all)
         ctx.emit([review.listing(r) for r in found])
+        return 0
+    if todo == []:
         return 0
     if not terminal.is_terminal():
         raise _needs_terminal("review", "`agentctx review --json` lists the records; "
                                         "`agentctx review --yes --confirm ID --delete ID` acts on explicit ids")
-    done = review.walk(ctx.conn, ctx.project, terminal.Terminal(), everything=args.all)
+    done = review.walk(ctx.conn, ctx.project, terminal.Terminal(), everything=args.all, todo=todo)
     ctx.out("")
     ctx.out(f"reviewed: {len(done['confirmed'])} confirmed, {len(done['edited'])} edited, "
             f"{len(done['deleted'])} deleted, {len(done['skipped'])} skipped"
@@ -210,6 +220,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     p = sub.add_parser("review", help="walk through the records written since the last review (inferred first)")
     p.add_argument("--all", action="store_true", help="every current record, not only the new ones")
+    p.add_argument("--team", action="store_true",
+                   help="what the last import of the team file (.agentctx/context.md) brought in")
     p.add_argument("--confirm", action="append", metavar="ID", help="confirm this record (with --yes; repeatable)")
     p.add_argument("--delete", action="append", metavar="ID", help="delete this record (with --yes; repeatable)")
     p.add_argument("--yes", action="store_true", help="act on the explicit ids without a terminal")

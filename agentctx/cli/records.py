@@ -64,7 +64,8 @@ def _show_text(record: Record, head: Record | None = None) -> str:
         f"{record.title}",
         f"  id          {record.id}",
         f"  type        {record.type} ({record.scope}{', pinned' if record.pinned else ''})",
-        f"  confidence  {record.confidence}" + (f" (seen {record.reinforce_count}x more)" if record.reinforce_count else ""),
+        f"  confidence  {record.confidence}" + (f" (seen {record.reinforce_count}x more)" if record.reinforce_count else "")
+        + (" (from the team file: a teammate's entry; `agentctx review --team`)" if record.confidence == "team" else ""),
         f"  source      {record.source}" + (f", session {record.session_id}" if record.session_id else ""),
         f"  valid from  {record.valid_from}",
         f"  recorded    {record.recorded_at}",

@@ -44,7 +44,8 @@ def _print_plan(ctx: Context, p: team.Plan, label: str, *, kind: str) -> None:
 
 
 def _import(ctx: Context, target: team.Target, args: argparse.Namespace, kind: str) -> int:
-    result = team.import_file(ctx.conn, target, apply_removals=args.apply_removals)
+    cap = getattr(args, "max_records", None) or team.MAX_IMPORT_RECORDS
+    result = team.import_file(ctx.conn, target, apply_removals=args.apply_removals, max_records=cap)
     if result.changed:  # this project's digest lists team decisions and global preferences alike
         from ..memory import digest
 
@@ -147,6 +148,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--force", action="store_true", help="export: overwrite changes in the file that were not imported")
     p.add_argument("--apply-removals", action="store_true",
                    help="import: retire the records whose entries were removed from the file")
+    p.add_argument("--max-records", type=int, metavar="N",
+                   help=f"import: allow this import to add or change up to N records (default {team.MAX_IMPORT_RECORDS})")
     p.add_argument("--auto", action="store_true", help=argparse.SUPPRESS)  # SessionStart's detached import
     add_json(p)
     p.set_defaults(handler=cmd_team)

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 HEADER = "Relevant project context (agentctx):"
 UNCONFIRMED = " (unconfirmed pattern)"
+TEAM = " (from the team file)"  # a teammate's entry, imported from .agentctx/context.md: not what this user said
 DEDUP_READ_LIMIT = 1024 * 1024  # ~37,000 ids: a session injecting more simply re-injects its oldest
 # Characters of a record's body an injection shows: what the record says, not all of it.
 BODY_CHARS = 360
@@ -80,7 +81,7 @@ def block(hit: "SearchHit") -> str:
     """What the record is, in a few lines: its type, title and id, then the start of its body (the whole record is
     one `ctx_get` away, by that id)."""
     r = hit.record
-    label = UNCONFIRMED if r.confidence == "inferred" else ""
+    label = UNCONFIRMED if r.confidence == "inferred" else TEAM if r.confidence == "team" else ""
     body = r.body.strip()
     if len(body) > BODY_CHARS:
         cut = body.rfind(" ", 0, BODY_CHARS)

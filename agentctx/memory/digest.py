@@ -127,7 +127,8 @@ def decisions_section(conn: "sqlite3.Connection", project_id: str) -> str:
     lines = []
     for r in rows:
         detail = _first_line(r)
-        lines.append(_clip(f"- {r.title}: {detail}" if detail else f"- {r.title}"))
+        title = f"{r.title} (team file)" if r.confidence == "team" else r.title
+        lines.append(_clip(f"- {title}: {detail}" if detail else f"- {title}"))
     return _lines_section("Active decisions and conventions (agentctx):", lines, SECTION_BUDGETS["decisions"])
 
 

@@ -78,14 +78,16 @@ def show(term: "Terminal", record: Record, position: str = "") -> None:
 
 # ---- the interactive walk ----
 
-def walk(conn: sqlite3.Connection, project: Project, term: "Terminal", *, everything: bool = False) -> dict[str, Any]:
+def walk(conn: sqlite3.Connection, project: Project, term: "Terminal", *, everything: bool = False,
+         todo: list[Record] | None = None) -> dict[str, Any]:
     """Ask about each pending record: confirm, edit (an explicit supersession), delete, skip, or quit.
 
     A walk that reaches the end moves the review mark to when it started; one left early (q, end of input)
     remembers the records it handled, so the next review starts with the rest."""
     started = now_iso()
     at, handled = load_state(project.id)
-    todo = pending(conn, project.id, everything=everything)
+    given = todo is not None  # a list of its own (the last team import): the review mark is not this walk's to move
+    todo = pending(conn, project.id, everything=everything) if todo is None else todo
     done: dict[str, list[str]] = {"confirmed": [], "edited": [], "deleted": [], "skipped": []}
     finished = True
     created: list[str] = []
@@ -118,7 +120,9 @@ def walk(conn: sqlite3.Connection, project: Project, term: "Terminal", *, everyt
         else:
             done["skipped"].append(record.id)
         handled.append(record.id)
-    if finished:
+    if given:
+        pass
+    elif finished:
         save_state(project.id, started, created)
     else:
         save_state(project.id, at, handled + created)

@@ -35,7 +35,7 @@ TELLING = 0.1  # about: a word found in fewer than half of all software document
 TYPE_WEIGHT = {"decision": 1.2, "convention": 1.1, "handover": 1.0, "preference": 1.0,
                "profile": 0.9, "discovery": 0.85, "bugfix": 0.85}
 # Inferred records are hypotheses (SPEC §3.3): they rank below what the developer stated or what recurred.
-CONFIDENCE_WEIGHT = {"explicit": 1.0, "reinforced": 1.0, "inferred": 0.75}
+CONFIDENCE_WEIGHT = {"explicit": 1.0, "reinforced": 1.0, "team": 0.9, "inferred": 0.75}
 PIN_WEIGHT = 1.5
 # Days for the recency factor to fall halfway to its floor; None = the type does not age.
 HALF_LIFE_DAYS = {"decision": None, "convention": None, "profile": None, "preference": 180.0,

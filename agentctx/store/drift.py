@@ -15,11 +15,11 @@ DRIFT_TYPES = ("decision", "convention")
 
 def candidates(conn: sqlite3.Connection, project_id: str, *, types: Sequence[str] = DRIFT_TYPES,
                limit: int = 500) -> list[Record]:
-    """Current explicit or reinforced records of the project's own namespace, oldest first."""
+    """Current explicit, reinforced or team records of the project's own namespace, oldest first."""
     marks = ",".join("?" * len(types))
     rows = conn.execute(
         f"SELECT {COLUMNS} FROM records WHERE project_id = ? AND superseded_at IS NULL AND type IN ({marks}) "
-        f"AND confidence IN ('explicit', 'reinforced') ORDER BY recorded_at, id LIMIT ?",
+        f"AND confidence IN ('explicit', 'reinforced', 'team') ORDER BY recorded_at, id LIMIT ?",
         (project_id, *types, limit),
     )
     return [to_record(r) for r in rows]

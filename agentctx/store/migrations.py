@@ -230,6 +230,13 @@ def m008_extraction_calls(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m009_team_confidence(conn: sqlite3.Connection) -> None:
+    # Records a teammate's team file brought in carry their own confidence, below what this user typed (docs/team.md);
+    # earlier imports stored them as explicit. The developer's own profile file (`_global`) stays explicit.
+    conn.execute("UPDATE records SET confidence = 'team' WHERE source = 'team_import' AND confidence = 'explicit' "
+                 "AND project_id != '_global'")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -239,6 +246,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "evidence", m006_evidence),
     Migration(7, "ordered_indexes", m007_ordered_indexes),
     Migration(8, "extraction_calls", m008_extraction_calls),
+    Migration(9, "team_confidence", m009_team_confidence),
 )
 
 LATEST = MIGRATIONS[-1].version

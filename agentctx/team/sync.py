@@ -23,7 +23,14 @@ from ..store.db import atomic
 from . import stamp as team_stamp
 from . import fileformat as teamfile
 
-SHARED_CONFIDENCES = ("explicit", "reinforced")  # never inferred: a hypothesis is not something to hand a teammate
+# Shared through the file: never inferred (a hypothesis is not something to hand a teammate). `team` is what a
+# teammate's file brought in: shared on, never promoted to what this user typed.
+SHARED_CONFIDENCES = ("explicit", "reinforced", "team")
+# The file arrives through git from teammates, forks and pull requests: bounded like every repository file we read.
+# A real team's file is well under these (docs/team.md); above them nothing is imported.
+MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_ENTRIES = 5_000
+MAX_IMPORT_RECORDS = 500  # records one import may add or supersede
 
 
 class Target(record_type("Target", "kind namespace scope path root")):
@@ -78,7 +85,7 @@ def _hash(type_: str, title: str, body: str) -> str:
 
 
 def shareable(conn: sqlite3.Connection, target: Target) -> list[Record]:
-    """The current records the file carries: its types, explicit or reinforced, of its own namespace and scope."""
+    """The current records the file carries: its types, explicit, reinforced or team, of its own namespace and scope."""
     return [r for r in records.current(conn, target.namespace, types=target.kind.types, own_only=True)
             if r.confidence in SHARED_CONFIDENCES and r.scope == target.scope]
 
@@ -115,13 +122,29 @@ class Plan(record_type("Plan", "new edits relinks conflicts stale removed_now re
 
 
 def read_file(target: Target) -> str | None:
+    """The file's text (None when there is none). A regular file only, read without blocking and never past the cap
+    (a FIFO or a link to /dev/zero is refused at once, a huge file before it is read whole)."""
+    from ..base.safeio import read_head
+
     try:
-        with open(target.path, encoding="utf-8", newline="") as fh:
-            return fh.read()
+        data = read_head(str(target.path), MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise NotFoundError("file_unreadable", path=target.path, detail=getattr(exc, "strerror", None) or str(exc)) from None
+    except OSError as exc:
+        raise NotFoundError("file_unreadable", path=target.path, detail=exc.strerror or str(exc)) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ValidationError("team_file_too_large", path=target.path, size=_size(target.path), limit=MAX_FILE_BYTES)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotFoundError("file_unreadable", path=target.path, detail=f"not UTF-8 ({exc.reason})") from None
+
+
+def _size(path: str) -> int | str:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return "?"
 
 
 def plan(conn: sqlite3.Connection, target: Target, text: str | None) -> Plan:
@@ -132,6 +155,8 @@ def plan(conn: sqlite3.Connection, target: Target, text: str | None) -> Plan:
     heads = _heads(conn, target, rows)
     head_records = sync.by_ids(conn, sorted({rid for rid in heads.values() if rid}))
     parsed = teamfile.parse(text, target.kind) if text is not None else teamfile.Parsed((), (), frozenset(), True)
+    if len(parsed.entries) > MAX_ENTRIES:
+        raise ValidationError("team_file_too_many", path=target.path, count=len(parsed.entries), limit=MAX_ENTRIES)
     new, edits, relinks, conflicts, stale, restored = [], [], [], [], [], []
     for entry in parsed.entries:
         row = rows.get(entry.key)
@@ -216,8 +241,10 @@ def unexported(conn: sqlite3.Connection, target: Target) -> list[Record]:
 
 
 def _new_record(target: Target, entry: teamfile.Entry, pinned: bool = False) -> NewRecord:
+    # A teammate's entry is trusted below what this user typed (`team`); the developer's own profile file is theirs.
+    confidence = "team" if target.kind is teamfile.TEAM else "explicit"
     return NewRecord(type=entry.type, title=scrub_text(entry.title), body=scrub_text(entry.body),
-                     project_id=target.namespace, scope=target.scope, confidence="explicit", source="team_import",
+                     project_id=target.namespace, scope=target.scope, confidence=confidence, source="team_import",
                      pinned=pinned)
 
 
@@ -227,8 +254,10 @@ class ImportResult(record_type("ImportResult", "path plan created superseded rel
     __slots__ = ()
 
 
-def import_file(conn: sqlite3.Connection, target: Target, *, apply_removals: bool = False) -> ImportResult:
-    """Bring the file's new and hand-edited entries into the store (one transaction); importing twice changes nothing."""
+def import_file(conn: sqlite3.Connection, target: Target, *, apply_removals: bool = False,
+                max_records: int = MAX_IMPORT_RECORDS) -> ImportResult:
+    """Bring the file's new and hand-edited entries into the store (one transaction); importing twice changes nothing.
+    An import that would add or change more than `max_records` records imports nothing."""
     text = read_file(target)
     if text is None:
         raise NotFoundError("file_unreadable", path=target.path,
@@ -237,6 +266,9 @@ def import_file(conn: sqlite3.Connection, target: Target, *, apply_removals: boo
     errors: list[tuple[int, str]] = []
     with atomic(conn):  # planned inside the write lock: two imports at once do the work once
         p = plan(conn, target, text)
+        if len(p.new) + len(p.edits) > max_records:
+            raise ValidationError("team_import_too_large", path=target.path, count=len(p.new) + len(p.edits),
+                                  limit=max_records)
         saves: list[tuple[str, str | None, str, str]] = []
         for entry in p.new:
             try:
@@ -270,8 +302,42 @@ def import_file(conn: sqlite3.Connection, target: Target, *, apply_removals: boo
         sync.save_file_hash(conn, target.namespace, target.path, sha256_hex(text))
     if target.root:
         team_stamp.remember(target.root, target.namespace)
+    if target.kind is teamfile.TEAM and (created or superseded):
+        _remember_import(target.namespace, created + [new for _, new in superseded])
     changed = bool(created or superseded or retired)
     return ImportResult(target.path, p, created, superseded, relinked, retired, [*p.errors, *errors], changed)
+
+
+def _import_file(namespace: str) -> str:
+    from ..base import paths
+
+    return os.path.join(paths.state_dir_str(), f"team-import-{paths._safe(namespace)}.json")
+
+
+def _remember_import(namespace: str, ids: list[str]) -> None:
+    """What this import brought in, for `agentctx review --team` (the last import's records, nothing older)."""
+    import json
+
+    from ..base import paths
+    from ..base.ids import now_iso
+    from ..base.userfiles import atomic_write
+
+    paths.ensure_private_dir(paths.state_dir())
+    atomic_write(_import_file(namespace), json.dumps({"at": now_iso(), "ids": ids}) + "\n", mode=0o600)
+
+
+def last_import(conn: sqlite3.Connection, namespace: str) -> tuple[str | None, list[Record]]:
+    """When the last team import that brought records in ran, and those of its records still current."""
+    import json
+
+    try:
+        with open(_import_file(namespace), encoding="utf-8") as fh:
+            data = json.load(fh)
+        at, ids = str(data["at"]), [str(i) for i in data["ids"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, []
+    found = sync.by_ids(conn, ids)
+    return at, [found[i] for i in ids if i in found and found[i].is_current]
 
 
 class ExportResult(record_type("ExportResult", "path entries written bytes left_out")):

@@ -106,7 +106,7 @@
   }
   function chips(r) {
     return [h("span", { class: "chip" }, r.type),
-      h("span", { class: `chip ${r.confidence}` }, r.confidence),
+      h("span", { class: `chip ${r.confidence}`, title: r.confidence === "team" ? "from a teammate's .agentctx/context.md" : "" }, r.confidence === "team" ? "team file" : r.confidence),
       r.pinned ? h("span", { class: "chip" }, "pinned") : null,
       r.current === false ? h("span", { class: "chip superseded" }, "superseded") : null];
   }
@@ -201,7 +201,7 @@
     const r = d.record;
     const meta = h("dl", { class: "meta" },
       [["id", r.id], ["project", r.project_id], ["type", `${r.type} (${r.scope})`],
-        ["confidence", r.confidence + (r.reinforce_count ? ` (seen ${r.reinforce_count}× more)` : "")],
+        ["confidence", r.confidence + (r.reinforce_count ? ` (seen ${r.reinforce_count}× more)` : "") + (r.confidence === "team" ? " (from the team file: a teammate's entry, not yours)" : "")],
         ["source", r.source], ["valid from", when(r.valid_from)], ["recorded", when(r.recorded_at)],
         ["superseded", r.superseded_at ? `${when(r.superseded_at)} by ${r.superseded_by}` : "no (current)"],
         ["read", `${r.access_count} times`]].map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]),
