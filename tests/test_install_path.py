@@ -60,7 +60,7 @@ def test_readme_install_then_hooks_run_from_a_minimal_env(tool, tmp_path):
 
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     hooks = [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
-    assert len(hooks) == 6
+    assert len(hooks) == 7
     minimal = {"HOME": str(home), "PATH": "/usr/bin:/bin"}  # `env -i HOME=… PATH=/usr/bin:/bin`
     for command in hooks:
         event = command.split()[-1]

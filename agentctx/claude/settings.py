@@ -1,4 +1,4 @@
-"""Surgical edits of Claude Code's settings: our six hooks and our MCP entry, nothing else; backups; exact undo."""
+"""Surgical edits of Claude Code's settings: our seven hooks and our MCP entry, nothing else; backups; exact undo."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ HOOKS: dict[str, tuple[str, str | None, dict[str, Any]]] = {
     # then may skip SessionEnd (async: cancelled in 11 and 4 of 15 runs, SessionEnd skipped in 9 and 1; sync: none;
     # docs/hooks.md).
     "PostToolUse": ("post-tool-use", "Write|Edit|MultiEdit|NotebookEdit|Bash", {"timeout": 10}),
+    # A failed call never reaches PostToolUse: a failing test run or an erroring command comes only here (fact 24).
+    "PostToolUseFailure": ("post-tool-use-failure", "Bash", {"timeout": 10}),
     "PreCompact": ("pre-compact", None, {"timeout": 10}),
     "Stop": ("stop", None, {"timeout": 10}),
     # No timeout: a larger one would make every exit wait for it (fact 15); the hook returns at once anyway.
@@ -229,7 +231,7 @@ def _hooks_table(data: dict[str, Any], path: Path) -> dict[str, Any]:
 
 
 def install_hooks(path: Path, launch: Launcher) -> bool:
-    """Register the six hooks in `path`; True when the file changed."""
+    """Register our hooks (`HOOKS`) in `path`; True when the file changed."""
     def change(data: dict[str, Any]) -> None:
         hooks = _hooks_table(data, path)
         for event in HOOKS:

@@ -23,6 +23,7 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "stop": ("lifecycle", "stop"),
     "pre-compact": ("lifecycle", "pre_compact"),
     "post-tool-use": ("tool", "post_tool_use"),
+    "post-tool-use-failure": ("tool", "post_tool_use_failure"),
     "session-end": ("lifecycle", "session_end"),
 }
 
@@ -33,8 +34,8 @@ STDIN_WAIT_S = 5.0
 # An immutable tuple with named fields (models.record_type) rather than a frozen dataclass: `dataclasses` pulls in
 # `inspect`, about 8 ms of imports on every hook process (measured: bench/hooks.py).
 _FIELDS = ("session_id", "transcript_path", "cwd", "event_name", "source", "prompt", "tool_name", "tool_input",
-           "tool_response", "trigger", "reason", "stop_hook_active")
-_DEFAULTS = ("", "", "", "", "", "", "", None, None, "", "", False)
+           "tool_response", "trigger", "reason", "stop_hook_active", "error")
+_DEFAULTS = ("", "", "", "", "", "", "", None, None, "", "", False, "")
 
 
 def _text(value: object) -> str:
@@ -49,7 +50,8 @@ class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
     """What Claude Code sends on stdin (vendor-notes/claude-code-hooks.md facts 5-6); unknown keys are ignored.
 
     `source` is SessionStart's startup|resume|clear|compact|fork, `prompt` UserPromptSubmit's text, `tool_*`
-    PostToolUse's, `trigger` PreCompact's manual|auto, `reason` SessionEnd's. A wrong type reads as empty.
+    PostToolUse's, `error` PostToolUseFailure's (the failed call's output: "Exit code N", then stderr and stdout),
+    `trigger` PreCompact's manual|auto, `reason` SessionEnd's. A wrong type reads as empty.
     """
 
     __slots__ = ()
@@ -69,6 +71,7 @@ class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
             trigger=_text(data.get("trigger")),
             reason=_text(data.get("reason")),
             stop_hook_active=data.get("stop_hook_active") is True,
+            error=_text(data.get("error")),
         )
 
 

@@ -1,4 +1,5 @@
-"""PostToolUse (registered synchronous, see docs/hooks.md): deterministic capture only; no model, no network."""
+"""PostToolUse and PostToolUseFailure (registered synchronous, see docs/hooks.md): deterministic capture only; no model,
+no network. A failed call (a failing test run, a command that errors) comes only through PostToolUseFailure."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ if TYPE_CHECKING:
     from . import Payload
 
 
-def post_tool_use(payload: "Payload") -> None:
+def post_tool_use_failure(payload: "Payload") -> None:
+    """A tool call that failed: its `error` (exit code, stderr, stdout) is the output capture reads."""
+    if not payload.error:
+        return None
+    return post_tool_use(payload._replace(tool_response={"error": payload.error}), event="post-tool-use-failure")
+
+
+def post_tool_use(payload: "Payload", event: str = "post-tool-use") -> None:
     from ..base import paths
 
     if not payload.tool_name or not os.path.exists(paths.db_file()):
@@ -34,13 +42,13 @@ def post_tool_use(payload: "Payload") -> None:
     # Its log needs a wrap-up even if this ran after SessionEnd (async) or the session was closed early.
     open_sessions.ensure_open(payload.session_id, project.id, payload.cwd, payload.transcript_path)
     try:
-        conn = db.connect(paths.db_file(), timeout=lock_wait("post-tool-use"))
+        conn = db.connect(paths.db_file(), timeout=lock_wait(event))
         try:
             capture.store(conn, project.id, payload.session_id, observations)
         finally:
             conn.close()
     except (StoreError, sqlite3.Error) as exc:  # locked past the budget, or a statement failed: queued
-        defer("post-tool-use", {"event": "PostToolUse", "write": "capture", "session_id": payload.session_id,
+        defer(event, {"event": "PostToolUse", "write": "capture", "session_id": payload.session_id,
                                 "project_id": project.id, "observations": [o.to_dict() for o in observations]}, exc)
     capture.append_log(payload.session_id, observations)
     return None
