@@ -36,8 +36,9 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     if payload.source in ("compact", "clear") and payload.session_id:
         _forget_injected(payload.session_id)
     text = _after_compaction(project_id, payload.session_id) if payload.source == "compact" else ""
+    ids: list[str] = []
     if not text:
-        text = digest.read_text(project_id)
+        text, ids = digest.read_carried(project_id)
     if not text:
         text = _profile_fallback(project_id)
     if text and digest.estimate(text) > digest.SESSION_START_BUDGET:  # a hand-edited or foreign digest file
@@ -47,7 +48,7 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     from . import record_pending
 
     record_pending({"event": "SessionStart", "session_id": payload.session_id, "project_id": project_id,
-                    "tokens": digest.estimate(text) if text else 0})
+                    "tokens": digest.estimate(text) if text else 0, "record_ids": ids})
     _track(payload, project_id)
     output: dict[str, object] = {}
     line = notice.session_line(project_id, notify=notify, source=payload.source,

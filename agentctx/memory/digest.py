@@ -40,9 +40,17 @@ def read(project_id: str) -> dict[str, object] | None:
 
 def read_text(project_id: str) -> str:
     """The stored digest text of a project, or "" when it is missing, unreadable or of another version."""
+    return read_carried(project_id)[0]
+
+
+def read_carried(project_id: str) -> "tuple[str, list[str]]":
+    """The stored digest text and the ids of the records it carries (for the ledger), or ("", [])."""
     data = read(project_id)
     text = data.get("text") if data else None
-    return text if isinstance(text, str) else ""
+    if not isinstance(text, str):
+        return "", []
+    ids = data.get("ids") if data else None
+    return text, [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
 
 
 def remember_root(project: "Project") -> None:
@@ -129,7 +137,44 @@ def decisions_section(conn: "sqlite3.Connection", project_id: str) -> str:
         detail = _first_line(r)
         title = f"{r.title} (team file)" if r.confidence == "team" else r.title
         lines.append(_clip(f"- {title}: {detail}" if detail else f"- {title}"))
-    return _lines_section("Active decisions and conventions (agentctx):", lines, SECTION_BUDGETS["decisions"])
+    header = "Active decisions and conventions (agentctx):"
+    budget = SECTION_BUDGETS["decisions"]
+    text = _lines_section(header, lines, budget)
+    left_out = len(lines) - (text.count("\n") if text else 0)
+    if lines and left_out > 0:  # the budget dropped some: say so, in room kept for the line
+        from ..base import tokens
+
+        note = _left_out_line(left_out)
+        text = _lines_section(header, lines, budget - tokens.estimate(note) - 1)
+        left_out = len(lines) - (text.count("\n") if text else 0)
+        text = f"{text}\n{_left_out_line(left_out)}" if text else ""
+    return text
+
+
+def _left_out_line(n: int) -> str:
+    return f"({n} more decision{'s' if n != 1 else ''} and conventions did not fit here: ctx_search finds them.)"
+
+
+def carried(conn: "sqlite3.Connection", project_id: str, text: str) -> list[str]:
+    """The ids of the records whose lines the digest `text` shows (profile, decisions and conventions, the
+    handover, global preferences): what SessionStart puts in front of the model, for the ledger."""
+    from ..base.models import GLOBAL_PROJECT
+    from ..store import records
+
+    lines = set(text.splitlines())
+    shown = lambda prefix: any(line.startswith(prefix) for line in lines)  # noqa: E731
+    ids = [r.id for r in records.current(conn, project_id, types=["profile"], own_only=True)
+           if shown(f"- {r.title}: ")]
+    for r in records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS):
+        title = f"{r.title} (team file)" if r.confidence == "team" else r.title
+        if shown(f"- {title}: ") or f"- {title}" in lines:
+            ids.append(r.id)
+    hand = records.current(conn, project_id, types=["handover"], own_only=True, limit=1)
+    if hand and shown("Last session handover"):
+        ids.append(hand[0].id)
+    ids += [r.id for r in records.current(conn, GLOBAL_PROJECT, types=["preference"], own_only=True)
+            if _established(r) and r.scope == "global" and f"- {r.title}" in lines]
+    return ids
 
 
 def handover_section(conn: "sqlite3.Connection", project_id: str) -> str:
@@ -207,7 +252,8 @@ def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
     sections = {name: tokens.truncate(text, SECTION_BUDGETS[name]) for name, text in sections.items()}
     text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
     return {"version": VERSION, "projectId": project_id, "generatedAt": now_iso(), "sections": sections,
-            "text": text, "tokens": tokens.estimate(text), "stats": stats(conn, project_id, total)}
+            "text": text, "tokens": tokens.estimate(text), "stats": stats(conn, project_id, total),
+            "ids": carried(conn, project_id, text)}
 
 
 def write(project_id: str, data: dict[str, object]) -> "Path":

@@ -1,0 +1,39 @@
+"""What SessionStart's digest carries is in the ledger (issue 26, item 5), and a digest whose budget dropped records
+says so in one line."""
+
+from __future__ import annotations
+
+from agentctx.base.project import detect
+from agentctx.memory import digest, pending
+from agentctx.store import records, sessions
+
+
+def test_the_digest_records_its_records_in_the_ledger(hook, conn, add, repo):
+    wal = add("Use SQLite WAL", "One file, WAL mode, a busy timeout.")
+    snake = add("Snake case everywhere", "Functions and modules.", type_="convention")
+    guess = add("Maybe Redis later", "A hunch.", confidence="inferred")  # not established: not in the digest
+    project = detect(repo)
+    data = digest.refresh(conn, project.id, project=project)
+    assert set(data["ids"]) == {wal.id, snake.id} and guess.id not in data["ids"]
+    out = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "startup"})
+    assert "Use SQLite WAL" in out["hookSpecificOutput"]["additionalContext"]
+    pending.drain_pending(conn)
+    (row,) = [i for i in sessions.injections(conn, project.id, session_id="s1") if i.event == "SessionStart"]
+    assert set(row.record_ids) == {wal.id, snake.id} and row.tokens > 0
+    assert records.get(conn, wal.id).access_count == 1  # carried: no longer "never injected"
+
+
+def test_a_digest_whose_budget_drops_decisions_says_so(conn, add, repo, monkeypatch):
+    monkeypatch.setitem(digest.SECTION_BUDGETS, "decisions", 150)
+    for i in range(8):
+        add(f"Decision {i} about the storage layer", "A long enough explanation of why it was decided. " * 3)
+    text = digest.decisions_section(conn, detect(repo).id)
+    lines = text.splitlines()
+    shown = [ln for ln in lines if ln.startswith("- ")]
+    assert 0 < len(shown) < 8
+    assert lines[-1] == f"({8 - len(shown)} more decisions and conventions did not fit here: ctx_search finds them.)"
+
+
+def test_a_digest_with_room_for_everything_says_nothing_more(conn, add, repo):
+    add("Use SQLite WAL", "One file.")
+    assert "did not fit" not in digest.decisions_section(conn, detect(repo).id)
