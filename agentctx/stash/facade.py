@@ -180,7 +180,7 @@ def create_stash(
     id: Optional[str] = None,
     meta: Optional[dict[str, Any]] = None,
     redact: Optional[RedactFn] = None,
-    scrub_secrets: bool = False,
+    scrub_secrets: bool = True,
     strict: bool = True,
     on_divergence: OnDivergence = "throw",
     match: MatchMode = "ordinal",
@@ -192,8 +192,9 @@ def create_stash(
 
     With ``path``, ``record_mode`` works like a cassette library: ``once`` replays an existing file and
     records a missing one; ``new_episodes`` replays it and records calls past its end; ``none`` only
-    replays (a missing file is ``ERR_NOT_FOUND``); ``all`` always records afresh. ``scrub_secrets=True``
-    runs the default secret scrubber on every value and input before storage.
+    replays (a missing file is ``ERR_NOT_FOUND``); ``all`` always records afresh. Every value and input goes
+    through the default secret scrubber before storage (recordings are made to be committed); pass
+    ``scrub_secrets=False`` to keep them verbatim.
     """
     if record_mode not in _RECORD_MODES:
         raise StashError("ERR_INVALID_INPUT", f"record_mode must be one of {', '.join(_RECORD_MODES)}")
@@ -230,7 +231,7 @@ def load_stash(
     on_divergence: OnDivergence = "throw",
     match: MatchMode = "ordinal",
     redact: Optional[RedactFn] = None,
-    scrub_secrets: bool = False,
+    scrub_secrets: bool = True,
     live_tail: Optional[bool] = None,
 ) -> Stash:
     """A replay-mode stash over a saved recording (either form). Invalid text raises ``ERR_INVALID_RECORDING``."""

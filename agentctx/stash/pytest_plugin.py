@@ -28,6 +28,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="directory holding one recording per test (default: <rootdir>/tests/stashes)",
     )
+    group.addoption(
+        "--stash-keep-secrets",
+        action="store_true",
+        default=False,
+        help="store values verbatim in new recordings (by default secrets are scrubbed: recordings get committed)",
+    )
     parser.addini("stash_record_mode", "default record mode for the `stash` fixture", default="none")
     parser.addini("stash_dir", "directory of stash recordings, relative to rootdir", default="tests/stashes")
 
@@ -75,7 +81,9 @@ def stash(request: pytest.FixtureRequest, stash_path: Path, stash_record_mode: s
     from agentctx.stash import StashError, create_stash
 
     try:
-        instance = create_stash(path=stash_path, record_mode=stash_record_mode)  # type: ignore[arg-type]
+        keep = bool(request.config.getoption("--stash-keep-secrets"))
+        instance = create_stash(path=stash_path, record_mode=stash_record_mode,  # type: ignore[arg-type]
+                                scrub_secrets=not keep)
     except StashError as exc:
         if exc.code != "ERR_NOT_FOUND":
             raise
