@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,17 +121,46 @@ def handle(session: Session, req: Request) -> dict[str, Any] | None:
         return jsonrpc.error(req.id, jsonrpc.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
 
 
-def _read_line(stream: BinaryIO) -> bytes | None:
-    """The next line (None at EOF); an over-long line is drained and returned as b"\\0" + its head."""
+class Overlong:
+    """A line past MAX_LINE, drained: its head and tail are kept to find the request's id."""
+
+    def __init__(self, head: bytes, tail: bytes) -> None:
+        self.head, self.tail = head, tail
+
+
+# The request's id where clients put it: first (or after "jsonrpc"), or last, as the TypeScript SDK serialises
+# {method, params, jsonrpc, id}. Numbers and short strings only; anything else is answered with id null.
+_ID = rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")'
+_HEAD_ID = re.compile(rb'^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?' + _ID)
+_TAIL_ID = re.compile(_ID + rb'\s*\}\s*$')
+
+
+def overlong_id(line: Overlong) -> "int | str | None":
+    """The id of a request too long to parse, when it can be read from the line's ends (else None)."""
+    found = _HEAD_ID.match(line.head) or _TAIL_ID.search(line.tail)
+    if not found:
+        return None
+    try:
+        value = json.loads(found.group(1))
+    except ValueError:
+        return None
+    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+
+
+def _read_line(stream: BinaryIO) -> "bytes | Overlong | None":
+    """The next line (None at EOF); an over-long line is drained and returned as an Overlong."""
     line = stream.readline(MAX_LINE + 1)
     if not line:
         return None
     if len(line) > MAX_LINE and not line.endswith(b"\n"):
+        tail = line[-4096:]
         while True:
             rest = stream.readline(MAX_LINE)
+            if rest:
+                tail = (tail + rest)[-4096:]
             if not rest or rest.endswith(b"\n"):
                 break
-        return b"\0"
+        return Overlong(line[:4096], tail)
     return line
 
 
@@ -141,8 +172,8 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, tools: ToolContext) -> int:
             line = _read_line(stdin)
             if line is None:
                 return 0
-            if line == b"\0":
-                reply: dict[str, Any] | None = jsonrpc.error(None, jsonrpc.PARSE_ERROR,
+            if isinstance(line, Overlong):  # answered with its id when it can be read: the client waits for it
+                reply: dict[str, Any] | None = jsonrpc.error(overlong_id(line), jsonrpc.PARSE_ERROR,
                                                              f"Parse error: line longer than {MAX_LINE} bytes",
                                                              {"max_line_bytes": MAX_LINE})
             else:

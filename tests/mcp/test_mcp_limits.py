@@ -70,9 +70,25 @@ def test_validation_messages_never_echo_a_huge_value(ctx_a, helpers):
 def test_an_over_long_line_gets_a_structured_error_and_the_loop_survives(ctx_a, helpers):
     line = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"pad": "x" * server.MAX_LINE}})
     replies = helpers.rpc(ctx_a, [line.encode() + b"\n", helpers.msg("ping", id=8)])
-    assert replies[0]["id"] is None and replies[0]["error"]["code"] == -32700
+    # Answered with its own id (issue 26, item 10): with id null the client waited for its answer forever.
+    assert replies[0]["id"] == 7 and replies[0]["error"]["code"] == -32700
     assert replies[0]["error"]["data"] == {"max_line_bytes": server.MAX_LINE}
     assert replies[1] == {"jsonrpc": "2.0", "id": 8, "result": {}}
+
+
+def test_an_over_long_request_with_its_id_last_is_answered_with_that_id(ctx_a, helpers):
+    # The TypeScript SDK's order: method, params, jsonrpc, id (a 1 MB ctx_search query, as a user pasted it).
+    line = ('{"method":"tools/call","params":{"name":"ctx_search","arguments":{"query":"' + "q" * server.MAX_LINE
+            + '","limit":5}},"jsonrpc":"2.0","id":"req-41"}')
+    replies = helpers.rpc(ctx_a, [line.encode() + b"\n", helpers.msg("ping", id=9)])
+    assert replies[0]["id"] == "req-41" and replies[0]["error"]["code"] == -32700
+    assert replies[1]["id"] == 9
+
+
+def test_an_over_long_line_whose_id_cannot_be_read_is_answered_with_id_null(ctx_a, helpers):
+    nested_only = '{"method":"x","params":{"id":3,"pad":"' + "p" * server.MAX_LINE + '"}}'
+    replies = helpers.rpc(ctx_a, [nested_only.encode() + b"\n"])
+    assert replies[0]["id"] is None
 
 
 def test_the_line_cap_leaves_room_for_the_largest_valid_request():
