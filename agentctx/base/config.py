@@ -28,7 +28,10 @@ def _int_at_least(low: int) -> Callable[[Any], int]:
     def parse(raw: Any) -> int:
         if isinstance(raw, bool):
             raise ValueError(f"expected an integer >= {low}")
-        value = int(str(raw).strip())
+        try:
+            value = int(str(raw).strip())
+        except ValueError:
+            raise ValueError(f"expected an integer >= {low}, not {str(raw)!r}") from None
         if value < low:
             raise ValueError(f"expected an integer >= {low}")
         return value

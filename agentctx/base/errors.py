@@ -44,6 +44,9 @@ MESSAGES: dict[str, str] = {
     "file_unreadable": "cannot read {path}: {detail}",
     "file_unwritable": "cannot write {path}: {detail}",
     "file_invalid": "{path} is not valid {kind} ({detail})",
+    "port_unavailable": "cannot listen on {host}:{port} ({detail}): pick another with --port N, or leave --port "
+                        "out and a free port is chosen",
+    "missing_action": "`agentctx {command}` needs an action: {actions} (see `agentctx {command} --help`)",
     "team_file_too_large": "{path} is {size} bytes, over the {limit}-byte cap of a team or profile file; nothing was "
                            "imported (docs/team.md: a real team's file is far smaller; check where it came from)",
     "team_file_too_many": "{path} holds {count} entries, over the cap of {limit}; nothing was imported (docs/team.md)",

@@ -163,7 +163,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                        epilog="KEY is stack, commands or entry-points; VALUE items are separated by ';' or newlines. "
                               "`edit` writes an explicit record superseding that key; `refresh` detects again and "
                               "replaces a key whose detected value differs. `export`/`import` take an optional PATH "
-                              "(a directory or file; default ~/.agentctx/memory/profile/preferences.md).")
+                              "(a directory or file; default ~/.agentctx/profile/preferences.md).")
     p.add_argument("action", nargs="?", choices=("show", "refresh", "edit", "clear", "export", "import"),
                    default="show")
     p.add_argument("key", nargs="?", help="edit: stack, commands or entry-points; export/import: PATH")

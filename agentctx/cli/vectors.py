@@ -39,6 +39,12 @@ class Progress:
         sys.stderr.flush()
 
 
+def _needs_action(args: argparse.Namespace, ctx: Context) -> int:
+    from ..base.errors import UsageError
+
+    raise UsageError("missing_action", command="models", actions="pull")
+
+
 def cmd_models_pull(args: argparse.Namespace, ctx: Context) -> int:
     from ..base import config, paths
     from ..retrieval.vectors import Unavailable
@@ -101,8 +107,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from ..retrieval.vectors.backfill import DEFAULT_BATCH
 
     p = sub.add_parser("models", help="embedding models ([vectors] extra)")
+    p.set_defaults(handler=_needs_action)
     models = p.add_subparsers(dest="models_command", metavar="ACTION")
-    pull = models.add_parser("pull", help="download the embedding model into ~/.agentctx/base/models/ (needs network)")
+    pull = models.add_parser("pull", help="download the embedding model into ~/.agentctx/models/ (needs network)")
     pull.add_argument("--model", help="a fastembed model name (default: config embeddingModel)")
     add_json(pull)
     pull.set_defaults(handler=cmd_models_pull)

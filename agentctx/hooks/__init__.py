@@ -171,7 +171,7 @@ def run(argv: list[str]) -> int:
     if target is None:
         from . import usage
 
-        if usage.at_terminal():  # a person typed it: Claude Code always pipes the payload
+        if event in ("-h", "--help", "help") or usage.at_terminal():  # asked for help, or a person typed it  # a person typed it: Claude Code always pipes the payload
             return usage.unknown(event)
         log(event, f"unknown hook event {event!r}")
         return 0

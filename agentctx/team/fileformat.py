@@ -1,4 +1,4 @@
-"""The Markdown format of `.agentctx/context.md` and `~/.agentctx/memory/profile/preferences.md`: render and parse, no I/O.
+"""The Markdown format of `.agentctx/context.md` and `~/.agentctx/profile/preferences.md`: render and parse, no I/O.
 
 One block per entry: an HTML comment carrying its id and type (invisible on GitHub), a `###` title, the body, a
 blank line. Blocks are sorted by type section, then title, then id, so two branches that add entries insert them

@@ -81,7 +81,7 @@ def _local_dims(folder: str) -> int | None:
 
 
 class FastEmbedEmbedder:
-    """fastembed over ONNX Runtime. Loads from a local folder, or from the cache in ~/.agentctx/base/models/ (offline
+    """fastembed over ONNX Runtime. Loads from a local folder, or from the cache in ~/.agentctx/models/ (offline
     unless `download`): constructing it never touches the network unless asked to."""
 
     def __init__(self, model: ModelSpec, *, download: bool = False, threads: int | None = None) -> None:
@@ -148,7 +148,7 @@ class FastEmbedEmbedder:
 
 
 def download(model: ModelSpec, threads: int | None = None) -> FastEmbedEmbedder:
-    """Fetch the model into ~/.agentctx/base/models/ (the one place the network is used) and load it."""
+    """Fetch the model into ~/.agentctx/models/ (the one place the network is used) and load it."""
     return FastEmbedEmbedder(model, download=True, threads=threads)
 
 
