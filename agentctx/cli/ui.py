@@ -40,7 +40,14 @@ def cmd_ui(args: argparse.Namespace, ctx: Context) -> int:
 
         sys.stderr.write(f"agentctx ui: WARNING: listening on {args.host}: anyone who can reach it and has the "
                          "token can read and change your memory\n")
-    return serve(project, host=args.host, port=args.port, open_browser=not args.no_browser, out=ctx.out)
+    try:
+        return serve(project, host=args.host, port=args.port, open_browser=not args.no_browser, out=ctx.out)
+    except OSError as exc:
+        import errno
+
+        if exc.errno not in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
+            raise
+        raise UsageError("port_unavailable", host=args.host, port=args.port, detail=exc.strerror or str(exc)) from None
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

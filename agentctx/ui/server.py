@@ -204,11 +204,9 @@ def make_server(project: Project, *, host: str = "127.0.0.1", port: int = DEFAUL
 
     try:
         httpd = ThreadingHTTPServer((host, port), Handler)
-    except OSError as exc:
+    except OSError:
         if not fallback:
-            from ..base.errors import UsageError
-
-            raise UsageError("port_unavailable", host=host, port=port, detail=exc.strerror or str(exc)) from None
+            raise
         httpd = ThreadingHTTPServer((host, 0), Handler)
     httpd.daemon_threads = True
     bound = httpd.server_address[1]

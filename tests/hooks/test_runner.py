@@ -106,7 +106,7 @@ def test_hook_help_and_a_bogus_event_print_usage_at_a_terminal():
     assert typed.returncode == 0 and typed.stdout == "" and "reads Claude Code's JSON payload" in typed.stderr
 
 
-@pytest.mark.parametrize("argv", [["hook", "BOGUS"], ["hook", "--help"], ["hook"]])
+@pytest.mark.parametrize("argv", [["hook", "BOGUS"], ["hook"]])
 def test_without_a_terminal_hooks_stay_silent_and_exit_0(argv):
     import subprocess
     import sys
@@ -114,6 +114,16 @@ def test_without_a_terminal_hooks_stay_silent_and_exit_0(argv):
     done = subprocess.run([sys.executable, "-m", "agentctx", *argv], input="{}", capture_output=True, text=True,
                           timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_hook_help_is_printed_whatever_stdin_is():
+    """A person asking for help gets it even through a pipe (issue 26, item 11); Claude Code never runs --help."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "agentctx", "hook", "--help"], input="{}", capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("usage: agentctx hook EVENT") and done.stderr == ""
 
 
 def test_top_level_help_lists_every_command(capsys):
