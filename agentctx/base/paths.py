@@ -73,6 +73,11 @@ def compact_file(session_id: str) -> str:
     return os.path.join(state_dir_str(), f"compact-{_safe(session_id)}.txt")
 
 
+def open_marker_file(session_id: str) -> str:
+    """The marker of a session Claude Code has open (SessionStart writes it, SessionEnd removes it)."""
+    return os.path.join(state_dir_str(), "open", f"{_safe(session_id)}.json")
+
+
 def dedup_file(session_id: str) -> str:
     """Per-session injection dedup file (derived, disposable) in the temp dir."""
     return os.path.join(temp_dir(), f"agentctx-{_safe(session_id)}.seen")

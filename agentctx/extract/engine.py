@@ -150,6 +150,21 @@ def _call(client: Any, model: str, plan: policy.Plan, lines: list[str], handover
     return (synth.data if synth.data is not None else _merge(outputs)), usd, usage, None
 
 
+def _settle_offline(conn: sqlite3.Connection, session_id: str, project_id: str, path: Path) -> None:
+    """A session extracted by hand (`agentctx extract`, backfill) that Claude Code does not have open gets its end,
+    at the transcript's last change: else it stays a session with no end forever."""
+    if os.path.exists(paths.open_marker_file(session_id)):
+        return  # live: its SessionEnd (or the stale-session close) ends it
+    row = conn.execute("SELECT ended_at FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+    if row is None or row[0] is not None:
+        return
+    from datetime import datetime, timezone
+
+    from ..base.ids import to_iso
+
+    sessions.end(conn, session_id, project_id, at=to_iso(datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)))
+
+
 def _quiet_dir() -> str:
     """An empty private directory for the CLI child to run in: no project settings or files around it."""
     directory = os.path.join(paths.state_dir_str(), "claude-code")
@@ -311,6 +326,7 @@ def _locked(conn: sqlite3.Connection, session_id: str, path: Path, *, cwd: str |
                     reinforced=seen)
     cursor.save(advanced.advance(sent_tokens=cur.sent_tokens + usage.sent, cost_usd=cur.cost_usd + usd,
                                  runs=cur.runs + 1, reinforced=tuple(sorted(seen))))
+    _settle_offline(conn, session_id, project_id, path)
     for kind, reason in result.dropped:
         log(f"session {session_id}: dropped {kind} ({reason})")
     log(f"session {session_id}: {plan.mode}, {usage.calls} call(s), {usage.sent} tokens in, {usage.output} out, "

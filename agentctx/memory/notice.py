@@ -125,7 +125,8 @@ def session_line(project_id: str, *, notify: str, source: str, tokens: int) -> "
         if previous and isinstance(recent, list):
             new = sum(1 for at in recent if isinstance(at, str) and at > previous)
             more = "+" if new == len(recent) and len(recent) >= RECENT_KEPT else ""
-            parts.append(f"{new}{more} new since your last session")
+            if new:  # "0 new" is not news
+                parts.append(f"{new}{more} new since your last session")
         if notify == "full" and tokens:
             parts.append(f"{tokens} tokens loaded")
         off = found.get("extraction_off")

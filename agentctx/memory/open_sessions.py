@@ -24,7 +24,7 @@ def open_dir() -> str:
 
 
 def marker_file(session_id: str) -> str:
-    return os.path.join(open_dir(), f"{paths._safe(session_id)}.json")
+    return paths.open_marker_file(session_id)
 
 
 def _proc_stat(pid: int) -> "tuple[str, int, str] | None":

@@ -74,6 +74,8 @@ def test_new_since_last_session_counts_records_written_after_the_previous_start(
     assert in_p("consolidate").rc == 0
     out = start(remembered, session="s2")
     assert out["systemMessage"] == "agentctx: 3 records for this project · 1 new since your last session · `agentctx why`"
+    # Nothing written since: no "0 new" (issue 26, item 8).
+    assert start(remembered, session="s3")["systemMessage"] == "agentctx: 3 records for this project · `agentctx why`"
     # A compaction is not a new session for the user: context comes back, no notice.
     again = start(remembered, source="compact", session="s2")
     assert "systemMessage" not in again and again["hookSpecificOutput"]["additionalContext"]

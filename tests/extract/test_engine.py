@@ -148,3 +148,25 @@ def test_cli_exits_zero_without_a_key(writer, capsys):
     writer.turn("hello there", "hi")
     assert main(["extract", "--session-id", "s1", "--transcript", str(writer.path)]) == 0
     assert "no_api_key" in capsys.readouterr().out
+
+
+def test_a_session_extracted_by_hand_gets_its_end_and_a_live_one_does_not(conn, pid, writer, project_dir, tmp_path):
+    """Issue 26, item 8: `agentctx extract` on a past transcript left a session with no end forever."""
+    import os
+
+
+    writer.turn("we keep everything in SQLite, no server please", "OK, SQLite.")
+    os.utime(writer.path, (1_700_000_000, 1_700_000_000))
+    assert execute("s1", writer.path, cwd=str(project_dir), client=FakeClient(_ok)).written
+    (ended,) = conn.execute("SELECT ended_at FROM sessions WHERE session_id = 's1'").fetchone()
+    assert ended and ended.startswith("2023-11-14T22:13:20")
+    live = tmp_path / "live.jsonl"
+    from transcript_builder import TranscriptWriter
+
+    other = TranscriptWriter(live, "s2", str(project_dir))
+    other.turn("we keep everything in SQLite, no server please", "OK.")
+    marker = paths.open_marker_file("s2")
+    os.makedirs(os.path.dirname(marker), exist_ok=True)
+    open(marker, "w").close()  # Claude Code has it open: its SessionEnd ends it
+    execute("s2", live, cwd=str(project_dir), client=FakeClient(_ok))
+    assert conn.execute("SELECT ended_at FROM sessions WHERE session_id = 's2'").fetchone()[0] is None
