@@ -20,6 +20,8 @@ MESSAGES: dict[str, str] = {
     "field_too_long": "{field} is {length} characters; the limit is {limit}",
     "invalid_field": "{field} {problem}",
     "record_not_found": "no record {id!r} in this project",
+    "id_too_short": "id {id!r} is too short: give at least {min} characters of it (its last 8, as lists show "
+                    "them: e.g. {example}, or the whole id)",
     "ambiguous_id": "id prefix {id!r} matches {count} records ({candidates}); give more characters",
     "already_superseded": "record {id} was already superseded by {superseded_by}; supersede the current head {head} instead",
     "cross_namespace": "record {id} belongs to another namespace; records with scope: \"global\" can only be superseded by global records",

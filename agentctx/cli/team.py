@@ -127,8 +127,9 @@ def cmd_profile_transfer(args: argparse.Namespace, ctx: Context) -> int:
 
 def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
     from ..memory.history import chain
+    from ..store import records
 
-    steps = chain(ctx.conn, args.id, ctx.project.id)
+    steps = chain(ctx.conn, records.resolve(ctx.conn, args.id, ctx.project.id).id, ctx.project.id)
     if ctx.json:
         ctx.emit([s.to_dict() for s in steps])
         return 0

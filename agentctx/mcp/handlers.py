@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..base import paths
+from ..base.errors import AgentctxError
 from ..base.ids import parse_iso
 from ..base.models import NewRecord, Record
 from ..base.project import Project
@@ -136,7 +137,10 @@ def ctx_get(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     missing: list[str] = []
     heads: dict[str, str] = {}
     for rid in dict.fromkeys(args["ids"]):
-        record = records.get(ctx.conn, rid, ctx.project.id)
+        try:  # a whole id, or the short forms people use (records.resolve)
+            record: Record | None = records.resolve(ctx.conn, rid, ctx.project.id)
+        except AgentctxError:
+            record = None
         if record is None:
             missing.append(rid)
         elif not record.is_current:  # superseded facts never surface by default (SPEC §1.3); point at the head

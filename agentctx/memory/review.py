@@ -156,8 +156,8 @@ def _edit(conn: sqlite3.Connection, project: Project, term: "Terminal", record: 
 def apply(conn: sqlite3.Connection, project: Project, *, confirm: list[str], delete: list[str]) -> dict[str, Any]:
     """`review --yes --confirm ID --delete ID`: the same actions without questions, by explicit id (every id is
     checked before anything changes)."""
-    for record_id in [*confirm, *delete]:
-        records.require(conn, record_id, project.id)
+    confirm = [records.resolve(conn, i, project.id).id for i in confirm]  # short ids as everywhere else
+    delete = [records.resolve(conn, i, project.id).id for i in delete]
     confirmed = [store.confirm(conn, i, project.id).id for i in confirm]
     deleted = [records.delete(conn, i, project.id).id for i in delete]
     return {"confirmed": confirmed, "deleted": deleted}

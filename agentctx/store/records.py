@@ -77,22 +77,38 @@ def get(conn: sqlite3.Connection, record_id: str, project_id: str | None = None)
     return to_record(row) if row else None
 
 
-MIN_PREFIX = 6  # characters of an id prefix the CLI accepts (a ULID's first 10 are its millisecond timestamp)
+MIN_PREFIX = 6  # characters of a short id reference: a prefix, or (better) the end of the id
+SHORT_ID = 8  # the end of an id that lists show: 40 random bits, unique in any real store
 
 
-def resolve(conn: sqlite3.Connection, ref: str, project_id: str) -> Record:
-    """A record visible from `project_id` by its id or a unique id prefix of at least MIN_PREFIX characters."""
+def short_id(record_id: str) -> str:
+    """The short form of an id people can type back (`resolve` matches the end of an id)."""
+    return record_id[-SHORT_ID:]
+
+
+def resolve(conn: sqlite3.Connection, ref: str, project_id: str | None = None) -> Record:
+    """A record by its id, a unique id prefix, or a unique end of an id (at least MIN_PREFIX characters each),
+    visible from `project_id` (any namespace with None: the dashboard). A ULID's first 10 characters are its
+    millisecond time, so records written within ~35 minutes share a 6-character prefix; its last 16 are random,
+    so its end identifies it: the short form lists show (`short_id`). The one rule of every command, MCP `ctx_get`
+    and the dashboard."""
     from ..base.errors import UsageError
 
     record = get(conn, ref, project_id)
     if record is not None:
         return record
-    prefix = ref.strip().upper()
-    if not (MIN_PREFIX <= len(prefix) < 26 and prefix.isalnum() and prefix.isascii()):
+    short = ref.strip().upper()
+    if not (short.isalnum() and short.isascii() and len(short) < 26):
         raise NotFoundError("record_not_found", id=ref)
+    if len(short) < MIN_PREFIX:
+        raise UsageError("id_too_short", id=ref, min=MIN_PREFIX, example=short_id("01M8T5ABCDEFGHJKMNPQRSTVWX"))
+    where, args = (f"AND {VISIBLE}", [project_id]) if project_id is not None else ("", [])
     # ULIDs are Crockford base32 (digits and capitals): "~" sorts after all of them, so this is an index range.
-    rows = [to_record(r) for r in conn.execute(_select(f"id >= ? AND id < ? AND {VISIBLE} ORDER BY id LIMIT 6"),
-                                               (prefix, prefix + "~", project_id))]
+    rows = [to_record(r) for r in conn.execute(_select(f"id >= ? AND id < ? {where} ORDER BY id LIMIT 6"),
+                                               (short, short + "~", *args))]
+    if not rows:  # the end of an id (a scan: people type these, tools pass whole ids)
+        rows = [to_record(r) for r in conn.execute(_select(f"substr(id, -?) = ? {where} ORDER BY id LIMIT 6"),
+                                                   (len(short), short, *args))]
     if not rows:
         raise NotFoundError("record_not_found", id=ref)
     if len(rows) > 1:

@@ -87,10 +87,12 @@ def record_json(record: Record) -> dict[str, Any]:
 
 def _record(req: Request) -> Record:
     """The record named in the path, from any namespace (the dashboard is the user's own view of the whole store)."""
-    record = records.get(req.conn, req.args[0])
-    if record is None:
-        raise ApiError(404, "record_not_found", f"no record {req.args[0]!r}")
-    return record
+    try:  # a whole id, or a short form (records.resolve: the same rule as the CLI and MCP)
+        return records.resolve(req.conn, req.args[0])
+    except AgentctxError as exc:
+        if exc.code == "ambiguous_id":  # a link names one record: several is the caller's to narrow
+            raise ApiError(400, exc.code, str(exc)) from None
+        raise ApiError(404, "record_not_found", f"no record {req.args[0]!r}") from None
 
 
 def meta(req: Request) -> dict[str, Any]:

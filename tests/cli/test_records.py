@@ -200,7 +200,18 @@ def test_ids_accept_a_unique_prefix(in_p):
     assert rows("SELECT superseded_by FROM records WHERE id = ?", a) == [(b,)]
     # b[:10] is a millisecond timestamp that a can share: past it, ULIDs are random
     assert in_p("delete", b[:14], "--force").out.strip() == f"deleted {b}"
-    assert in_p("show", a[:5]).rc == 66  # too short to be a prefix
+    too_short = in_p("show", a[:5])  # issue 26, item 7: "too short", not "no record"
+    assert too_short.rc == 64 and "too short" in too_short.err
+
+
+def test_ids_accept_the_end_of_an_id_which_is_random(in_p):
+    """ULIDs written within ~35 minutes share their first 6 characters; their last ones are random (issue 26)."""
+    a = record(in_p, title="Use SQLite", body="One file.")
+    b = record(in_p, title="Use Redis", body="A cache.")
+    assert a[:6] == b[:6]  # written in the same minute: a 6-character prefix cannot tell them apart
+    assert "Use SQLite" in in_p("show", a[-8:]).out and "Use Redis" in in_p("show", b[-6:].lower()).out
+    assert in_p("history", a[-8:]).rc == 0 and in_p("history", a[:8]).rc in (0, 64)  # history takes them too
+    assert in_p("review", "--yes", "--confirm", b[-8:]).rc == 0
 
 
 def test_an_ambiguous_prefix_lists_the_candidates(in_p):

@@ -34,3 +34,11 @@ def test_ctx_search_as_of_and_ctx_get_history(ctx_a, helpers):
     bad = helpers.call(ctx_a, "ctx_search", {"query": "orders", "as_of": "whenever"})
     assert bad["isError"] is True and "as_of" in json.dumps(bad["structuredContent"])
     assert records.get(conn, v1["id"]).superseded_by == v2["new_id"]
+
+
+def test_ctx_get_takes_the_short_ids_people_use(ctx_a, helpers):
+    """The same id rule as the CLI and the dashboard (issue 26, item 7): the end of an id is enough."""
+    rec = _ok(helpers.call(ctx_a, "ctx_record", {"type": "decision", "title": "Queue choice",
+                                                 "body": "A plain table is the queue."}))
+    got = _ok(helpers.call(ctx_a, "ctx_get", {"ids": [rec["id"][-8:], "ZZ"]}))
+    assert [r["id"] for r in got["records"]] == [rec["id"]] and got["missing"] == ["ZZ"]
