@@ -36,11 +36,16 @@ RARE = [f"{a}{b}{c}" for a in ("ka", "lo", "mi", "ne", "pu", "ro", "sa", "ti", "
 def seed(n: int, env: dict[str, str], repo: Path, py: str) -> None:
     code = f"""
 import random, sys
-from agentctx.base import paths
-from agentctx.memory import consolidate
-from agentctx.store import db
-from agentctx.base.ids import ulid, now_iso
-from agentctx.base.project import detect
+try:
+    from agentctx.base import paths
+    from agentctx.memory import consolidate
+    from agentctx.store import db
+    from agentctx.base.ids import ulid, now_iso
+    from agentctx.base.project import detect
+except ImportError:  # an install from before the packages by concern (bench/hooks.py --against an older checkout)
+    from agentctx import consolidate, db, paths
+    from agentctx.ids import ulid, now_iso
+    from agentctx.project import detect
 words = {WORDS!r} + {RARE!r}; types = {TYPES!r}
 weights = [1.0 / (rank + 1) for rank in range(len(words))]
 rng = random.Random(7); p = detect({str(repo)!r}); conn = db.connect(paths.db_path(), create=True)
@@ -57,7 +62,8 @@ conn.executemany("INSERT INTO records (id, project_id, type, title, body, confid
 conn.execute("COMMIT")
 consolidate.run(p)
 """
-    subprocess.run([py, "-c", code], env=env, check=True)
+    # cwd = the repository: `-c` puts the cwd first on sys.path, and a checkout's own package must not win
+    subprocess.run([py, "-c", code], env=env, check=True, cwd=str(repo))
 
 
 def installed_python(tmp: Path, source: Path | None = None, name: str = "venv") -> str:
@@ -72,7 +78,8 @@ def installed_python(tmp: Path, source: Path | None = None, name: str = "venv") 
 
 
 def ab(n: int, runs: int, new_py: str, old_py: str) -> dict[str, float]:
-    """B/A per hook: both installs' hooks on one store (seeded by B; same schema), interleaved in every round."""
+    """B/A per hook: both installs' hooks on the same store, interleaved in every round. The store is seeded by A
+    and copied for B (B migrates its copy during the warm-up rounds: an older install cannot open a newer schema)."""
     tmp = Path(tempfile.mkdtemp(prefix="agentctx-bench-ab-"))
     try:
         home, repo = tmp / "home", tmp / "home" / "repo"
@@ -81,7 +88,9 @@ def ab(n: int, runs: int, new_py: str, old_py: str) -> dict[str, float]:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "ANTHROPIC_API_KEY")}
         env.update(HOME=str(home), AGENTCTX_HOME=str(home / ".agentctx"), PYTHONPYCACHEPREFIX=str(tmp / "pyc"),
                    TMPDIR=str(tmp))
-        seed(n, env, repo, new_py)
+        seed(n, env, repo, old_py)
+        shutil.copytree(home / ".agentctx", tmp / "b-home")
+        envs = {"A": env, "B": {**env, "AGENTCTX_HOME": str(tmp / "b-home")}}
         rng = random.Random(1)
         prompts = [json.dumps({"cwd": str(repo), "session_id": f"b{i}",
                                "prompt": "please fix the " + " ".join(rng.choices(WORDS + RARE, k=6))}).encode()
@@ -101,7 +110,7 @@ def ab(n: int, runs: int, new_py: str, old_py: str) -> dict[str, float]:
                 payload = start_payload if name.startswith("session-start") else prompts[2 * i + name.endswith("B")]
                 start = time.perf_counter()
                 subprocess.run(commands[name], input=payload, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env=env, check=False, cwd=str(repo))
+                               env=envs[name[-1]], check=False, cwd=str(repo))
                 if i >= 2:
                     samples[name].append((time.perf_counter() - start) * 1000)
         out = {}

@@ -6,8 +6,8 @@ A batch of writes (`deferred`) rebuilds once at its end. A rebuild that fails on
 the write itself already committed (derived data, SPEC §8).
 
 The store sits below the digest, so it cannot call it: the rebuild is registered from above (`on_change`).
-`agentctx.memory` registers the digest's rebuild when it is imported; the surfaces that write (CLI, MCP server,
-dashboard, hooks) all import it.
+`agentctx.memory.keep_digests_fresh` registers the digest's rebuild: every memory module that writes records calls
+it when imported, and so do the surfaces that write (CLI, MCP server, dashboard).
 """
 
 import os

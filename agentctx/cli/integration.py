@@ -34,8 +34,8 @@ def cmd_consolidate(args: argparse.Namespace, ctx: Context) -> int:
     if ctx.json:
         ctx.emit(report)
     else:
-        for key, value in report.items():
-            ctx.out(f"{key}: {value}")
+        for line in consolidate.describe(report):
+            ctx.out(line)
     return 0
 
 
@@ -117,7 +117,7 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
                           "current": bool(rec and rec.is_current)})
         out.append({"at": inj.created_at, "session_id": inj.session_id, "event": inj.event,
                     "prompt_hash": inj.prompt_hash, "tokens": inj.tokens, "records": items})
-    from ..retrieval.explain import describe, recent
+    from ..retrieval.explain import describe, plain, recent
 
     prompts = recent(ctx.conn, ctx.project.id, session_id=args.session, limit=args.limit)
     if ctx.json:
@@ -132,12 +132,18 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
             score = "" if item["score"] is None else f"{item['score']:.3f}"
             ctx.out(f"    {score:>8}  [{item['type']}] {item['title']}  {item['id']}")
     if prompts:
-        ctx.out("\nrecent prompts: the best candidates, injected or not, and what decided it")
+        ctx.out("\nrecent prompts: what was injected, what nearly was, and why"
+                + ("" if args.verbose else " (--verbose: the numbers)"))
     for row in prompts:
-        ctx.out(f"{row.get('at')}  session {row.get('session_id') or '-'}  prompt {row.get('prompt_hash')} "
-                f"({row.get('prompt_chars')} chars, {row.get('prompt_class')}; threshold {row.get('threshold')})")
+        if args.verbose:
+            ctx.out(f"{row.get('at')}  session {row.get('session_id') or '-'}  prompt {row.get('prompt_hash')} "
+                    f"({row.get('prompt_chars')} chars, {row.get('prompt_class')}; threshold {row.get('threshold')})")
+        else:
+            ctx.out(f"{row.get('at')}  a prompt of {row.get('prompt_chars')} characters")
         for cand in row.get("candidates") or ():
-            ctx.out(describe(cand))
+            threshold = row.get("threshold")
+            ctx.out(describe(cand) if args.verbose else
+                    plain(cand, threshold if isinstance(threshold, (int, float)) else None))
     return 0
 
 
@@ -177,5 +183,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("why", help="what was injected into the agent's context, and why (and what was not)")
     p.add_argument("--session", help="only this session")
     p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--verbose", action="store_true", help="the gate's probabilities, thresholds and features")
     add_json(p)
     p.set_defaults(handler=cmd_why)

@@ -31,6 +31,9 @@ def cmd_record(args: argparse.Namespace, ctx: Context) -> int:
                     project_id=ctx.project.id, scope=args.scope, confidence="explicit", source="cli",
                     pinned=args.pin)
     record, superseded = records.insert(ctx.conn, new, supersedes=args.supersedes)
+    if (record.title, record.body) != (" ".join(new.title.split()), new.body.strip()):  # scrubbed by the store
+        sys.stderr.write("agentctx: secrets in what you recorded were redacted before it was stored "
+                         f"(`agentctx show {record.id}` shows what was kept)\n")
     if ctx.json:
         ctx.emit({"id": record.id, "type": record.type, "title": record.title, "scope": record.scope,
                   "recorded_at": record.recorded_at, "superseded": [s.id for s in superseded]})

@@ -5,9 +5,6 @@ and status.
 May import: `base`, `store`, `retrieval`, `extract`, `stash`.
 """
 
-from ..base import freshness
-
-
 def _rebuild_digest(conn: "object", project_id: str) -> None:
     """After a committed store write: rebuild the project's digest (`base.freshness` calls this; the store sits
     below the digest and cannot)."""
@@ -17,9 +14,9 @@ def _rebuild_digest(conn: "object", project_id: str) -> None:
 
 
 def keep_digests_fresh() -> None:
-    """Register the digest's rebuild with `base.freshness` (idempotent). Done when this package is imported, so
-    every memory module's writes keep digests fresh; the surfaces that write records call it too."""
+    """Register the digest's rebuild with `base.freshness` (idempotent). Every memory module that writes records
+    calls it when it is imported, and so do the surfaces that write (CLI, MCP, dashboard); the read-only paths
+    (SessionStart's digest read) do not pay for it."""
+    from ..base import freshness
+
     freshness.on_change(_rebuild_digest)
-
-
-keep_digests_fresh()

@@ -16,6 +16,9 @@ from ..store.db import atomic
 from ..base.redact import scrub_text  # the one shared rule set (re-exported: snapshot uses it)
 from ..store import graph, records
 from ..store import capture as capture_sql
+from . import keep_digests_fresh
+
+keep_digests_fresh()  # this module writes records: their digests are rebuilt after each write
 
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 LOG_READ_LIMIT = 4 * 1024 * 1024  # the session's working log: a torn first line is skipped like any bad line

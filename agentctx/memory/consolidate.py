@@ -17,6 +17,9 @@ from ..base.project import Project
 from ..store import db, records, sessions
 from ..store import capture as capture_sql
 from . import digest, pending
+from . import keep_digests_fresh
+
+keep_digests_fresh()  # this module writes records: their digests are rebuilt after each write
 
 # Half-life in days of the derived `score` by type; None = does not decay (SPEC §3.2 lifecycle column).
 HALF_LIFE_DAYS: dict[str, float | None] = {"decision": None, "convention": None, "profile": None, "preference": 180.0,
@@ -194,6 +197,39 @@ def close_stale_sessions(*, exclude: str = "", now: "float | None" = None) -> "l
             report["error"] = f"{type(exc).__name__}: {exc}"
         done.append(report)
     return done
+
+
+def describe(report: dict[str, object]) -> list[str]:
+    """A consolidation report for a person: what changed, in words; steps that did nothing are left out (the
+    whole report, zeros and Nones included, is `--json`)."""
+    plural = lambda n, one, many: f"{n} {one if n == 1 else many}"  # noqa: E731
+    counts = {"ledger_rows_drained": ("ledger row brought in", "ledger rows brought in"),
+              "records_rescrubbed": ("record scrubbed again under new secret rules",
+                                     "records scrubbed again under new secret rules"),
+              "reinforced": ("inferred record now reinforced", "inferred records now reinforced"),
+              "scores_updated": ("record score updated", "record scores updated"),
+              "duplicates_folded": ("duplicate folded", "duplicates folded"),
+              "term_stats": ("common search term counted", "common search terms counted"),
+              "digests_rebuilt": ("digest rebuilt", "digests rebuilt")}
+    lines = []
+    for key, value in report.items():
+        if key == "project_id" or value is None or value is False or value == 0 or value == [] or value == {}:
+            continue
+        if key in counts and isinstance(value, int) and not isinstance(value, bool):
+            lines.append(plural(value, *counts[key]))
+        elif key == "digest_tokens":
+            lines.append(f"the next SessionStart digest: {value} tokens")
+        elif key == "stale_sessions_closed" and isinstance(value, list):
+            lines.append(plural(len(value), "session left open closed", "sessions left open closed"))
+        elif key == "decisions_log_trimmed":
+            lines.append("the prompt decisions log trimmed")
+        elif isinstance(value, str) and value.startswith("skipped"):
+            lines.append(f"{key.replace('_', ' ')}: {value}")
+        elif key == "session" and isinstance(value, list):
+            lines.extend(str(v) for v in value)
+        else:
+            lines.append(f"{key.replace('_', ' ')}: {value}")
+    return lines or ["nothing to do"]
 
 
 def _rescrub(conn: sqlite3.Connection) -> int | str | None:

@@ -8,6 +8,9 @@ import sqlite3
 from typing import Any, Callable
 
 from ..store import db, sessions
+from . import keep_digests_fresh
+
+keep_digests_fresh()  # this module writes records: their digests are rebuilt after each write
 
 
 def _snapshot(conn: sqlite3.Connection, row: dict[str, Any]) -> None:

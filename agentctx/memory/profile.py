@@ -12,6 +12,9 @@ from typing import Any, Callable
 from ..base.models import NewRecord, Record
 from ..base.project import Project
 from ..store import records
+from . import keep_digests_fresh
+
+keep_digests_fresh()  # this module writes records: their digests are rebuilt after each write
 
 TITLES = ("Stack", "Commands", "Entry points")
 MAX_LINES = 14

@@ -13,6 +13,9 @@ from ..base.models import Record
 from ..base.project import Project
 from ..store import records
 from ..store import review as store
+from . import keep_digests_fresh
+
+keep_digests_fresh()  # this module writes records: their digests are rebuilt after each write
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -7,6 +7,9 @@ import sqlite3
 from typing import Any
 
 from ..base.redact import scrub_text
+from . import keep_digests_fresh
+
+keep_digests_fresh()  # this module writes records: their digests are rebuilt after each write
 
 TAIL_BYTES = 256 * 1024
 PROMPT_CHARS = 600

@@ -106,6 +106,20 @@ def _trim(path: str, keep: list[str]) -> bool:
     return True
 
 
+def plain(cand: dict[str, Any], threshold: float | None = None) -> str:
+    """One line for a person: what happened to a candidate and why, in words (numbers: `describe`, --verbose)."""
+    title = f"[{cand.get('type')}] {cand.get('title')}  {cand.get('id')}"
+    if cand.get("injected"):
+        return f"    injected      {title}\n                  it names what the prompt is about"
+    if cand.get("passed"):
+        return f"    not injected  {title}\n                  relevant, but already in front of the model this session"
+    p = float(cand.get("p") or 0.0)
+    near = threshold is not None and threshold > 0 and p >= 0.75 * threshold
+    why = ("nearly: it shares some of the prompt's words, not enough to be sure it is what the prompt is about"
+           if near else "it shares too little with the prompt")
+    return f"    {'nearly' if near else 'not injected':<13} {title}\n                  {why}"
+
+
 def describe(cand: dict[str, Any]) -> str:
     """One line for a weighed candidate: outcome, probability, record, the reason and the features that decided it."""
     mark = "injected" if cand.get("injected") else ("passed" if cand.get("passed") else "not")
