@@ -145,7 +145,10 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
     for hit in result.hits:
         r = hit.record
         flags = ("*" if r.pinned else " ") + ("~" if r.confidence == "inferred" else " ")
-        old = "" if r.is_current else "  [superseded]"
+        # With --as-of every hit was current at that time: label it as it stood then, not as it stands now.
+        old = "" if r.is_current or args.as_of else "  [superseded]"
+        if args.as_of and not r.is_current:
+            old = f"  [current at {args.as_of}; superseded since]"
         ctx.out(f"{r.id}  {hit.score:7.3f} {flags} {r.type:<10}  {r.title}{old}")
     return 0
 

@@ -105,8 +105,13 @@ def save(conn: "sqlite3.Connection", project_id: str, session_id: str | None, bo
     if current and current[0].source != "hook_observation":
         return False
     if current:
-        if not any(h in sections(body) for h in SECTIONS[1:]):
-            return False  # nothing observed since the current snapshot: it stays the last real working state
+        same_session = bool(session_id) and current[0].session_id == session_id
+        if not same_session and not any(h in sections(body) for h in SECTIONS[1:]):
+            # Another session that only asked questions: the current snapshot stays the last real working state.
+            # The same session's later snapshot always replaces its own earlier one (its requests moved on).
+            return False
+        if body == current[0].body:
+            return False
         body = carry_forward(body, current[0].body)
     records.insert(conn, NewRecord(type="handover", title=title, body=body, project_id=project_id,
                                    source="hook_observation", session_id=session_id or None))

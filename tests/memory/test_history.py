@@ -123,3 +123,13 @@ def test_cli_search_as_of_and_history(conn, repo, timeline, capsys):
     assert [s["id"] for s in json.loads(out)] == [v1.id, v2.id]
     rc, _, err = _cli("-C", repo, "search", "orders", "--as-of", "not-a-date", capsys=capsys)
     assert rc == 64 and err.startswith("agentctx: as_of") and err.count("\n") == 1
+
+
+def test_cli_search_as_of_labels_a_record_as_it_stood_then(conn, repo, timeline, capsys):
+    """Issue 26, item 9: the record current at T was shown as `[superseded]`."""
+    v1, v2, later = timeline
+    rc, out, _ = _cli("-C", repo, "search", "orders", "service", "--as-of", "2026-01-20", capsys=capsys)
+    (line,) = [ln for ln in out.splitlines() if v1.id in ln]
+    assert rc == 0 and "[superseded]" not in line and "current at 2026-01-20; superseded since" in line
+    rc, out, _ = _cli("-C", repo, "search", "orders", "service", "--history", capsys=capsys)
+    assert "[superseded]" in next(ln for ln in out.splitlines() if v1.id in ln)  # without --as-of: as it is now

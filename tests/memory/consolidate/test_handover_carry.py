@@ -82,3 +82,21 @@ def test_carry_forward_keeps_the_body_bounded():
                                 + [{"kind": "branch", "detail": "feature/long"}], when="then")
     body = snapshot.carry_forward(snapshot.compose([], [{"kind": "error", "detail": "boom"}], when="now"), previous)
     assert len(body) <= snapshot.BODY_MAX and body.startswith("Snapshot taken now")
+
+
+def test_a_later_pre_compact_of_the_same_session_replaces_its_own_snapshot(hook, conn, repo, tmp_path):
+    """Issue 26, item 9: the same session's new requests, with nothing else observed, still move the snapshot on
+    (the keep-the-richer-one rule is for another, question-only session)."""
+    project = detect(repo)
+    hook("pre-compact", {"session_id": "s1", "cwd": str(repo), "trigger": "auto",
+                         "transcript_path": _transcript(tmp_path, "s1a", "explain the storage layer")})
+    (first,) = records.current(conn, project.id, types=["handover"])
+    assert "explain the storage layer" in first.body
+    hook("pre-compact", {"session_id": "s1", "cwd": str(repo), "trigger": "auto",
+                         "transcript_path": _transcript(tmp_path, "s1b", "now plan the parser rewrite")})
+    (second,) = records.current(conn, project.id, types=["handover"])
+    assert second.id != first.id and "now plan the parser rewrite" in second.body
+    # Another session that only asks still leaves it alone (the rule the same-session case was caught by).
+    hook("pre-compact", {"session_id": "s2", "cwd": str(repo), "trigger": "auto",
+                         "transcript_path": _transcript(tmp_path, "s2", "what time is it")})
+    assert [r.id for r in records.current(conn, project.id, types=["handover"])] == [second.id]
