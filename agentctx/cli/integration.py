@@ -52,7 +52,7 @@ def cmd_profile(args: argparse.Namespace, ctx: Context) -> int:
     if args.value is not None or (args.key is not None):
         raise UsageError("invalid_field", field=f"profile {args.action}", problem="takes no KEY or VALUE")
     if args.action == "refresh":
-        status = profile.refresh(ctx.conn, ctx.project)
+        status = profile.refresh(ctx.conn, ctx.project, keep_edits=not args.force)
         digest.refresh(ctx.conn, ctx.project.id, project=ctx.project)
         if ctx.json:
             ctx.emit(status)
@@ -168,14 +168,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                                        "export/import [PATH] the global preferences",
                        epilog="KEY is stack, commands or entry-points; VALUE items are separated by ';' or newlines. "
                               "`edit` writes an explicit record superseding that key; `refresh` detects again and "
-                              "replaces a key whose detected value differs. `export`/`import` take an optional PATH "
+                              "replaces a key whose detected value differs, except a key edited by hand (--force). `export`/`import` take an optional PATH "
                               "(a directory or file; default ~/.agentctx/profile/preferences.md).")
     p.add_argument("action", nargs="?", choices=("show", "refresh", "edit", "clear", "export", "import"),
                    default="show")
     p.add_argument("key", nargs="?", help="edit: stack, commands or entry-points; export/import: PATH")
     p.add_argument("value", nargs="?", help="edit: the new value ('-' reads stdin)")
     p.add_argument("--force", action="store_true",
-                   help="clear: do not ask; export: overwrite changes in the file that were not imported")
+                   help="clear: do not ask; refresh: replace keys edited by hand too; export: overwrite changes in "
+                        "the file that were not imported")
     p.add_argument("--apply-removals", action="store_true", help="import: retire preferences removed from the file")
     add_json(p)
     p.set_defaults(handler=cmd_profile)

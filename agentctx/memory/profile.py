@@ -86,6 +86,9 @@ def _toml(path: Path) -> dict[str, Any]:
         return {}
 
 
+MAX_DEPENDENCIES = 12  # runtime dependencies named in the Stack record (a library's own are what it is about)
+
+
 def _dep_names(specs: list[Any]) -> set[str]:
     return {re.split(r"[\s<>=!~\[;(]", str(s).strip(), maxsplit=1)[0].lower() for s in specs if str(s).strip()}
 
@@ -110,7 +113,19 @@ def _python(root: Path, d: Detected) -> None:
         d.stack.append("Package manager: Pipenv")
     else:
         d.stack.append("Package manager: pip")
-    deps = _dep_names(list(project.get("dependencies") or []))
+    runtime = list(dict.fromkeys(sorted(_dep_names(list(project.get("dependencies") or [])))))
+    poetry = tool.get("poetry", {}) if isinstance(tool.get("poetry"), dict) else {}
+    if not runtime and isinstance(poetry.get("dependencies"), dict):
+        runtime = sorted(n.lower() for n in poetry["dependencies"] if n.lower() != "python")
+    build = pyproject.get("build-system", {}) if isinstance(pyproject.get("build-system"), dict) else {}
+    backend = build.get("build-backend")
+    if isinstance(backend, str) and backend.strip():
+        d.stack.append("Build backend: " + backend.split(".")[0].split(":")[0])
+    if runtime:
+        shown = runtime[:MAX_DEPENDENCIES]
+        d.stack.append("Dependencies: " + ", ".join(shown) + (f" (+{len(runtime) - len(shown)} more)"
+                                                               if len(runtime) > len(shown) else ""))
+    deps = set(runtime)
     for extra in (project.get("optional-dependencies") or {}).values():
         deps |= _dep_names(list(extra or []))
     for req in ("requirements.txt", "requirements-dev.txt", "dev-requirements.txt"):
@@ -253,8 +268,17 @@ def detect(root: Path) -> Detected:
     return found
 
 
-def refresh(conn: sqlite3.Connection, project: Project) -> dict[str, str]:
-    """Write the profile records that changed (keyed supersession replaces the old one); returns titles -> status."""
+def edited_by_hand(record: Record) -> bool:
+    """A profile record someone wrote (`profile edit`, the dashboard, an MCP client), not detection: detection's
+    bodies open with a descriptive line, `edit`'s are bullet lines only."""
+    if record.source in ("dashboard", "mcp_tool"):
+        return True
+    return record.source == "cli" and record.body.lstrip().startswith("-")
+
+
+def refresh(conn: sqlite3.Connection, project: Project, *, keep_edits: bool = True) -> dict[str, str]:
+    """Write the profile records that changed (keyed supersession replaces the old one); returns titles -> status.
+    A key edited by hand is kept (status says what detection found instead) unless `keep_edits` is False."""
     bodies = detect(project.root).bodies()
     current = {r.title: r for r in records.current(conn, project.id, types=["profile"], own_only=True)}
     status: dict[str, str] = {}
@@ -262,6 +286,10 @@ def refresh(conn: sqlite3.Connection, project: Project) -> dict[str, str]:
         old = current.get(title)
         if old is not None and old.body == body:
             status[title] = "unchanged"
+            continue
+        if old is not None and keep_edits and edited_by_hand(old):
+            found = "; ".join(line.lstrip("- ") for line in body.splitlines()[1:])
+            status[title] = f"kept (edited by hand; detection finds: {found}; `profile refresh --force` replaces it)"
             continue
         records.insert(conn, NewRecord(type="profile", title=title, body=body, project_id=project.id,
                                        confidence="explicit", source="cli"))
