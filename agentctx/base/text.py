@@ -65,6 +65,17 @@ def query_tokens(text: str, *, head: int = 192, tail: int = 64, tail_chars: int 
     return first[:head] + content_tokens(text[-tail_chars:], max_tokens=1 << 30)[-tail:]
 
 
+# Scripts written without spaces between words (CJK ideographs, kana, Hangul syllables, Thai, Lao, Khmer, Myanmar):
+# FTS5's unicode61 keeps a whole run of them as one token, so their words are found only as substrings.
+_UNSEGMENTED = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF), (0x3400, 0x4DBF),
+                (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0x20000, 0x2FA1F))
+
+
+def unsegmented(token: str) -> bool:
+    """Whether a token is (or holds) a run of a script written without spaces."""
+    return any(lo <= ord(c) <= hi for c in token if ord(c) > 0x0DFF for lo, hi in _UNSEGMENTED)
+
+
 def content_terms(text: str, *, max_terms: int = 64) -> list[str]:
     """Query terms: content tokens de-duplicated, first occurrence order."""
     return list(dict.fromkeys(content_tokens(text)))[:max_terms]

@@ -107,7 +107,10 @@ def search(conn: sqlite3.Connection, query: str, project_id: str, *, types: Sequ
         return SearchResult(terms=())
     try:
         if has_fts(conn):
-            return _fts_search(conn, terms, tokens, project_id, types, limit, history, scope, floor, now, expand)
+            result = _fts_search(conn, terms, tokens, project_id, types, limit, history, scope, floor, now, expand)
+            unsegmented = [t for t in terms if text.unsegmented(t)] if expand else []
+            return _with_substrings(conn, result, unsegmented, project_id, types, limit, history, scope, floor,
+                                    now) if unsegmented else result
     except sqlite3.DatabaseError:
         pass  # a damaged or missing index: fall down the ladder
     try:
@@ -258,6 +261,21 @@ def _allowed(record: Record, types: Sequence[str], scope: str | None, project_id
     if scope == "project":
         return record.project_id == project_id
     return True
+
+
+def _with_substrings(conn: sqlite3.Connection, result: SearchResult, runs: list[str], project_id: str,
+                     types: Sequence[str], limit: int, history: bool, scope: str | None, floor: float,
+                     now: datetime) -> SearchResult:
+    """CJK, Thai and other scripts written without spaces: the index's tokenizer keeps a whole run of them as one
+    word, so "日本語" never matches "日本語の設定". For searches someone asks for (not the prompt hook), such runs
+    also match as substrings; those records are ranked like the LIKE rung, after the index's own hits."""
+    have = {h.record.id for h in result.hits}
+    rows = retrieval.like(conn, runs, project_id, types=types, history=history, scope=scope,
+                          limit=max(limit * CANDIDATE_FACTOR, 20))
+    extra = [SearchHit(r, n / len(runs) * prior(r, now), n / len(runs)) for r, n in rows
+             if r.id not in have and n / len(runs) >= min(floor, LIKE_SHARE_MAX)]
+    extra.sort(key=lambda h: (-h.score, h.record.id))
+    return result._replace(hits=(tuple(result.hits) + tuple(extra))[:limit])
 
 
 def _like_search(conn: sqlite3.Connection, terms: list[str], project_id: str, types: Sequence[str], limit: int,
