@@ -150,24 +150,13 @@ def session_end(payload: "Payload") -> None:
 
 
 def _end_session(payload: "Payload") -> None:
-    from ..store import db
-    from ..base import paths
-    import sqlite3
-
-    from ..base.errors import StoreError
+    """Queue the session's end in the pending ledger: SessionEnd opens no database (a store held by another program
+    cost it its 1.5 s budget on a loaded machine); the consolidation it spawns drains the row first thing."""
     from ..base.ids import now_iso
     from ..base.project import detect
-    from ..store import sessions
-    from .budget import defer, lock_wait
+    from . import log, record_pending
 
-    project_id = detect(payload.cwd).id
-    ended = now_iso()
-    try:
-        conn = db.connect(paths.db_file(), timeout=lock_wait("session-end"))
-        try:
-            sessions.end(conn, payload.session_id, project_id, at=ended)
-        finally:
-            conn.close()
-    except (StoreError, sqlite3.Error) as exc:  # locked past the budget, or a statement failed: queued
-        defer("session-end", {"event": "SessionEnd", "write": "session_end", "session_id": payload.session_id,
-                              "project_id": project_id, "ended_at": ended}, exc)
+    row = {"event": "SessionEnd", "write": "session_end", "session_id": payload.session_id,
+           "project_id": detect(payload.cwd).id, "ended_at": now_iso()}
+    if not record_pending(row):
+        log("session-end", "the pending ledger could not be written: the session's end is left to consolidation")

@@ -70,6 +70,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         w["bodies"] = api.message_bodies()
         second = box.run("What is the capital of France?", api.base_url)
         w["second"] = second
+        wait_for(lambda: box.ended_at(second.session_id) is not None, timeout=60)  # its consolidation drained it
     w["sessions"] = [r[0] for r in box.query("SELECT session_id FROM sessions")]
     w["transcripts"] = sorted(p.stem for p in (box.home / ".claude" / "projects").rglob("*.jsonl"))
     return w

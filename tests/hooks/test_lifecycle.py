@@ -58,6 +58,11 @@ def test_session_end_closes_session_deletes_dedup_spawns_consolidate(hook, monke
     hook("session-end", {"session_id": "s1", "transcript_path": "/t.jsonl", "cwd": str(repo), "reason": "other"})
     assert not paths.dedup_path("s1").exists()
     assert calls[0][-5:] == ["consolidate", "--session-id", "s1", "--transcript", "/t.jsonl"]
+    # SessionEnd opens no database (issue 26, item 10): its end is queued, and the consolidation drains it first.
+    assert conn.execute("SELECT ended_at FROM sessions WHERE session_id = 's1'").fetchone() is None
+    from agentctx.memory import pending
+
+    pending.drain_pending(conn)
     assert conn.execute("SELECT ended_at FROM sessions WHERE session_id = 's1'").fetchone()[0]
 
 
