@@ -137,6 +137,11 @@ def store(conn: sqlite3.Connection, project_id: str, session_id: str, observatio
     new_ids: list[str] = []
     with atomic(conn):
         session_ids = capture_sql.session_record_ids(conn, project_id, session_id) if session_id else []
+        if session_id and any(ob.kind == "file" for ob in observations):
+            # The records injected so far in this session were in front of the agent as it edited: link them too,
+            # so ctx_related(file) and the graph have something without LLM extraction (the dedup file lists them).
+            session_ids = list(dict.fromkeys(session_ids + capture_sql.current_of(conn, project_id,
+                                                                                 _injected_so_far(session_id))))
         for ob in observations:
             if ob.kind == "file":
                 node = graph.upsert_node(conn, project_id, "file", ob.path)
@@ -150,6 +155,17 @@ def store(conn: sqlite3.Connection, project_id: str, session_id: str, observatio
                 if stub:
                     new_ids.append(stub)
     return new_ids
+
+
+def _injected_so_far(session_id: str) -> list[str]:
+    """Ids the prompt hook injected in this session (its dedup file, read as a file we do not control)."""
+    from ..base.safeio import read_tail
+
+    try:
+        raw, _ = read_tail(paths.dedup_file(session_id), 64 * 1024, follow=False)
+    except OSError:
+        return []
+    return [i for i in raw.decode("ascii", "replace").split() if len(i) == 26 and i.isalnum()]
 
 
 def _stub(conn: sqlite3.Connection, project_id: str, session_id: str, ob: Observation) -> str | None:

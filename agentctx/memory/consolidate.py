@@ -76,11 +76,13 @@ def wrap_session(conn: sqlite3.Connection, project: Project, session_id: str, tr
 
 
 def _link_files(conn: sqlite3.Connection, project_id: str, session_id: str, log: list[dict[str, object]]) -> int:
-    """Files the session wrote, linked to every record it produced (extraction runs after the edits)."""
+    """Files the session wrote, linked to every record it produced (extraction runs after the edits) or was shown."""
     from ..store import graph
 
     files = list(dict.fromkeys(str(e["path"]) for e in log if e.get("kind") == "file" and e.get("path")))
-    ids = capture_sql.session_record_ids(conn, project_id, session_id)
+    # What the session wrote, and what was in front of the agent while it edited them (the ledger's injections).
+    ids = list(dict.fromkeys(capture_sql.session_record_ids(conn, project_id, session_id)
+                             + capture_sql.injected_ids(conn, project_id, session_id)))
     if not files or not ids:
         return 0
     nodes = [graph.upsert_node(conn, project_id, "file", f) for f in files]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,6 +19,28 @@ def session_record_ids(conn: sqlite3.Connection, project_id: str, session_id: st
     rows = conn.execute(f"SELECT id FROM records WHERE session_id = ? AND +project_id = ? AND {CURRENT}",
                         (session_id, project_id))
     return [r[0] for r in rows]
+
+
+def injected_ids(conn: sqlite3.Connection, project_id: str, session_id: str) -> list[str]:
+    """Current records of the project the ledger says were injected into a session (digest and prompts)."""
+    ids: list[str] = []
+    for (raw,) in conn.execute("SELECT record_ids FROM injections WHERE session_id = ?", (session_id,)):
+        try:
+            ids.extend(i for i in json.loads(raw) if isinstance(i, str))
+        except (ValueError, TypeError):
+            continue
+    return current_of(conn, project_id, ids)
+
+
+def current_of(conn: sqlite3.Connection, project_id: str, ids: "Iterable[str]") -> list[str]:
+    """Those of `ids` that are current records of the project's own namespace, in the given order."""
+    wanted = list(dict.fromkeys(ids))
+    if not wanted:
+        return []
+    marks = ", ".join("?" * len(wanted))
+    found = {r[0] for r in conn.execute(f"SELECT id FROM records WHERE id IN ({marks}) AND project_id = ? AND "
+                                        f"{CURRENT}", (*wanted, project_id))}
+    return [i for i in wanted if i in found]
 
 
 def current_by_title(conn: sqlite3.Connection, project_id: str, type_: str, title: str) -> Record | None:
