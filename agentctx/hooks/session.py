@@ -45,6 +45,8 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         from ..base import tokens
 
         text = tokens.truncate(text, tokens.SESSION_START_BUDGET)
+    if ids and payload.session_id:
+        text, ids = _dedup_carried(payload, text, ids)
     from . import record_pending
 
     record_pending({"event": "SessionStart", "session_id": payload.session_id, "project_id": project_id,
@@ -58,6 +60,28 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     if text:
         output["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": text}
     return output or None
+
+
+def _dedup_carried(payload: "Payload", text: str, ids: "list[str]") -> "tuple[str, list[str]]":
+    """A resumed conversation still carries the digest its session started with: when every record of today's digest
+    was in it, no second copy (the same records twice in one request). The ids each SessionStart of a session put in
+    front of the model are kept beside its dedup file; compaction and /clear, which drop them, start it over."""
+    from ..base import paths
+    from .prompt import _append_dedup, _read_dedup
+
+    shown = paths.dedup_file(payload.session_id) + ".digest"
+    if payload.source in ("compact", "clear"):
+        try:
+            os.unlink(shown)
+        except OSError:
+            pass
+    seen = _read_dedup(shown)
+    if payload.source == "resume" and set(ids) <= seen:
+        return "", []
+    fresh = [i for i in ids if i not in seen]
+    if fresh:
+        _append_dedup(shown, fresh)
+    return text, ids
 
 
 def _forget_injected(session_id: str) -> None:

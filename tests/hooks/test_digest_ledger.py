@@ -37,3 +37,21 @@ def test_a_digest_whose_budget_drops_decisions_says_so(conn, add, repo, monkeypa
 def test_a_digest_with_room_for_everything_says_nothing_more(conn, add, repo):
     add("Use SQLite WAL", "One file.")
     assert "did not fit" not in digest.decisions_section(conn, detect(repo).id)
+
+
+def test_a_resumed_session_gets_no_second_copy_of_the_digest(hook, conn, add, repo):
+    add("Use SQLite WAL", "One file, WAL mode, a busy timeout.")
+    project = detect(repo)
+    digest.refresh(conn, project.id, project=project)
+    first = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "startup"})
+    assert "Use SQLite WAL" in first["hookSpecificOutput"]["additionalContext"]
+    resumed = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "resume"})
+    assert resumed is None or "hookSpecificOutput" not in resumed  # issue 26, item 8: not twice in one request
+    # A new decision since: the resumed session gets the digest again (it has something the conversation lacks).
+    add("Snake case everywhere", "Functions and modules.", type_="convention")
+    digest.refresh(conn, project.id, project=project)
+    again = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "resume"})
+    assert "Snake case everywhere" in again["hookSpecificOutput"]["additionalContext"]
+    # After compaction the conversation lost it: the digest comes back.
+    compacted = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "compact"})
+    assert "Use SQLite WAL" in compacted["hookSpecificOutput"]["additionalContext"]

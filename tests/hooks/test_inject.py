@@ -12,8 +12,9 @@ def test_session_start_emits_digest_on_every_source(hook, conn, add, repo):
     add("Use SQLite for storage", "One file, WAL, no daemon.")
     project = detect(repo)
     digest.refresh(conn, project.id, project=project)
-    for source in ("startup", "resume", "compact", "clear"):
-        out = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": source})
+    for source in ("startup", "resume", "compact", "clear"):  # each a session of its own: a resumed session whose
+        # conversation already carries the digest gets no second copy (test_digest_ledger.py)
+        out = hook("session-start", {"session_id": f"s-{source}", "cwd": str(repo), "source": source})
         text = out["hookSpecificOutput"]["additionalContext"]
         assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
         assert "Use SQLite for storage" in text
