@@ -363,6 +363,45 @@ def new_only(proposals: list[Proposal], existing: list[tuple[str, str, str]], im
     return kept
 
 
+def known_to_store(conn: "sqlite3.Connection", project_id: str,
+                   proposals: list[Proposal]) -> tuple[list[Proposal], list[tuple[Proposal, str]]]:
+    """Proposals no record of the project already states, of any type, current or superseded; and the others with
+    why. Matched as `agentctx sync` matches CLAUDE.md lines to records (memory.drift): a proposal that states a
+    superseded fact is skipped (importing it would put back what the store replaced), and one a current record
+    covers is a duplicate whatever its type."""
+    from ..memory import claudemd, drift
+    from ..store import records
+
+    if not proposals:
+        return [], []
+    lines = [claudemd.Line(Path(p.origin), i + 1, p.body.split("\n\n(Imported from Claude Code", 1)[0], "", False)
+             for i, p in enumerate(proposals)]
+    matcher = drift.Matcher(lines)
+    current: dict[int, str] = {}
+    stale: dict[int, str] = {}
+    for record in records.visible_history(conn, project_id):
+        if not matcher.informative(record):
+            continue
+        m = matcher.match(record)
+        if m.score < drift.COVERED or m.line is None:
+            continue
+        index = m.line.number - 1
+        if record.is_current:
+            current.setdefault(index, f"already stored as {record.type} {record.id} ({record.title})")
+            continue
+        head = records.head(conn, record)
+        if head.is_current:
+            if drift.states_new(matcher, record, head, matcher.units[index]):
+                continue  # the line states the new fact: the current record's match speaks for it
+            stale[index] = (f"states what {record.id} said before it was superseded by {head.id} ({head.title}): "
+                            "`agentctx sync` proposes the CLAUDE.md change")
+        else:
+            stale.setdefault(index, f"states a retired record {record.id}")
+    why = {**current, **stale}
+    kept = [p for i, p in enumerate(proposals) if i not in why]
+    return kept, [(proposals[i], reason) for i, reason in sorted(why.items())]
+
+
 def write(conn: "sqlite3.Connection", project_id: str, proposals: list[Proposal]) -> list[str]:
     """Store the proposals as explicit records (source claude_memory) and add them to the ledger; returns ids."""
     from ..base.models import NewRecord

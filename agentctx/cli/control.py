@@ -157,13 +157,17 @@ def cmd_import(args: argparse.Namespace, ctx: Context) -> int:
     memory = Path(args.dir).expanduser() if args.dir else cm.memory_dir(root)
     proposals = cm.propose(root, memory)
     fresh = cm.new_only(proposals, store_review.visible_texts(ctx.conn, ctx.project.id), cm.ledger(ctx.project.id))
+    fresh, skipped = cm.known_to_store(ctx.conn, ctx.project.id, fresh)
     where = {"memory_dir": str(memory) if memory else None, "rules": [str(p) for p in cm.rules_files(root)]}
     if args.json and not args.yes:
-        ctx.emit({**where, "proposals": [p.to_dict() for p in fresh], "already_known": len(proposals) - len(fresh)})
+        ctx.emit({**where, "proposals": [p.to_dict() for p in fresh], "already_known": len(proposals) - len(fresh),
+                  "skipped": [{**p.to_dict(), "why": why} for p, why in skipped]})
         return 0
     if not ctx.json:
         ctx.out(f"auto memory: {memory if memory else 'none found for ' + str(root)}")
         ctx.out(f"rules: {', '.join(where['rules']) or 'no CLAUDE.md'}")
+        for p, why in skipped:
+            ctx.out(f"  skipped [{p.type}] {p.title}  ({p.origin}): {why}")
         if not fresh:
             ctx.out(f"nothing new to import ({len(proposals)} found, all already in agentctx)")
             return 0

@@ -264,17 +264,21 @@ def _stale(conn: sqlite3.Connection, project: Project,
         nxt = records.get(conn, old.superseded_by) if old.superseded_by else None
         head = records.head(conn, nxt) if nxt is not None else None
         if head is not None and old.id not in matcher.full_text:
-            # Compare on what differs: a supersession often keeps the title, so shared terms decide nothing.
-            old_w, new_w = matcher.weights(old), matcher.weights(head)
-            unit = set(matcher._terms(f"{m.line.text} {m.line.heading}"))
-            says_new = _share({t: w for t, w in new_w.items() if t not in old_w}, unit)
-            says_old = _share({t: w for t, w in old_w.items() if t not in new_w}, unit)
-            if says_new > 0 and says_new >= says_old:
+            if states_new(matcher, old, head, set(matcher._terms(f"{m.line.text} {m.line.heading}"))):
                 continue  # the line states the new fact at least as well as the old one
         yield old, m, head.id if head is not None else None
 
 
-def _share(weights: dict[str, float], unit: set[str]) -> float:
+def states_new(matcher: Matcher, old: Record, head: Record, unit: set[str]) -> bool:
+    """Whether a line (its term set) states the current record's fact at least as well as the superseded one's.
+    Compared on what differs: a supersession often keeps the title, so the terms both share decide nothing."""
+    old_w, new_w = matcher.weights(old), matcher.weights(head)
+    says_new = share({t: w for t, w in new_w.items() if t not in old_w}, unit)
+    says_old = share({t: w for t, w in old_w.items() if t not in new_w}, unit)
+    return says_new > 0 and says_new >= says_old
+
+
+def share(weights: dict[str, float], unit: set[str]) -> float:
     total = sum(weights.values())
     return sum(w for t, w in weights.items() if t in unit) / total if total else 0.0
 

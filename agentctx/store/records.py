@@ -118,6 +118,11 @@ def resolve(conn: sqlite3.Connection, ref: str, project_id: str | None = None) -
     return rows[0]
 
 
+def visible_history(conn: sqlite3.Connection, project_id: str) -> list[Record]:
+    """Every record the project can see, current or superseded (what an import checks against)."""
+    return [to_record(r) for r in conn.execute(_select(f"{VISIBLE} ORDER BY recorded_at, id"), (project_id,))]
+
+
 def kept_title_outdated(old: Record, body: str) -> list[str]:
     """Words of `old`'s title that its body stated and `body` (its replacement's) no longer does: keeping the title
     over that body would say the old fact ("expire after 15 minutes" over a body saying 5)."""

@@ -220,3 +220,28 @@ def test_dangling_index_links_long_topics_and_traps(tmp_path):
     viz = got["viz.md"]
     assert viz.type == "decision" and len(viz.body) <= 2000
     assert viz.body.endswith("…\n\n(Imported from Claude Code: viz.md.)")
+
+
+def test_a_claude_md_line_the_store_superseded_is_not_brought_back(in_p, proj_p):
+    """Issue 26, item 2: after a supersession (5 s -> 10 s), the old CLAUDE.md line was imported as a new current
+    convention, and both contradicting records were injected."""
+    old = in_p("record", "--type", "decision", "--title", "Default timeout",
+               "--body", "The default timeout stays at 5 seconds for every request.").out.strip()
+    assert in_p("supersede", old, "--body", "The default timeout is 10 seconds for every request.",
+                "--rationale", "slow proxies").rc == 0
+    (proj_p / "CLAUDE.md").write_text("- The default timeout stays at 5 seconds.\n"
+                                      "- Releases are tagged from main only.\n")
+    listed = json.loads(in_p("import", "claude-memory", "--json").out)
+    assert [p["title"] for p in listed["proposals"]] == ["Releases are tagged from main only"]
+    (skip,) = listed["skipped"]
+    assert skip["origin"] == "CLAUDE.md:1" and "superseded" in skip["why"]
+    assert in_p("import", "claude-memory", "--yes").rc == 0
+    assert [r.title for r in stored(proj_p) if r.title.startswith("The default timeout")] == []
+
+
+def test_a_near_duplicate_of_another_type_is_not_imported_again(in_p, proj_p):
+    in_p("record", "--type", "decision", "--title", "Postgres for the orders service",
+         "--body", "The orders service keeps its data in Postgres 16.")
+    (proj_p / "CLAUDE.md").write_text("- The orders service uses Postgres for its data.\n")
+    listed = json.loads(in_p("import", "claude-memory", "--json").out)
+    assert listed["proposals"] == [] and "already stored as decision" in listed["skipped"][0]["why"]

@@ -60,23 +60,18 @@ def test_a_team_file_linked_to_dev_zero_is_refused_and_imports_nothing(conn, rep
     assert records.current(conn, proj.id) == []
 
 
-def test_a_file_over_the_size_cap_imports_nothing(conn, target, proj, monkeypatch):
-    monkeypatch.setattr(team, "MAX_FILE_BYTES", 4096)
+@pytest.mark.parametrize("cap, value, entries, code, said", [
+    ("MAX_FILE_BYTES", 4096, 100, "team_file_too_large", "nothing was imported"),  # the size cap
+    ("MAX_ENTRIES", 50, 51, "team_file_too_many", "51 entries"),                   # a flood of entries
+])
+def test_a_file_over_a_cap_imports_nothing_and_says_why(conn, target, proj, monkeypatch, cap, value, entries, code,
+                                                         said):
+    monkeypatch.setattr(team, cap, value)
     with open(target.path, "w", encoding="utf-8") as fh:
-        fh.write(teamfile.render(teamfile.TEAM, _entries(100)))
+        fh.write(teamfile.render(teamfile.TEAM, _entries(entries)))
     with pytest.raises(ValidationError) as info:
         team.import_file(conn, target)
-    assert info.value.code == "team_file_too_large" and "nothing was imported" in str(info.value)
-    assert records.current(conn, proj.id) == []
-
-
-def test_a_flood_of_entries_imports_nothing_and_says_why(conn, target, proj, monkeypatch):
-    monkeypatch.setattr(team, "MAX_ENTRIES", 50)
-    with open(target.path, "w", encoding="utf-8") as fh:
-        fh.write(teamfile.render(teamfile.TEAM, _entries(51)))
-    with pytest.raises(ValidationError) as info:
-        team.import_file(conn, target)
-    assert info.value.code == "team_file_too_many" and "51 entries" in str(info.value)
+    assert info.value.code == code and said in str(info.value)
     assert records.current(conn, proj.id) == []
 
 
