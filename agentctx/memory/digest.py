@@ -207,8 +207,11 @@ def mcp_hint(conn: "sqlite3.Connection", project_id: str, total: int | None = No
         total = sum(records.counts_by_type(conn, project_id).values())
     if not total:
         return ""
-    return (f"agentctx holds {total} context records for this project. For more: ctx_search(query) returns a "
-            "compact index, ctx_get(ids) full records, ctx_related(file) what is known about a file.")
+    # Newer Claude Code releases defer MCP tools: the model sees only their full names and loads one with ToolSearch
+    # (vendor-facts 7.2), so the hint names them as the model will find them.
+    return (f"agentctx holds {total} context records for this project (its memory). For more: "
+            "mcp__agentctx__ctx_search(query) returns a compact index, mcp__agentctx__ctx_get(ids) full records, "
+            "mcp__agentctx__ctx_related(file) what is known about a file (load them with ToolSearch if deferred).")
 
 
 def drift_hint(conn: "sqlite3.Connection", project: "Project | None") -> str:

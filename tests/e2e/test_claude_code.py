@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from claude_sandbox import Run, Sandbox, claude_bin, wait_for
-from messages_standin import MessagesStandIn, has_tool_result, last_user_content
+from messages_standin import MessagesStandIn, has_tool_result, last_user_content, text_of
 
 CLAUDE, WHY_NOT = claude_bin()
 pytestmark = pytest.mark.skipif(CLAUDE is None, reason=WHY_NOT)
@@ -32,8 +32,9 @@ PROMPT_D = "How many legs does a spider have?"
 
 
 def _system_text(body: dict[str, Any]) -> str:
-    """Claude Code 2.1.x sends hook additionalContext as `role: "system"` entries of `messages`."""
-    return "\n".join(m["content"] if isinstance(m["content"], str) else json.dumps(m["content"])
+    """Claude Code 2.1.x sends hook additionalContext as `role: "system"` entries of `messages` (2.1.197: a string;
+    2.1.332: a list of text blocks)."""
+    return "\n".join(m["content"] if isinstance(m["content"], str) else text_of(m["content"])
                      for m in body["messages"] if m.get("role") == "system")
 
 
