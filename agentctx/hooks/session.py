@@ -66,21 +66,30 @@ def _dedup_carried(payload: "Payload", text: str, ids: "list[str]") -> "tuple[st
     """A resumed conversation still carries the digest its session started with: when every record of today's digest
     was in it, no second copy (the same records twice in one request). The ids each SessionStart of a session put in
     front of the model are kept beside its dedup file; compaction and /clear, which drop them, start it over."""
-    from ..base import paths
-    from .prompt import _append_dedup, _read_dedup
+    from ..base import paths, safeio
 
-    shown = paths.dedup_file(payload.session_id) + ".digest"
+    shown = paths.dedup_file(payload.session_id) + ".digest"  # in the shared temp dir: no symlinks, capped
     if payload.source in ("compact", "clear"):
         try:
             os.unlink(shown)
         except OSError:
             pass
-    seen = _read_dedup(shown)
+    try:
+        seen = set(safeio.read_tail(shown, 256 * 1024, follow=False)[0].decode("ascii", "replace").split())
+    except OSError:
+        seen = set()
     if payload.source == "resume" and set(ids) <= seen:
         return "", []
     fresh = [i for i in ids if i not in seen]
     if fresh:
-        _append_dedup(shown, fresh)
+        try:
+            fd = safeio.open_append(shown)
+            try:
+                os.write(fd, ("\n".join(fresh) + "\n").encode("ascii", "replace"))
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # only costs a second copy of the digest on a later resume
     return text, ids
 
 
