@@ -56,6 +56,30 @@ def read_tail(path: str, limit: int, *, follow: bool = True) -> "tuple[bytes, in
         os.close(fd)
 
 
+def read_ids(path: str, limit: int) -> "set[str]":
+    """The whitespace-separated ids in the last `limit` bytes of a file of ours in a shared place (the per-session
+    dedup files in the temp dir): never through a symlink; a missing or unreadable file holds none."""
+    try:
+        raw, _ = read_tail(path, limit, follow=False)
+    except OSError:
+        return set()
+    return set(raw.decode("ascii", "replace").split())
+
+
+def append_ids(path: str, ids: "list[str]") -> bool:
+    """One O_APPEND write of `ids`, one per line (parallel writers cannot drop each other's, nothing is rewritten);
+    through `open_append`, so never a symlink, FIFO, device or another user's file. False when it failed."""
+    try:
+        fd = open_append(path)
+        try:
+            os.write(fd, ("\n".join(ids) + "\n").encode("ascii", "replace"))
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    return True
+
+
 def size_of(path: str, *, follow: bool = True) -> int:
     """The size of a regular file (OSError for anything else), without opening it."""
     st = os.stat(path) if follow else os.lstat(path)

@@ -171,7 +171,8 @@ def run(argv: list[str]) -> int:
     if target is None:
         from . import usage
 
-        if event in ("-h", "--help", "help") or usage.at_terminal():  # asked for help, or a person typed it  # a person typed it: Claude Code always pipes the payload
+        # Asked for help, or a person typed it (Claude Code always pipes the payload).
+        if event in ("-h", "--help", "help") or usage.at_terminal():
             return usage.unknown(event)
         log(event, f"unknown hook event {event!r}")
         return 0

@@ -107,19 +107,17 @@ def _read_dedup(path: str) -> set[str]:
 
     The file lives in the shared temp dir: read it only as a regular file reached without a symlink, and at
     most DEDUP_READ_LIMIT bytes (a planted link to /dev/zero or a FIFO must not stall or exhaust the hook)."""
-    from ..base.safeio import read_tail
+    from ..base.safeio import read_ids
 
-    try:
-        raw, _ = read_tail(path, DEDUP_READ_LIMIT, follow=False)
-    except OSError:
-        return set()
-    return set(raw.decode("ascii", "replace").split())
+    return read_ids(path, DEDUP_READ_LIMIT)
 
 
 def _append_dedup(path: str, ids: list[str]) -> None:
     """One appended write per prompt: parallel prompts of a session cannot drop each other's ids, and nothing is
     rewritten. O_NOFOLLOW: the file lives in the shared temp dir, where a planted symlink must not be written through."""
-    _append(path, ("\n".join(ids) + "\n").encode("ascii", "replace"))
+    from ..base.safeio import append_ids
+
+    append_ids(path, ids)
 
 
 def _append(path: str, data: bytes) -> bool:

@@ -74,22 +74,12 @@ def _dedup_carried(payload: "Payload", text: str, ids: "list[str]") -> "tuple[st
             os.unlink(shown)
         except OSError:
             pass
-    try:
-        seen = set(safeio.read_tail(shown, 256 * 1024, follow=False)[0].decode("ascii", "replace").split())
-    except OSError:
-        seen = set()
+    seen = safeio.read_ids(shown, 256 * 1024)
     if payload.source == "resume" and set(ids) <= seen:
         return "", []
     fresh = [i for i in ids if i not in seen]
     if fresh:
-        try:
-            fd = safeio.open_append(shown)
-            try:
-                os.write(fd, ("\n".join(fresh) + "\n").encode("ascii", "replace"))
-            finally:
-                os.close(fd)
-        except OSError:
-            pass  # only costs a second copy of the digest on a later resume
+        safeio.append_ids(shown, fresh)  # a failure only costs a second copy of the digest on a later resume
     return text, ids
 
 

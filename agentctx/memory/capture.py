@@ -159,13 +159,9 @@ def store(conn: sqlite3.Connection, project_id: str, session_id: str, observatio
 
 def _injected_so_far(session_id: str) -> list[str]:
     """Ids the prompt hook injected in this session (its dedup file, read as a file we do not control)."""
-    from ..base.safeio import read_tail
+    from ..base.safeio import read_ids
 
-    try:
-        raw, _ = read_tail(paths.dedup_file(session_id), 64 * 1024, follow=False)
-    except OSError:
-        return []
-    return [i for i in raw.decode("ascii", "replace").split() if len(i) == 26 and i.isalnum()]
+    return sorted(i for i in read_ids(paths.dedup_file(session_id), 64 * 1024) if len(i) == 26 and i.isalnum())
 
 
 def _stub(conn: sqlite3.Connection, project_id: str, session_id: str, ob: Observation) -> str | None:
