@@ -1,7 +1,7 @@
 """Injection quality of the real UserPromptSubmit hook: the right record in on related prompts, nothing on the rest.
 
     python bench/injection.py [--adrs F] [--questions F] [--prompts F] [--cases DIR | --no-cases] [--pad N]
-                              [--features OUT.jsonl] [--model FILE]
+                              [--expansions F] [--features OUT.jsonl]
 
 One store (one project) holds the current ADRs of `--adrs` as decisions, the hand-written records of `--cases`
 (bench/data/handwritten-*.jsonl: conventions, bugfixes, handovers, preferences, discoveries, written by hand for
@@ -16,7 +16,9 @@ records: real LoCoMo conversation turns (`--locomo`) and/or (`--pad-docs N`) par
 Prints per-repository and per-style tables and one summary line:
 unrelated_injected=… long_hit=… long120_hit=… question_hit=… own_hit=… mean_chars=… records=…
 (`mean_chars`: characters injected per prompt over all prompts of the run, zero for prompts that inject nothing.)
-`--features` writes every weighed candidate (the features the decision reads, and whether it is the right record)
+`--expansions F` (adr-dev/expansions.jsonl format: `{id, questions, terms}`) stores each ADR with the questions and
+other names an extraction model wrote for it, in the records' own fields (`questions`, `aliases`), as the product
+stores them. `--features` writes every weighed candidate (the features the decision reads, and whether it is the right record)
 for tools/fit_relevance.py.
 """
 
@@ -103,7 +105,8 @@ class Bench:
     """A temp AGENTCTX_HOME with one project store built from the sets, and the cases to run through the hook."""
 
     def __init__(self, adrs: list[dict], questions: list[dict], prompts: list[dict], own_records: list[dict],
-                 own_questions: list[dict], padding: list[tuple[str, str]]) -> None:
+                 own_questions: list[dict], padding: list[tuple[str, str]],
+                 expansions: dict[str, dict] | None = None) -> None:
         tmp = Path(tempfile.mkdtemp(prefix="agentctx-inj-"))
         os.environ.update(HOME=str(tmp), AGENTCTX_HOME=str(tmp / ".agentctx"))
         os.environ.pop("ANTHROPIC_API_KEY", None)
@@ -127,8 +130,11 @@ class Bench:
                 and str(a.get("title") or "").strip()]  # a decision without a title cannot be a record
         for adr in adrs:
             body = (adr.get("decision") or adr["title"]).strip()[:2000]
+            exp = (expansions or {}).get(adr.get("id") or "") or {}
             records.insert(conn, NewRecord(type="decision", title=adr["title"][:120], body=body,
-                                           project_id=project.id, confidence="explicit"))
+                                           project_id=project.id, confidence="explicit",
+                                           questions=tuple(exp.get("questions") or ()),
+                                           aliases=tuple(exp.get("terms") or ())))
         if own_records:
             profile.refresh(conn, project)
         for rec in own_records:
@@ -187,6 +193,11 @@ class Bench:
         return results
 
 
+def read_expansions(path: str | Path | None) -> dict[str, dict] | None:
+    """An expansions file by ADR id, or None without one."""
+    return {row["id"]: row for row in _jsonl(path)} if path else None
+
+
 def summarize(results: list[dict]) -> dict[str, float]:
     def rate(kind: str, field: str) -> float:
         rows = [r for r in results if r["kind"] == kind]
@@ -221,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--locomo", default=str(SHARED / "locomo-dev"))
     parser.add_argument("--pad-docs", type=int, default=0,
                         help="add N paragraphs of technical Markdown (the shared design, reference and seed notes)")
+    parser.add_argument("--expansions", metavar="FILE",
+                        help="recorded questions/aliases per ADR id (adr-dev/expansions.jsonl format)")
     parser.add_argument("--features", metavar="OUT", help="write the weighed candidates (JSONL) for fitting")
     parser.add_argument("--brief", action="store_true", help="only the summary line")
     args = parser.parse_args(argv)
@@ -232,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.pad_docs:
         padding += doc_padding(args.pad_docs)
     bench = Bench(_jsonl(args.adrs), _jsonl(args.questions) if args.questions else [],
-                  _jsonl(args.prompts) if args.prompts else [], own_records, own_questions, padding)
+                  _jsonl(args.prompts) if args.prompts else [], own_records, own_questions, padding,
+                  read_expansions(args.expansions))
     out = open(args.features, "w", encoding="utf-8") if args.features else None
     try:
         results = bench.run(out)

@@ -2,6 +2,7 @@
 
     python bench/retrieval.py [--data DIR]          # LoCoMo-format conversations (default ../shared/bench/locomo-dev)
     python bench/retrieval.py --adr FILE [--chars N] # ADR file: N-char problem statement -> its decision
+    python bench/retrieval.py --adr FILE --expansions FILE  # each decision stored with recorded questions/aliases
     python bench/retrieval.py --hybrid [--model DIR]  # also dense, RRF, fusion ablations, agentctx's hybrid
 
 Each conversation (or ADR file) is loaded into a fresh store in a temp AGENTCTX_HOME. The same run also scores two
@@ -75,9 +76,25 @@ def locomo_queries(conv: dict) -> list[tuple[str, set[str], str]]:
             if q.get("category") in (1, 2, 3, 4) and q.get("evidence")]
 
 
-def adr_docs(rows: list[dict]) -> list[tuple[str, str, str, str | None]]:
-    return [(r.get("id") or r["title"], r["title"][:120], (r.get("decision") or r["title"])[:2000], None, None)
-            for r in rows]
+def adr_docs(rows: list[dict], expansions: dict[str, dict] | None = None) -> list[tuple]:
+    """(key, title, body, valid_from, session[, questions, aliases]) per ADR; with `expansions` (id -> a line of an
+    expansions file: {"questions", "terms"}), each decision is stored with them in its own fields, as the product
+    stores what the extraction model writes."""
+    out: list[tuple] = []
+    for r in rows:
+        key = r.get("id") or r["title"]
+        doc: tuple = (key, r["title"][:120], (r.get("decision") or r["title"])[:2000], None, None)
+        if expansions is not None:
+            exp = expansions.get(key) or {}
+            doc += (tuple(exp.get("questions") or ()), tuple(exp.get("terms") or ()))
+        out.append(doc)
+    return out
+
+
+def read_expansions(path: Path) -> dict[str, dict]:
+    """An expansions file (adr-dev/expansions.jsonl: {"id", "questions", "terms"} a line) by id."""
+    return {row["id"]: row for row in (json.loads(line) for line in path.read_text(encoding="utf-8-sig").splitlines()
+                                       if line.strip())}
 
 
 def adr_queries(rows: list[dict], chars: int) -> list[tuple[str, set[str], str]]:
@@ -92,10 +109,11 @@ def load_store(docs, workdir: Path):
     os.environ["AGENTCTX_HOME"] = str(workdir)
     conn = db.connect(create=True)
     key_of: dict[str, str] = {}
-    for key, title, body, when, session in docs:
+    for key, title, body, when, session, *asked in docs:
         rec, _ = records.insert(conn, NewRecord(type="decision", title=title, body=body, project_id="bench",
                                                 confidence="explicit", source="import", valid_from=when,
-                                                session_id=session))
+                                                session_id=session, questions=asked[0] if asked else (),
+                                                aliases=asked[1] if asked else ()))
         key_of[rec.id] = key
     return conn, key_of
 
@@ -209,6 +227,8 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="directory of LoCoMo-format JSON files")
     ap.add_argument("--adr", type=Path, help="an ADR file (adr-dev format) instead of LoCoMo")
     ap.add_argument("--chars", type=int, default=300, help="ADR problem statement length (default 300)")
+    ap.add_argument("--expansions", type=Path, help="with --adr: recorded questions/aliases per ADR id "
+                    "(adr-dev/expansions.jsonl format), stored in the records' own fields")
     ap.add_argument("--no-baselines", action="store_true", help="score only agentctx")
     ap.add_argument("--hybrid", action="store_true", help="add dense, plain RRF and hybrid rows; summarise hybrid")
     ap.add_argument("--model", type=Path, default=Path(os.environ.get("AGENTCTX_TEST_MODEL_DIR") or DEFAULT_MODEL),
@@ -220,7 +240,8 @@ def main(argv: Iterable[str] | None = None) -> int:
         # A superseded ADR is history, not a decision in force: agentctx would never serve it (124 of 132 here).
         rows = [r for r in rows if not str(r.get("status") or "").lower().startswith("superseded")
                 and str(r.get("title") or "").strip()]  # a decision without a title cannot be a record
-        sets = [(args.adr.name, adr_docs(rows), adr_queries(rows, args.chars))]
+        expansions = read_expansions(args.expansions) if args.expansions else None
+        sets = [(args.adr.name, adr_docs(rows, expansions), adr_queries(rows, args.chars))]
     else:
         files = sorted(args.data.glob("*.json"))
         if not files:

@@ -17,14 +17,15 @@ from agentctx.store import records
 SCHEMA = {
     "records": ["id", "project_id", "type", "title", "body", "scope", "pinned", "confidence", "reinforce_count",
                 "valid_from", "recorded_at", "superseded_at", "superseded_by", "access_count", "last_accessed",
-                "score", "claudemd_drift_score", "source", "session_id", "pending_embedding"],
+                "score", "claudemd_drift_score", "source", "session_id", "pending_embedding",
+                "questions", "aliases"],
     "nodes": ["id", "project_id", "kind", "name"],
     "edges": ["id", "from_id", "to_id", "rel_type", "weight"],
     "record_entities": ["record_id", "entity_id"],
     "sessions": ["session_id", "project_id", "started_at", "ended_at", "tokens_injected", "extraction_cost_usd"],
     "injections": ["id", "session_id", "project_id", "event", "prompt_hash", "record_ids", "scores", "tokens",
                    "created_at"],
-    "records_fts": ["title", "body"],
+    "records_fts": ["title", "body", "questions", "aliases"],
 }
 
 

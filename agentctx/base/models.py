@@ -91,14 +91,22 @@ REL_TYPES: tuple[str, ...] = ("supersedes", "applies_to", "observed_in", "derive
 GLOBAL_PROJECT = "_global"
 TITLE_MAX = 120
 BODY_MAX = 2000
+# How a record will be asked (write-time expansion, SPEC §3.1): the questions it answers and other names for what it
+# is about. Search reads them as their own index columns; nobody is shown them as the record's text.
+QUESTIONS_MAX = 8
+QUESTION_CHARS = 200
+ALIASES_MAX = 16
+ALIAS_CHARS = 60
 
 
-class NewRecord(record_type("NewRecord", "type title body project_id scope confidence source session_id pinned valid_from",
-                           defaults=("project", "inferred", "cli", None, False, None))):
+class NewRecord(record_type("NewRecord", "type title body project_id scope confidence source session_id pinned valid_from "
+                                          "questions aliases",
+                           defaults=("project", "inferred", "cli", None, False, None, (), ()))):
     """What a caller asks to store; validated by the store before anything is written.
 
     Fields: type, title, body, project_id, scope="project", confidence="inferred", source="cli",
-    session_id=None, pinned=False, valid_from=None (defaults to recorded_at).
+    session_id=None, pinned=False, valid_from=None (defaults to recorded_at), questions=() (the questions the record
+    answers), aliases=() (other names for what it is about).
     """
 
     __slots__ = ()
@@ -109,12 +117,14 @@ class NewRecord(record_type("NewRecord", "type title body project_id scope confi
 
 _RECORD_FIELDS = (
     "id project_id type title body scope pinned confidence reinforce_count valid_from recorded_at superseded_at "
-    "superseded_by access_count last_accessed score claudemd_drift_score source session_id pending_embedding"
+    "superseded_by access_count last_accessed score claudemd_drift_score source session_id pending_embedding "
+    "questions aliases"
 )
 
 
-class Record(record_type("Record", _RECORD_FIELDS)):
-    """A stored record, as read back: the SPEC §3.1 columns in schema order."""
+class Record(record_type("Record", _RECORD_FIELDS, defaults=((), ()))):
+    """A stored record, as read back: the SPEC §3.1 columns in schema order (`questions` and `aliases`: tuples of
+    strings, empty for a record nobody expanded)."""
 
     __slots__ = ()
 

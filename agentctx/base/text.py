@@ -11,8 +11,10 @@ from .models import record_type
 _ASCII_SEPARATORS = {c: " " for c in range(128) if not chr(c).isalnum()}
 
 # Named tuples, not dataclasses: this runs in the prompt hook, where importing dataclasses costs ~8 ms.
-class DocTerms(record_type("DocTerms", "title body title_len body_len")):
-    """How often each query stem occurs in one record, per column (stem -> count), and the column lengths in tokens."""
+class DocTerms(record_type("DocTerms", "title body title_len body_len questions aliases questions_len aliases_len",
+                           defaults=({}, {}, 0, 0))):
+    """How often each query stem occurs in one record, per column (stem -> count), and the column lengths in tokens:
+    title and body, and how the record will be asked (its questions and aliases; empty when it has none)."""
 
     __slots__ = ()
 
@@ -102,13 +104,15 @@ class _Fts5:
         # One contentless table serves both jobs (each virtual table costs ~0.2 ms to create).
         conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         conn.execute(
-            "CREATE VIRTUAL TABLE d USING fts5(title, body, tokenize='porter unicode61 remove_diacritics 2', content='')"
+            "CREATE VIRTUAL TABLE d USING fts5(title, body, questions, aliases, "
+            "tokenize='porter unicode61 remove_diacritics 2', content='')"
         )
         conn.execute("CREATE VIRTUAL TABLE dv USING fts5vocab(d, 'instance')")
         return conn
 
-    def _tokenize(self, docs: "list[tuple[str, str]]", query: str, args: "list[str]") -> "tuple[list[tuple], list[tuple]]":
-        """Load (title, body) pairs as rows 1..n, run `query` on the instance vocabulary; (its rows, the sizes)."""
+    def _tokenize(self, docs: "list[tuple[str, ...]]", query: str, args: "list[str]") -> "tuple[list[tuple], list[tuple]]":
+        """Load (title, body[, questions, aliases]) as rows 1..n, run `query` on the instance vocabulary; (its rows,
+        the sizes)."""
         with self._lock:
             if self._conn is None:
                 self._conn = self._open()
@@ -116,27 +120,29 @@ class _Fts5:
             conn.execute("BEGIN")
             try:
                 conn.execute("INSERT INTO d(d) VALUES ('delete-all')")
-                conn.executemany("INSERT INTO d(rowid, title, body) VALUES (?, ?, ?)",
-                                 [(i + 1, t, b) for i, (t, b) in enumerate(docs)])
+                conn.executemany("INSERT INTO d(rowid, title, body, questions, aliases) VALUES (?, ?, ?, ?, ?)",
+                                 [(i + 1, *doc, *("",) * (4 - len(doc))) for i, doc in enumerate(docs)])
                 rows = conn.execute(query, args).fetchall()
                 sizes = conn.execute("SELECT id, sz FROM d_docsize").fetchall()
             finally:
                 conn.execute("COMMIT")
         return rows, sizes
 
-    def analyze(self, docs: "list[tuple[str, str]]", stems: "list[str]") -> "list[DocTerms]":
+    def analyze(self, docs: "list[tuple[str, ...]]", stems: "list[str]") -> "list[DocTerms]":
         marks = ",".join("?" * len(stems))
         rows, sizes = self._tokenize(docs, f"SELECT term, doc, col FROM dv WHERE term IN ({marks})", stems)
-        cols: "list[tuple[dict[str, int], dict[str, int]]]" = [({}, {}) for _ in docs]
+        cols: "list[tuple[dict[str, int], ...]]" = [({}, {}, {}, {}) for _ in docs]
+        index = {"title": 0, "body": 1, "questions": 2, "aliases": 3}
         for term, doc, col in rows:
-            counts = cols[doc - 1][0 if col == "title" else 1]
+            counts = cols[doc - 1][index[col]]
             counts[term] = counts.get(term, 0) + 1
-        lengths = [(0, 0)] * len(docs)
+        lengths = [(0, 0, 0, 0)] * len(docs)
         for rowid, blob in sizes:
             values = varints(bytes(blob))
-            if len(values) >= 2:
-                lengths[rowid - 1] = (values[0], values[1])
-        return [DocTerms(t, b, lengths[i][0], lengths[i][1]) for i, (t, b) in enumerate(cols)]
+            if len(values) >= 4:
+                lengths[rowid - 1] = tuple(values[:4])
+        return [DocTerms(t, b, lengths[i][0], lengths[i][1], q, a, lengths[i][2], lengths[i][3])
+                for i, (t, b, q, a) in enumerate(cols)]
 
     def stems(self, terms: "list[str]") -> "list[str]":
         rows, _ = self._tokenize([(" ".join(terms), "")], "SELECT term, offset FROM dv", [])
@@ -183,17 +189,20 @@ def stems(terms: "list[str]") -> "list[str]":
     return _fts5.stems(terms)
 
 
-def analyze(docs: "list[tuple[str, str]]", stems: "list[str]") -> "list[DocTerms]":
-    """Per-column counts of `stems` and column lengths (tokens) of (title, body) pairs, tokenized as the index does."""
+def analyze(docs: "list[tuple[str, ...]]", stems: "list[str]") -> "list[DocTerms]":
+    """Per-column counts of `stems` and column lengths (tokens) of (title, body[, questions, aliases]) tuples,
+    tokenized as the index does."""
     if not docs or not stems:
-        return [DocTerms({}, {}, 0, 0) for _ in docs]
+        return [DocTerms({}, {}, 0, 0, {}, {}, 0, 0) for _ in docs]
     out: "list[DocTerms | None]" = [None] * len(docs)
     other: "list[int]" = []
     counter = _Counter(stems)
-    for i, (title, body) in enumerate(docs):
-        if title.isascii() and body.isascii():
-            (t_counts, t_len), (b_counts, b_len) = counter.column(title), counter.column(body)
-            out[i] = DocTerms(t_counts, b_counts, t_len, b_len)
+    for i, doc in enumerate(docs):
+        if all(c.isascii() for c in doc):
+            (t_counts, t_len), (b_counts, b_len) = counter.column(doc[0]), counter.column(doc[1])
+            q_counts, q_len = counter.column(doc[2]) if len(doc) > 2 and doc[2] else ({}, 0)
+            a_counts, a_len = counter.column(doc[3]) if len(doc) > 3 and doc[3] else ({}, 0)
+            out[i] = DocTerms(t_counts, b_counts, t_len, b_len, q_counts, a_counts, q_len, a_len)
         else:
             other.append(i)
     if other:

@@ -12,7 +12,7 @@ from typing import Callable, Literal
 from ..base import config, paths
 from ..base.errors import AgentctxError
 from ..store import db
-from ..store.migrations import FTS_STATEMENTS, LATEST, fts5_available
+from ..store.migrations import FTS_STATEMENTS, LATEST, drop_fts, fts5_available
 
 Status = Literal["ok", "warn", "fail"]
 
@@ -85,9 +85,7 @@ def check_fts(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
         if repair:
             with db.atomic(conn):
                 # Leftover triggers (or vocab table) of a dropped index would make the CREATE statements fail.
-                for trigger in ("records_ai", "records_ad", "records_au"):
-                    conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
-                conn.execute("DROP TABLE IF EXISTS records_fts_vocab")
+                drop_fts(conn)
                 for statement in FTS_STATEMENTS:
                     conn.execute(statement)
                 conn.execute("INSERT INTO records_fts(records_fts) VALUES ('rebuild')")

@@ -22,6 +22,10 @@ K1 = 1.2
 B = 0.75
 TITLE_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
+# How the record will be asked (its questions and aliases, written when it was stored): each field normalised by its
+# own mean length, as BM25F does, so a record with many questions is not favoured for having them.
+QUESTIONS_WEIGHT = 1.0
+ALIASES_WEIGHT = 1.0
 # idf counted twice, as in tf-idf cosine (once for the query, once for the record): one specific shared
 # identifier outweighs several common words, which long prompts are full of.
 IDF_EXPONENT = 2.0
@@ -142,7 +146,7 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
                 now: datetime, expand: bool = True) -> SearchResult:
     all_stems = text.stems(tokens)
     stems = list(dict.fromkeys(all_stems))
-    n_docs, avg_title, avg_body = retrieval.averages(conn)
+    n_docs, avg_title, avg_body, avg_questions, avg_aliases = retrieval.averages(conn)
     word_of: dict[str, str] = {}
     stem_of: dict[str, str] = {}
     for token, stem in zip(tokens, all_stems):
@@ -165,7 +169,7 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
         else:  # a common word, counted by term_stats
             df[q] = min(n_docs, df.get(q, 0) + len(rows))
     df.update((s, len(rows)) for s, rows in postings.items())
-    corpus = Corpus.build(n_docs, avg_title, avg_body, df, Counter(all_stems))
+    corpus = Corpus.build(n_docs, avg_title, avg_body, df, Counter(all_stems), avg_questions, avg_aliases)
     chosen = list(dict.fromkeys(stem_of[t] for t in _candidate_terms(terms, [stem_of[t] for t in terms], df, n_docs)))
     for stem, rows in retrieval.term_rows(conn, {s: word_of[s] for s in chosen if s not in postings}, cap).items():
         postings[stem] = sorted(set(rows).union(other_rows.get(stem, ())), reverse=True)
@@ -232,7 +236,8 @@ def _candidate_terms(terms: list[str], term_stems: list[str], df: dict[str, int]
 def _score_all(records_: list[Record], stems: list[str], corpus: "Corpus",
                expanded: "dict[str, dict[str, str]] | None" = None) -> "dict[str, tuple[float, dict[str, float]]]":
     members = [m for names in (expanded or {}).values() for m in names]
-    analyzed = text.analyze([(r.title, r.body) for r in records_], stems + members)
+    analyzed = text.analyze([(r.title, r.body, "\n".join(r.questions), "\n".join(r.aliases)) for r in records_],
+                            stems + members)
     if members:
         for doc in analyzed:
             _fold(doc, expanded)  # type: ignore[arg-type]
@@ -241,7 +246,7 @@ def _score_all(records_: list[Record], stems: list[str], corpus: "Corpus",
 
 def _fold(doc: "text.DocTerms", expanded: "dict[str, dict[str, str]]") -> None:
     """Count each other name a record uses as the query word it stands for, per column."""
-    for column in (doc.title, doc.body):
+    for column in (doc.title, doc.body, doc.questions, doc.aliases):
         if not column:
             continue
         found = {q: sum(column.get(m, 0) for m in names) for q, names in expanded.items()}
@@ -292,7 +297,7 @@ def _like_search(conn: sqlite3.Connection, terms: list[str], project_id: str, ty
 
 # Scoring: BM25F over title and body with squared, always-positive idf; relevance by specificity.
 
-class Corpus(record_type("Corpus", "n_docs avg_title avg_body weight")):
+class Corpus(record_type("Corpus", "n_docs avg_title avg_body weight avg_questions avg_aliases", defaults=(0.0, 0.0))):
     """Index-wide statistics and the query: record count, average column lengths, and each query stem's weight
     (idf, scaled by how often the query repeats the stem)."""
 
@@ -300,10 +305,11 @@ class Corpus(record_type("Corpus", "n_docs avg_title avg_body weight")):
 
     @classmethod
     def build(cls, n_docs: int, avg_title: float, avg_body: float, df: dict[str, int],
-              qtf: dict[str, int] | None = None) -> "Corpus":
+              qtf: dict[str, int] | None = None, avg_questions: float = 0.0, avg_aliases: float = 0.0) -> "Corpus":
         qtf = qtf or {}
         return cls(n_docs, avg_title, avg_body,
-                   {s: idf(n_docs, d) * qtf.get(s, 1) ** QTF_EXPONENT for s, d in df.items()})
+                   {s: idf(n_docs, d) * qtf.get(s, 1) ** QTF_EXPONENT for s, d in df.items()},
+                   avg_questions, avg_aliases)
 
 
 def idf(n_docs: int, df: int) -> float:
@@ -312,18 +318,31 @@ def idf(n_docs: int, df: int) -> float:
 
 
 def bm25f(doc: "text.DocTerms", stems: list[str], corpus: Corpus) -> "tuple[float, dict[str, float]]":
-    """(BM25F score, the query stems the record contains, each with the weight of the best field it is in)."""
+    """(BM25F score, the query stems the record contains, each with the weight of the best field it is in).
+
+    Title and body share one length normalisation (as before the asked-as fields existed); questions and aliases
+    each have their own, by their own mean length; the weighted, normalised counts saturate together."""
     avg = TITLE_WEIGHT * corpus.avg_title + BODY_WEIGHT * corpus.avg_body or 1.0
     length = TITLE_WEIGHT * doc.title_len + BODY_WEIGHT * doc.body_len
-    norm = K1 * (1 - B + B * length / avg)
+    norm = 1 - B + B * length / avg
+    questions, aliases = doc.questions, doc.aliases
+    q_norm = (1 - B + B * doc.questions_len / corpus.avg_questions) if questions and corpus.avg_questions else 1.0
+    a_norm = (1 - B + B * doc.aliases_len / corpus.avg_aliases) if aliases and corpus.avg_aliases else 1.0
     total = 0.0
     matched: "dict[str, float]" = {}
     weights = corpus.weight
     for stem in stems:
-        tf = TITLE_WEIGHT * doc.title.get(stem, 0) + BODY_WEIGHT * doc.body.get(stem, 0)
+        tf = (TITLE_WEIGHT * doc.title.get(stem, 0) + BODY_WEIGHT * doc.body.get(stem, 0)) / norm
+        best = TITLE_WEIGHT if stem in doc.title else BODY_WEIGHT if stem in doc.body else 0.0
+        if questions and stem in questions:
+            tf += QUESTIONS_WEIGHT * questions[stem] / q_norm
+            best = best or QUESTIONS_WEIGHT
+        if aliases and stem in aliases:
+            tf += ALIASES_WEIGHT * aliases[stem] / a_norm
+            best = best or ALIASES_WEIGHT
         if tf:
-            matched[stem] = TITLE_WEIGHT if stem in doc.title else BODY_WEIGHT
-            total += weights[stem] * tf * (K1 + 1) / (tf + norm)
+            matched[stem] = best
+            total += weights[stem] * tf * (K1 + 1) / (tf + K1)
     return total, matched
 
 

@@ -104,11 +104,11 @@ def m001_initial(conn: sqlite3.Connection) -> None:
         "CREATE INDEX injections_project ON injections(project_id, created_at)",
     ))
     if fts5_available(conn):
-        _run(conn, FTS_STATEMENTS)
+        _run(conn, _FTS_V1)
 
 
-# External-content FTS5 over title and body, stemmed; triggers keep it in step with `records`.
-FTS_STATEMENTS: tuple[str, ...] = (
+# Migration 1's index (title and body), as it was: a migration never changes. FTS_STATEMENTS is today's.
+_FTS_V1: tuple[str, ...] = (
     """CREATE VIRTUAL TABLE records_fts USING fts5(
         title, body, content=records, content_rowid=rowid, tokenize='porter unicode61 remove_diacritics 2'
     )""",
@@ -124,6 +124,39 @@ FTS_STATEMENTS: tuple[str, ...] = (
     END""",
     "CREATE VIRTUAL TABLE records_fts_vocab USING fts5vocab(records_fts, 'row')",
 )
+
+
+# External-content FTS5 over title, body and how the record will be asked (questions, aliases: one per line), stemmed;
+# triggers keep it in step with `records`. Each column has its own weight in search (agentctx/retrieval/search.py).
+FTS_STATEMENTS: tuple[str, ...] = (
+    """CREATE VIRTUAL TABLE records_fts USING fts5(
+        title, body, questions, aliases, content=records, content_rowid=rowid,
+        tokenize='porter unicode61 remove_diacritics 2'
+    )""",
+    """CREATE TRIGGER records_ai AFTER INSERT ON records BEGIN
+        INSERT INTO records_fts(rowid, title, body, questions, aliases)
+        VALUES (new.rowid, new.title, new.body, new.questions, new.aliases);
+    END""",
+    """CREATE TRIGGER records_ad AFTER DELETE ON records BEGIN
+        INSERT INTO records_fts(records_fts, rowid, title, body, questions, aliases)
+        VALUES ('delete', old.rowid, old.title, old.body, old.questions, old.aliases);
+    END""",
+    """CREATE TRIGGER records_au AFTER UPDATE OF title, body, questions, aliases ON records BEGIN
+        INSERT INTO records_fts(records_fts, rowid, title, body, questions, aliases)
+        VALUES ('delete', old.rowid, old.title, old.body, old.questions, old.aliases);
+        INSERT INTO records_fts(rowid, title, body, questions, aliases)
+        VALUES (new.rowid, new.title, new.body, new.questions, new.aliases);
+    END""",
+    "CREATE VIRTUAL TABLE records_fts_vocab USING fts5vocab(records_fts, 'row')",
+)
+FTS_OBJECTS = ("TRIGGER records_ai", "TRIGGER records_ad", "TRIGGER records_au", "TABLE records_fts_vocab",
+               "TABLE records_fts")
+
+
+def drop_fts(conn: sqlite3.Connection) -> None:
+    """Drop the index, its vocabulary and its triggers (before it is created again)."""
+    for kind_name in FTS_OBJECTS:
+        conn.execute(f"DROP {kind_name.replace(' ', ' IF EXISTS ', 1)}")
 
 
 def m002_embeddings(conn: sqlite3.Connection) -> None:
@@ -237,6 +270,22 @@ def m009_team_confidence(conn: sqlite3.Connection) -> None:
                  "AND project_id != '_global'")
 
 
+def m010_asked_as(conn: sqlite3.Connection) -> None:
+    # How a record will be asked (issue 25, SPEC §3.1): the questions it answers and other names for what it is
+    # about, one per line, written by the extraction model, the caller or the expansion pass. Searchable as their
+    # own index columns, so the index is rebuilt with them (from `records`: an external-content index holds no text).
+    _run(conn, (
+        "ALTER TABLE records ADD COLUMN questions TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE records ADD COLUMN aliases TEXT NOT NULL DEFAULT ''",
+    ))
+    has_index = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'records_fts'").fetchone()
+    if has_index and fts5_available(conn):
+        drop_fts(conn)
+        _run(conn, FTS_STATEMENTS)
+        conn.execute("INSERT INTO records_fts(records_fts) VALUES ('rebuild')")
+    # Term statistics count documents per term across all columns: unchanged until words are added, kept as they are.
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -247,6 +296,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "ordered_indexes", m007_ordered_indexes),
     Migration(8, "extraction_calls", m008_extraction_calls),
     Migration(9, "team_confidence", m009_team_confidence),
+    Migration(10, "asked_as", m010_asked_as),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -6,8 +6,9 @@ from collections.abc import Iterable  # loaded by sqlite3 already: free at run t
 from ..base.errors import ConflictError, NotFoundError, ValidationError
 from ..base.ids import now_iso, ulid
 from .db import atomic
-from ..base.models import (BODY_MAX, CONFIDENCES, GLOBAL_PROJECT, RECORD_TYPES, SCOPES, SOURCES, TITLE_MAX, NewRecord, Record)
-from . import COLUMNS, CURRENT, VISIBLE, to_record  # noqa: F401 (re-exported: the row shape lives in the package)
+from ..base.models import (ALIAS_CHARS, ALIASES_MAX, BODY_MAX, CONFIDENCES, GLOBAL_PROJECT, QUESTION_CHARS, QUESTIONS_MAX,
+                           RECORD_TYPES, SCOPES, SOURCES, TITLE_MAX, NewRecord, Record)
+from . import COLUMNS, CURRENT, VISIBLE, lines, to_record  # noqa: F401 (re-exported: the row shape lives in the package)
 
 EVIDENCE_MAX = 1000
 
@@ -58,7 +59,36 @@ def validate(new: NewRecord) -> NewRecord:
             parse_iso(new.valid_from)
         except ValueError:
             raise ValidationError("invalid_field", field="valid_from", problem="is not an ISO 8601 timestamp") from None
-    return new.replace(title=title, body=body, project_id=project_id)
+    return new.replace(title=title, body=body, project_id=project_id,
+                       questions=asked_items(new.questions, "questions"), aliases=asked_items(new.aliases, "aliases"))
+
+
+_ASKED_LIMITS = {"questions": (QUESTIONS_MAX, QUESTION_CHARS), "aliases": (ALIASES_MAX, ALIAS_CHARS)}
+
+
+def asked_items(items: "Iterable[str] | str | None", field: str) -> tuple[str, ...]:
+    """`questions` or `aliases` normalised: each item on one line, scrubbed of secrets like the body, blanks and
+    repeats (ignoring case) dropped; a string counts as one item per line. Over the limits: a ValidationError."""
+    from ..base.redact import scrub_text
+
+    if items is None:
+        return ()
+    if isinstance(items, str):
+        items = items.splitlines()
+    most, chars = _ASKED_LIMITS[field]
+    out: dict[str, str] = {}
+    for item in items:
+        if not isinstance(item, str):
+            raise ValidationError("invalid_field", field=field, problem="must be a list of strings")
+        one = scrub_text(" ".join(item.split()))
+        if not one:
+            continue
+        if len(one) > chars:
+            raise ValidationError("field_too_long", field=f"an item of {field}", length=len(one), limit=chars)
+        out.setdefault(one.casefold(), one)
+    if len(out) > most:
+        raise ValidationError("invalid_field", field=field, problem=f"has {len(out)} items; the limit is {most}")
+    return tuple(out.values())
 
 
 def _select(where: str) -> str:
@@ -178,9 +208,10 @@ def history(conn: sqlite3.Connection, record_id: str, project_id: str) -> list[R
 def _write(conn: sqlite3.Connection, new: NewRecord, now: str) -> Record:
     rid = ulid()
     conn.execute(
-        f"INSERT INTO records ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, NULL, NULL, 0, NULL, 1.0, 0.0, ?, ?, 1)",
+        f"INSERT INTO records ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, NULL, NULL, 0, NULL, 1.0, 0.0, ?, ?, 1, "
+        "?, ?)",
         (rid, new.project_id, new.type, new.title, new.body, new.scope, int(new.pinned), new.confidence,
-         new.valid_from or now, now, new.source, new.session_id),
+         new.valid_from or now, now, new.source, new.session_id, lines(new.questions), lines(new.aliases)),
     )
     record = get(conn, rid)
     assert record is not None
@@ -245,20 +276,41 @@ def insert(conn: sqlite3.Connection, new: NewRecord, *, supersedes: str | None =
 
 
 def supersede(conn: sqlite3.Connection, old_id: str, project_id: str, *, body: str, rationale: str | None = None,
-              title: str | None = None, source: str = "cli", session_id: str | None = None) -> tuple[Record, Record]:
-    """Replace the head `old_id` with a new explicit record of the same type and scope; returns (old, new)."""
+              title: str | None = None, source: str = "cli", session_id: str | None = None,
+              questions: "Iterable[str] | None" = None, aliases: "Iterable[str] | None" = None) -> tuple[Record, Record]:
+    """Replace the head `old_id` with a new explicit record of the same type and scope; returns (old, new). The new
+    record keeps the old one's questions and aliases unless `questions` or `aliases` replace them."""
     old = require(conn, old_id, project_id)
     text = body.strip()
     if rationale and rationale.strip():
         text = f"{text}\n\nRationale: {rationale.strip()}"
     new = NewRecord(type=old.type, title=title or old.title, body=text, project_id=project_id, scope=old.scope,
-                    confidence="explicit", source=source, session_id=session_id, pinned=old.pinned)
+                    confidence="explicit", source=source, session_id=session_id, pinned=old.pinned,
+                    questions=old.questions if questions is None else tuple(questions),
+                    aliases=old.aliases if aliases is None else tuple(aliases))
     if old.scope == "global" and old.project_id == GLOBAL_PROJECT:
         new = new.replace(project_id=GLOBAL_PROJECT)
     elif old.project_id != project_id:
         raise ConflictError("cross_namespace", id=old.id)
     record, superseded = insert(conn, new, supersedes=old.id)
     return superseded[0], record
+
+
+def set_asked(conn: sqlite3.Connection, record_id: str, project_id: str | None, *,
+              questions: "Iterable[str] | None" = None, aliases: "Iterable[str] | None" = None) -> Record:
+    """Set how a record will be asked, in place: its questions and aliases are index data about the record, not the
+    fact it states, so changing them supersedes nothing (the expansion pass, the dashboard). None keeps a field."""
+    record = require(conn, record_id, project_id) if project_id is not None else get(conn, record_id)
+    if record is None:
+        raise NotFoundError("record_not_found", id=record_id)
+    new_q = record.questions if questions is None else asked_items(questions, "questions")
+    new_a = record.aliases if aliases is None else asked_items(aliases, "aliases")
+    if (new_q, new_a) == (record.questions, record.aliases):
+        return record
+    with atomic(conn):
+        conn.execute("UPDATE records SET questions = ?, aliases = ? WHERE id = ?",
+                     (lines(new_q), lines(new_a), record.id))
+    return record._replace(questions=new_q, aliases=new_a)
 
 
 def retire(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:

@@ -9,20 +9,21 @@ from .db import atomic
 
 
 def rescrub(conn: sqlite3.Connection, scrub: Callable[[str], str], *, fts: bool) -> int:
-    """Apply `scrub` to every record's title and body, rewriting those it changes; returns how many changed.
+    """Apply `scrub` to every record's title, body, questions and aliases, rewriting those it changes; returns how
+    many records changed.
 
     A secret must leave the file, not only the rows: freed pages are zeroed (`secure_delete`), the FTS index is
     merged so no old segment keeps its tokens, and the WAL is checkpointed and truncated."""
     changed = []
-    for rowid, title, body in conn.execute("SELECT rowid, title, body FROM records"):
-        new_title, new_body = scrub(title), scrub(body)
-        if (new_title, new_body) != (title, body):
-            changed.append((new_title, new_body, rowid))
+    for rowid, *old in conn.execute("SELECT rowid, title, body, questions, aliases FROM records"):
+        new = [scrub(value) if value else value for value in old]
+        if new != old:
+            changed.append((*new, rowid))
     if not changed:
         return 0
     conn.execute("PRAGMA secure_delete = ON")
     with atomic(conn):
-        conn.executemany("UPDATE records SET title = ?, body = ? WHERE rowid = ?", changed)
+        conn.executemany("UPDATE records SET title = ?, body = ?, questions = ?, aliases = ? WHERE rowid = ?", changed)
         if fts:
             conn.execute("INSERT INTO records_fts(records_fts) VALUES ('optimize')")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

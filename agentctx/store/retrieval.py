@@ -6,7 +6,7 @@ from collections.abc import Sequence  # loaded by sqlite3 already: free at run t
 
 from ..base.models import Record
 from ..base.text import varints
-from . import COLUMNS, CURRENT, VISIBLE, to_record
+from . import COLUMNS, CURRENT, N_COLUMNS, VISIBLE, to_record
 
 _R_COLUMNS = ", ".join(f"r.{c.strip()}" for c in COLUMNS.split(","))
 _R_VISIBLE = VISIBLE.replace("project_id", "r.project_id").replace("r.r.", "r.")
@@ -56,7 +56,7 @@ def in_order(conn: sqlite3.Connection, rowids: Sequence[int], project_id: str, *
 def _read_in_order(conn: sqlite3.Connection, rowids: list[int], where: str, args: list[object]) -> list[Record]:
     if not rowids:
         return []
-    rows = {row[20]: row for row in conn.execute(
+    rows = {row[N_COLUMNS]: row for row in conn.execute(
         f"SELECT {_R_COLUMNS}, r.rowid FROM records r WHERE r.rowid IN ({','.join('?' * len(rowids))}) AND {where}",
         [*rowids, *args])}
     return [to_record(rows[rid]) for rid in rowids if rid in rows]
@@ -100,7 +100,7 @@ def like(conn: sqlite3.Connection, terms: Sequence[str], project_id: str, *, typ
         f"ORDER BY n DESC, r.pinned DESC, r.recorded_at DESC LIMIT ?"
     )
     rows = conn.execute(sql, [*patterns, *args, limit]).fetchall()
-    return [(to_record(row), int(row[20])) for row in rows]
+    return [(to_record(row), int(row[N_COLUMNS])) for row in rows]
 
 
 def pinned(conn: sqlite3.Connection, project_id: str, *, limit: int = 50) -> list[Record]:
@@ -112,13 +112,16 @@ def pinned(conn: sqlite3.Connection, project_id: str, *, limit: int = 50) -> lis
     return [to_record(r) for r in rows]
 
 
-def averages(conn: sqlite3.Connection) -> tuple[int, float, float]:
-    """(rows, mean title tokens, mean body tokens) from FTS5's own averages record (id 1): no scan needed."""
+def averages(conn: sqlite3.Connection) -> tuple[int, float, float, float, float]:
+    """(rows, mean tokens of title, body, questions, aliases) from FTS5's own averages record (id 1): no scan
+    needed. An index of two columns (a store not yet migrated) has no questions or aliases: zeros."""
     row = conn.execute("SELECT block FROM records_fts_data WHERE id = 1").fetchone()
     values = varints(bytes(row[0])) if row and row[0] else []
     if len(values) < 3 or values[0] == 0:
-        return 0, 0.0, 0.0
-    return values[0], values[1] / values[0], values[2] / values[0]
+        return 0, 0.0, 0.0, 0.0, 0.0
+    n = values[0]
+    rest = [v / n for v in values[1:5]] + [0.0] * (5 - len(values))
+    return n, rest[0], rest[1], rest[2], rest[3]
 
 
 def session_neighbours(conn: sqlite3.Connection, records_: Sequence[Record],

@@ -7,7 +7,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterable, Sequence
 
-from . import COLUMNS, to_record
+from . import COLUMNS, N_COLUMNS, to_record
 from .db import atomic
 from .retrieval import _filters
 
@@ -141,7 +141,7 @@ def current_with_vectors(conn: sqlite3.Connection, model: str, project_id: str) 
         f"WHERE r.project_id = ? AND r.superseded_at IS NULL ORDER BY r.id",
         (model, project_id),
     )
-    return [(to_record(row), row[20]) for row in rows]
+    return [(to_record(row), row[N_COLUMNS]) for row in rows]
 
 
 def linked_pairs(conn: sqlite3.Connection, project_id: str, rel_type: str) -> set[tuple[str, str]]:
