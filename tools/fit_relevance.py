@@ -41,9 +41,13 @@ TOP_K = 3
 
 def collect(args: argparse.Namespace, pad: str) -> list[dict]:
     """The weighed candidates of every case, with the store padded as `pad` says: "N" LoCoMo turns, "docs" the
-    technical Markdown paragraphs of bench/injection.py --pad-docs, "docs+N" both."""
+    technical Markdown paragraphs of bench/injection.py --pad-docs, "docs+N" both; a ":exp" suffix stores the
+    decisions with the recorded questions and aliases of `--expansions` (bench/injection.py --expansions)."""
     import injection  # bench/injection.py
 
+    pad, _, flag = pad.partition(":")
+    expansions = injection.read_expansions(args.expansions) if flag == "exp" else None
+    tag = f"{pad}:{flag}" if flag else pad
     own_records = injection._jsonl(Path(args.cases) / "handwritten-records.jsonl")
     own_questions = injection._jsonl(Path(args.cases) / "handwritten-questions.jsonl")
     turns = pad.split("+")[-1]
@@ -51,17 +55,17 @@ def collect(args: argparse.Namespace, pad: str) -> list[dict]:
     if turns.isdigit() and int(turns):
         padding += injection._locomo_turns(Path(args.locomo), int(turns))
     bench = injection.Bench(injection._jsonl(args.adrs), injection._jsonl(args.questions),
-                            injection._jsonl(args.prompts), own_records, own_questions, padding)
+                            injection._jsonl(args.prompts), own_records, own_questions, padding, expansions)
     out = io.StringIO()
     bench.run(out)
     rows = [json.loads(line) for line in out.getvalue().splitlines()]
     for row in rows:
-        row["case"] = f"{pad}:{row['case']}"
+        row["case"] = f"{tag}:{row['case']}"
     # Cases none of whose candidates is the right record still count (a miss, or for unrelated prompts a pass).
     seen = {row["case"] for row in rows}
     for i, (_, want, group, style, kind) in enumerate(bench.cases):
-        if f"{pad}:{i}" not in seen:
-            rows.append({"case": f"{pad}:{i}", "kind": kind, "group": group, "style": style, "right": False, "rank": 0, "score": 0.0, "klass": None,
+        if f"{tag}:{i}" not in seen:
+            rows.append({"case": f"{tag}:{i}", "kind": kind, "group": group, "style": style, "right": False, "rank": 0, "score": 0.0, "klass": None,
                          "features": None})
     return rows
 
@@ -180,10 +184,22 @@ def outcomes(rows: list[dict], models: dict[str, tuple]) -> dict[str, list[int]]
         chosen = []
         if klass:
             gate, lead = _gate(case_rows, models[klass])
+            if lead is not None and gate < models[klass][3]:  # the hook's near-verbatim rule
+                lead = next((r for r in case_rows[: relevance.GATE_RANKS]
+                             if r["features"] and relevance.near_verbatim(r["features"])), None)
+                gate = 1.0 if lead is not None else gate
             if lead is not None and gate >= models[klass][3]:
                 top = lead["score"] or 1e-9
                 chosen = [r for r in case_rows if r is lead or r["score"] / top >= relevance.COMPANION][:TOP_K]
         out[kind].append(int(bool(chosen)) if kind == "unrelated" else int(any(r["right"] for r in chosen)))
+    return out
+
+
+def split_by_expansions(rows: list[dict]) -> dict[str, list[dict]]:
+    """The rows of stores whose decisions carry recorded expansions (":exp" pads) apart from the others."""
+    out: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        out["with expansions" if ":exp:" in r["case"] else "without expansions"].append(r)
     return out
 
 
@@ -213,15 +229,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompts", default=str(shared / "prompts-dev" / "real_prompts.jsonl"))
     parser.add_argument("--cases", default=str(ROOT / "bench" / "data"))
     parser.add_argument("--locomo", default=str(shared / "locomo-dev"))
-    parser.add_argument("--pads", default="0,docs+2000",
-                        help="stores to fit on, comma-separated: N LoCoMo turns of padding, docs, docs+N (see collect)")
-    parser.add_argument("--target", type=float, default=0.05, help="unrelated share allowed to inject on the training side")
+    parser.add_argument("--pads", default="0,docs+2000,0:exp,docs+2000:exp",
+                        help="stores to fit on, comma-separated: N LoCoMo turns of padding, docs, docs+N, each with "
+                             "':exp' for decisions stored with --expansions (see collect)")
+    parser.add_argument("--expansions", default=str(shared / "adr-dev" / "expansions.jsonl"),
+                        help="recorded questions/aliases per ADR id, for the ':exp' stores")
+    parser.add_argument("--target", type=float, default=0.04, help="unrelated share allowed to inject on the training side")
     parser.add_argument("--write", action="store_true", help="write agentctx/retrieval/relevance.txt")
     args = parser.parse_args(argv)
     pads = args.pads.split(",")
     rows = [r for pad in pads for r in collect(args, pad)]
     folds = fold_of(rows)
     pooled: dict[str, list[int]] = defaultdict(list)
+    by_tag: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     lines = []
     for k in sorted(set(folds.values())):
         train = [r for r in rows if folds.get(r["group"], 0) != k]
@@ -230,11 +250,17 @@ def main(argv: list[str] | None = None) -> int:
         out = outcomes(test, models)
         for kind, v in out.items():
             pooled[kind] += v
+        for tag, part in split_by_expansions(test).items():
+            for kind, v in outcomes(part, models).items():
+                by_tag[tag][kind] += v
         held = sorted({r["group"] for r in test if r["kind"] != "unrelated"})
         cuts = "/".join(f"{models[c][3]:.3f}" for c in relevance.CLASSES)
         lines.append(f"fold {k} (held out: {', '.join(held)} + {sum(1 for g, f in folds.items() if f == k)} repos"
                      f" in all; thresholds {cuts}): {fmt(rates(out))}")
     lines.append(f"held-out, pooled over folds: {fmt(rates(pooled))}")
+    if len(by_tag) > 1:
+        for tag, out in sorted(by_tag.items()):
+            lines.append(f"held-out, pooled, {tag}: {fmt(rates(out))}")
     models = fit_classes(rows, args.target)
     lines.append(f"fitted on everything, in-sample: {fmt(rates(outcomes(rows, models)))}")
     print("\n".join(lines))

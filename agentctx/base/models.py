@@ -139,10 +139,12 @@ class Record(record_type("Record", _RECORD_FIELDS, defaults=((), ()))):
         return self._replace(**changes)
 
 
-class SearchHit(record_type("SearchHit", "record score relevance degraded matched", defaults=(None, None))):
+class SearchHit(record_type("SearchHit", "record score relevance degraded matched asked", defaults=(None, None, None))):
     """One ranked search result: the record, its final score, and its relevance (how surely it is about the query;
     the specificity of the query words it shares; relevance floors apply to it). `matched` (FTS rung only): the
-    query stems the record contains, each with the weight of the best field it is in (2 title, 1 body)."""
+    query stems the record contains, each with the weight of the best field it is in (2 title, 1 body). `asked`:
+    those found in the record's questions or aliases, each True when its title and body lack it (found only through
+    how the record will be asked)."""
 
     __slots__ = ()
 

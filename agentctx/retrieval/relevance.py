@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 # already knows which query stems a record contains and how specific each query stem is; only the record's title is
 # tokenized again.
 FEATURES = ("relevance", "cover", "title_cover", "title_shared", "title_best", "best", "telling", "rare", "terms",
-            "question", "lead")
+            "question", "lead", "text_cover", "asked_cover", "question_cover")
 MODEL_FILE = "relevance.txt"
 # Short prompts (questions, one-line requests) and long ones (problem descriptions, pasted context) each have their
 # own fitted gate: a long prompt collects rare words by chance, a short one shares one or two words with its record.
@@ -40,6 +40,14 @@ COMPANION = 0.4
 RARE = 0.5  # a stem in fewer than about one in 45 general software documents
 LEAD_MAX = 1.0  # the lead of a candidate with none after it
 TELLING = 0.1  # as search.TELLING: a stem found in fewer than about half of general software documents
+# A prompt that says most of what a record's own text says is about it, whatever the fitted gate makes of its other
+# features ("The test suite just hangs when I'm connected to the VPN" against "on the corporate VPN the test suite
+# hangs" was refused at p 0.765): at least this share of the prompt's specificity found in the title or body, through
+# at least VERBATIM_TELLING telling words, one of them rare (generic words alone say nothing: "Scan the project to
+# understand it" is near-verbatim to a record about an OCR engine that scans projects to understand them).
+VERBATIM_COVER = 0.75
+VERBATIM_TELLING = 3
+VERBATIM_RARE = 1
 # A prompt this short that ends with "?" is a question: it names its subject in few words.
 QUESTION_TERMS = 16
 
@@ -116,6 +124,8 @@ def features(hit: "SearchHit", next_score: float, specific: "dict[str, float]", 
     title_spec.update((s, specific[s]) for s in title_stems if s in specific)
     title_total = sum(title_spec.values())
     covered = [s for s in title_stems if s in specific]
+    asked = hit.asked or {}
+    only_asked = sum(specific.get(s, 1.0) for s, only in asked.items() if only)
     return {
         # The specificity of the shared words (search.relevance), and the share of the prompt's they make up.
         "relevance": math.log1p(hit.relevance),
@@ -131,7 +141,33 @@ def features(hit: "SearchHit", next_score: float, specific: "dict[str, float]", 
         "question": 1.0 if question else 0.0,
         # How far the candidate stands out from the next one: a record a prompt is about usually leads clearly.
         "lead": math.log(hit.score / next_score) if next_score > 0 and hit.score > 0 else LEAD_MAX,
+        # The same share through the record's own text, and through how it will be asked (questions, aliases).
+        "text_cover": (sum(shared) - only_asked) / total,
+        "asked_cover": sum(specific.get(s, 1.0) for s in asked) / total,
+        # How much of one of the record's questions the prompt says: a question asked as it was foreseen.
+        "question_cover": question_cover(hit.record.questions, specific),
     }
+
+
+def question_cover(questions: "tuple[str, ...]", specific: "dict[str, float]") -> float:
+    """The largest share of a stored question's content words that are among the prompt's stems (0 without
+    questions): a question asked as it was foreseen. Counted, not weighed by specificity: measured, weighing them
+    (a background lookup per word) did no better."""
+    from ..base import text
+
+    best = 0.0
+    for question in questions or ():
+        words = text.content_tokens(question)
+        if words:
+            found = sum(1 for stem in text.stems(words) if stem in specific)
+            best = max(best, found / len(words))
+    return best
+
+
+def near_verbatim(feats: "dict[str, float]") -> bool:
+    """Whether a candidate's own text says most of what the prompt says (see VERBATIM_COVER)."""
+    return (feats.get("text_cover", 0.0) >= VERBATIM_COVER and feats.get("telling", 0.0) >= VERBATIM_TELLING
+            and feats.get("rare", 0.0) >= VERBATIM_RARE)
 
 
 def probability(feats: "dict[str, float]", klass: str) -> float:
@@ -214,11 +250,22 @@ def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER) -> 
     # The gate: the most probable of the first GATE_RANKS candidates (the record meant is often a close second).
     lead = max(range(min(GATE_RANKS, len(weighed))), key=lambda i: weighed[i][2])
     gate = weighed[lead][2]
+    verbatim = False
+    if gate < cut:
+        said = [i for i in range(min(GATE_RANKS, len(weighed))) if near_verbatim(weighed[i][1])]
+        if said:
+            lead, verbatim = said[0], True
     best = weighed[lead][0].score
     out = []
     for rank, (hit, feats, p) in enumerate(weighed):
         ratio = hit.score / best if best > 0 else 0.0
-        if gate < cut:
+        if verbatim and rank == lead:
+            inject, reason = True, (f"near-verbatim: its own text says {feats['text_cover']:.0%} of what the prompt "
+                                    f"says (gate p={p:.3f} < {cut:.3f})")
+        elif verbatim:
+            inject = ratio >= COMPANION
+            reason = f"score {ratio:.2f} of the near-verbatim candidate {'>=' if inject else '<'} {COMPANION}"
+        elif gate < cut:
             inject = False
             reason = (f"{klass}-prompt gate p={gate:.3f} < {cut:.3f}" if rank == lead
                       else f"gate closed (best candidate p={gate:.3f} < {cut:.3f})")
