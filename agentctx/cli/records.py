@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..base.errors import NotFoundError, UsageError
-from ..base.models import RECORD_TYPES, SCOPES, NewRecord, Record
+from ..base.models import ALIASES_MAX, QUESTIONS_MAX, RECORD_TYPES, SCOPES, NewRecord, Record
 from ..retrieval import search as search_mod
 from ..store import records
 from ..team.export import to_markdown
@@ -29,9 +29,11 @@ def _record_dict(record: Record) -> dict[str, object]:
 def cmd_record(args: argparse.Namespace, ctx: Context) -> int:
     new = NewRecord(type=args.type, title=_text_arg(args.title, "title"), body=_text_arg(args.body, "body"),
                     project_id=ctx.project.id, scope=args.scope, confidence="explicit", source="cli",
-                    pinned=args.pin)
+                    pinned=args.pin, questions=tuple(args.questions or ()), aliases=tuple(args.aliases or ()))
     record, superseded = records.insert(ctx.conn, new, supersedes=args.supersedes)
-    if (record.title, record.body) != (" ".join(new.title.split()), new.body.strip()):  # scrubbed by the store
+    asked_in = [" ".join(q.split()) for q in (*new.questions, *new.aliases) if q.strip()]
+    if (record.title, record.body) != (" ".join(new.title.split()), new.body.strip()) or any(  # scrubbed by the store
+            q not in (*record.questions, *record.aliases) for q in asked_in):
         sys.stderr.write("agentctx: secrets in what you recorded were redacted before it was stored "
                          f"(`agentctx show {record.id}` shows what was kept)\n")
     if ctx.json:
@@ -46,7 +48,7 @@ def cmd_supersede(args: argparse.Namespace, ctx: Context) -> int:
     target = records.resolve(ctx.conn, args.old_id, ctx.project.id)
     body = _text_arg(args.body, "body")
     old, new = records.supersede(ctx.conn, target.id, ctx.project.id, body=body, rationale=args.rationale,
-                                 title=args.title, source="cli")
+                                 title=args.title, source="cli", questions=args.questions, aliases=args.aliases)
     outdated = [] if args.title else records.kept_title_outdated(old, body)
     if outdated:
         words = ", ".join(repr(w) for w in outdated)
@@ -76,6 +78,11 @@ def _show_text(record: Record, head: Record | None = None) -> str:
         "",
         record.body,
     ]
+    if record.questions or record.aliases:  # how it will be asked: searched, never injected as its text
+        lines += ["", "Asked as (searched, not injected):"]
+        lines += [f"  ? {q}" for q in record.questions]
+        if record.aliases:
+            lines.append(f"  also: {', '.join(record.aliases)}")
     return "\n".join(lines)
 
 
@@ -220,6 +227,17 @@ def _limit(value: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid integer {value!r}") from None
 
 
+def _asked_options(p: argparse.ArgumentParser, *, keep: bool = False) -> None:
+    """--question and --alias: how the record will be asked (searched as their own fields, never injected)."""
+    carried = " (default: the old record's)" if keep else ""
+    p.add_argument("--question", "--questions", dest="questions", action="append", metavar="TEXT",
+                   help=f"a question this record answers, as someone would ask it (repeatable, at most "
+                        f"{QUESTIONS_MAX}){carried}")
+    p.add_argument("--alias", "--aliases", dest="aliases", action="append", metavar="TEXT",
+                   help=f"another name for what it is about: a synonym, abbreviation, category or rejected "
+                        f"alternative (repeatable, at most {ALIASES_MAX}){carried}")
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("record", help="store an explicit record")
     p.add_argument("--type", required=True, choices=RECORD_TYPES)
@@ -228,6 +246,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--scope", default="project", choices=SCOPES)
     p.add_argument("--supersedes", metavar="ID", help="the current record this one replaces")
     p.add_argument("--pin", action="store_true", help="pin the new record")
+    _asked_options(p)
     add_json(p)
     p.set_defaults(handler=cmd_record)
 
@@ -236,6 +255,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--body", required=True, help="the new body ('-' reads stdin)")
     p.add_argument("--rationale", help="why it changed")
     p.add_argument("--title", help="a new title (default: keep the old one)")
+    _asked_options(p, keep=True)
     add_json(p)
     p.set_defaults(handler=cmd_supersede)
 

@@ -54,12 +54,13 @@ def _import(ctx: Context, target: team.Target, args: argparse.Namespace, kind: s
     if ctx.json:
         data = _plan_dict(p)
         data.update(path=result.path, created=result.created, superseded=[list(x) for x in result.superseded],
-                    relinked=result.relinked, retired=result.retired,
+                    relinked=result.relinked, retired=result.retired, asked=result.asked,
                     errors=[{"line": line, "message": msg} for line, msg in result.errors])
         ctx.emit(data)
     else:
         ctx.out(f"{target.label}: {len(result.created)} new, {len(result.superseded)} superseded by hand edits, "
-                f"{len(result.retired)} retired, {len(p.conflicts)} conflicts, {len(result.errors)} malformed")
+                f"{len(result.retired)} retired, {len(p.conflicts)} conflicts, {len(result.errors)} malformed"
+                + (f", {len(result.asked)} with new questions or aliases" if result.asked else ""))
         shown = p._replace(new=[], edits=[], errors=list(result.errors), removals=[] if args.apply_removals else p.removals)
         _print_plan(ctx, shown, target.label, kind=kind)
     if result.errors or p.conflicts:  # reported above, nothing else lost: still a status a script can see

@@ -75,9 +75,13 @@ def _one(conn: sqlite3.Connection, entry: Entry, *, project_id: str, session_id:
             out.reinforced.append(dup.id)
         else:
             out.dropped.append((entry.kind, "duplicate"))
+        if not (dup.questions or dup.aliases) and (entry.questions or entry.aliases):
+            # The same fact seen again, asked-as this time: the record is found the way people ask from now on.
+            records.set_asked(conn, dup.id, None, questions=entry.questions, aliases=entry.aliases)
         return
     new = NewRecord(type=entry.type, title=entry.title, body=entry.body, project_id=namespace, scope=entry.scope,
-                    confidence=entry.confidence, source="llm_extraction", session_id=session_id)
+                    confidence=entry.confidence, source="llm_extraction", session_id=session_id,
+                    questions=entry.questions, aliases=entry.aliases)
     target = _supersedable(conn, entry, namespace)
     try:
         record, _ = records.insert(conn, new, supersedes=target)

@@ -13,6 +13,9 @@ _CONFIDENCE = {"type": "string", "enum": ["explicit", "inferred"]}
 # No descriptions in the schema: the system prompt explains every field once (the schema is sent on every call).
 _EVIDENCE = {"type": "string"}
 _SUPERSEDES = {"type": ["string", "null"]}
+# How each record will be asked (SPEC §6.2): written in the same call, for every entry that becomes a record.
+_ASKED = {"questions": {"type": "array", "items": {"type": "string"}},
+          "aliases": {"type": "array", "items": {"type": "string"}}}
 
 
 def _entry(properties: dict[str, Any]) -> dict[str, Any]:
@@ -24,20 +27,21 @@ def _entry(properties: dict[str, Any]) -> dict[str, Any]:
 SCHEMA: dict[str, Any] = _entry({
     "decisions": {"type": "array", "items": _entry({
         "what": {"type": "string"}, "rationale": {"type": "string"}, "supersedes": _SUPERSEDES,
-        "confidence": _CONFIDENCE, "evidence": _EVIDENCE})},
+        "confidence": _CONFIDENCE, "evidence": _EVIDENCE, **_ASKED})},
     "preferences": {"type": "array", "items": _entry({
         "category": {"type": "string", "enum": ["style", "tooling", "process", "naming"]},
         "rule": {"type": "string"}, "confidence": _CONFIDENCE,
-        "scope": {"type": "string", "enum": ["project", "global"]}, "supersedes": _SUPERSEDES, "evidence": _EVIDENCE})},
+        "scope": {"type": "string", "enum": ["project", "global"]}, "supersedes": _SUPERSEDES, "evidence": _EVIDENCE,
+        **_ASKED})},
     "conventions": {"type": "array", "items": _entry({
         "scope": {"type": "string", "enum": ["file", "module", "project"]}, "convention": {"type": "string"},
-        "confidence": _CONFIDENCE, "supersedes": _SUPERSEDES, "evidence": _EVIDENCE})},
+        "confidence": _CONFIDENCE, "supersedes": _SUPERSEDES, "evidence": _EVIDENCE, **_ASKED})},
     "active_work": _entry({
         "current_task": {"type": "string"}, "blockers": {"type": "array", "items": {"type": "string"}},
         "next_steps": {"type": "array", "items": {"type": "string"}},
         "open_questions": {"type": "array", "items": {"type": "string"}}}),
     "gotchas": {"type": "array", "items": _entry({
-        "pattern": {"type": "string"}, "why_it_matters": {"type": "string"}, "evidence": _EVIDENCE})},
+        "pattern": {"type": "string"}, "why_it_matters": {"type": "string"}, "evidence": _EVIDENCE, **_ASKED})},
     "flush_ok": {"type": "boolean"},
 })
 
@@ -71,6 +75,11 @@ Rules:
 8. flush_ok: true only when the new part holds nothing worth remembering (greetings, trivial one-off
    questions); then leave everything else empty.
 9. Text marked [REDACTED…] is a removed secret: never try to reconstruct it.
+10. Every decision, preference, convention and gotcha also says how it will be asked later (memory is searched
+   through these; they need no evidence): "questions", 3-6 short questions a developer on this project might
+   type whose answer is this entry, in their everyday words, not copied from the entry ("why does pytest hang
+   on the vpn?"); "aliases", up to 10 other names for what it is about that the entry's own text does not use
+   (synonyms, abbreviations, category words, rejected alternatives: "ORM", "SQLAlchemy", "persistence").
 
 Example. NEW TRANSCRIPT:
 Developer: Let's not use an ORM here, raw SQL with sqlite3 is fine since it's one file. And always run ruff before committing.
@@ -78,9 +87,11 @@ Assistant: I'll also add Redis for caching.
 Developer: Fine, but next step is the export command.
 Good output: one decision {"what": "Use raw SQL via sqlite3, no ORM", "rationale": "it's one file",
 "supersedes": null, "confidence": "explicit", "evidence": "Let's not use an ORM here, raw SQL with sqlite3 is
-fine since it's one file"}; one preference {"category": "tooling", "rule": "Run ruff before committing",
-"confidence": "explicit", "scope": "project", "supersedes": null, "evidence": "always run ruff before
-committing"}; active_work.next_steps ["Implement the export command"]. No Redis decision: the developer's
+fine since it's one file", "questions": ["do we use an orm?", "how do we talk to the database?", "can I add
+sqlalchemy?"], "aliases": ["ORM", "SQLAlchemy", "database access", "persistence"]}; one preference {"category":
+"tooling", "rule": "Run ruff before committing", "confidence": "explicit", "scope": "project", "supersedes": null,
+"evidence": "always run ruff before committing", "questions": ["which linter do we use?", "what should I run
+before a commit?"], "aliases": ["lint", "pre-commit", "formatter"]}; active_work.next_steps ["Implement the export command"]. No Redis decision: the developer's
 "Fine" is not a stated choice about Redis, so at most an inferred decision quoting "Fine, but next step is the
 export command" would be allowed, and it is too weak to record.
 """

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..base.models import BODY_MAX, TITLE_MAX
+from ..base.models import ALIAS_CHARS, ALIASES_MAX, BODY_MAX, QUESTION_CHARS, QUESTIONS_MAX, TITLE_MAX
 
 Kind = Literal["decision", "preference", "convention", "gotcha"]
 
@@ -30,6 +30,8 @@ class Entry:
     supersedes: str | None
     evidence: str
     key: str  # the fact's text without decoration, for near-duplicate checks
+    questions: tuple[str, ...] = ()  # how the record will be asked (trimmed to the store's limits)
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,22 @@ def _entry(kind: Kind, raw: Any, corpus_words: str) -> Entry | str:
     if conf == "explicit" and len(words(evidence)) < EXPLICIT_MIN_WORDS:
         conf = "inferred"
     return Entry(kind, type_, _title(main), body, conf, scope, _supersedes(raw), evidence.strip(),
-                 " ".join(words(main)))
+                 " ".join(words(main)), asked(raw.get("questions"), QUESTIONS_MAX, QUESTION_CHARS),
+                 asked(raw.get("aliases"), ALIASES_MAX, ALIAS_CHARS))
+
+
+def asked(value: Any, most: int, chars: int) -> tuple[str, ...]:
+    """A model's questions or aliases, kept within the store's limits: items that are not text, are blank or too
+    long are dropped, repeats too, and only the first `most` are kept. Never a reason to drop the entry."""
+    if not isinstance(value, list):
+        return ()
+    out: dict[str, str] = {}
+    for item in value:
+        if isinstance(item, str):
+            one = " ".join(item.split())
+            if one and len(one) <= chars:
+                out.setdefault(one.casefold(), one)
+    return tuple(out.values())[:most]
 
 
 def _handover(work: Any) -> tuple[str, str] | None:

@@ -159,9 +159,12 @@ def _note(payload: "Payload", project_id: str, weighed: "list[Assessed]", chosen
     injected = {h.record.id for h in chosen}
     rows = []
     for a in weighed[:NOTED]:
-        rows.append({"id": a.hit.record.id, "p": round(a.p, 4), "injected": a.hit.record.id in injected,
-                     "passed": a.inject, "reason": a.reason,
-                     "features": {k: round(v, 4) for k, v in a.features.items()}})
+        row = {"id": a.hit.record.id, "p": round(a.p, 4), "injected": a.hit.record.id in injected,
+               "passed": a.inject, "reason": a.reason, "features": {k: round(v, 4) for k, v in a.features.items()}}
+        through = relevance.through_asked(a.hit, payload.prompt)
+        if through:  # words of the record's own questions and aliases: nothing of the prompt it does not hold
+            row["asked"] = through
+        rows.append(row)
     row = {"at": now_iso(), "session_id": payload.session_id, "project_id": project_id,
            "prompt_hash": sha256_hex(payload.prompt)[:16], "prompt_chars": len(payload.prompt),
            "prompt_class": weighed[0].klass if weighed else None,

@@ -175,7 +175,8 @@ def _scrub(text: str) -> str:
 def ctx_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     new = NewRecord(type=args["type"], title=_scrub(args["title"]), body=_scrub(args["body"]),
                     project_id=ctx.project.id, scope=args.get("scope", "project"), confidence="explicit",
-                    source="mcp_tool", session_id=ctx.session_id)
+                    source="mcp_tool", session_id=ctx.session_id, questions=tuple(args.get("questions") or ()),
+                    aliases=tuple(args.get("aliases") or ()))
     record, superseded = records.insert(ctx.conn, new, supersedes=args.get("supersedes"))
     return {"id": record.id, "type": record.type, "title": record.title, "scope": record.scope,
             "recorded_at": record.recorded_at, "superseded": [s.id for s in superseded]}
@@ -183,7 +184,8 @@ def ctx_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def ctx_supersede(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     old, new = records.supersede(ctx.conn, args["old_id"], ctx.project.id, body=_scrub(args["new_body"]),
-                                 rationale=_scrub(args["rationale"]), source="mcp_tool", session_id=ctx.session_id)
+                                 rationale=_scrub(args["rationale"]), source="mcp_tool", session_id=ctx.session_id,
+                                 questions=args.get("questions"), aliases=args.get("aliases"))
     return {"old_id": old.id, "new_id": new.id, "type": new.type, "title": new.title}
 
 

@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 from ..base import paths
 from ..base.errors import AgentctxError, StoreError
-from ..base.models import BODY_MAX, RECORD_TYPES, SCOPES, TITLE_MAX
+from ..base.models import (ALIAS_CHARS, ALIASES_MAX, BODY_MAX, QUESTION_CHARS, QUESTIONS_MAX, RECORD_TYPES, SCOPES,
+                           TITLE_MAX)
 from ..base.tokens import SEARCH_LIMIT_MAX
 from ..store.db import translate
 from . import handlers
@@ -41,6 +42,8 @@ RECORD = {
         "superseded_by": NULLABLE_STR, "access_count": {"type": "integer"}, "last_accessed": NULLABLE_STR,
         "score": {"type": "number"}, "claudemd_drift_score": {"type": "number"}, "source": {"type": "string"},
         "session_id": NULLABLE_STR, "pending_embedding": {"type": "boolean"},
+        "questions": {"type": "array", "items": {"type": "string"}},
+        "aliases": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["id", "type", "title", "body", "scope", "confidence", "valid_from", "recorded_at", "source"],
 }
@@ -50,6 +53,20 @@ CHAIN_STEP = {"type": "object", "properties": {
     "superseded_by": NULLABLE_STR, "rationale": NULLABLE_STR}, "required": ["id", "state", "recorded_at"]}
 DRIFT_ENTRY = {"type": "object", "properties": {"id": {"type": "string"}, "type": {"type": "string"},
                                                 "title": {"type": "string"}}, "required": ["id", "type", "title"]}
+
+
+# How a record will be asked: searched as their own fields, so the record is found the way people ask; never shown
+# as its text. Both writing tools ask the calling model for them (it knows the conversation the fact came from).
+ASKED = {
+    "questions": {"type": "array", "maxItems": QUESTIONS_MAX,
+                  "items": {"type": "string", "minLength": 1, "maxLength": QUESTION_CHARS},
+                  "description": "3-6 short questions a developer on this project might later ask whose answer is "
+                                 "this record, in their words (\"why does pytest hang on the VPN?\")"},
+    "aliases": {"type": "array", "maxItems": ALIASES_MAX,
+                "items": {"type": "string", "minLength": 1, "maxLength": ALIAS_CHARS},
+                "description": "up to 10 other names for what it is about that the record's text does not use: "
+                               "synonyms, abbreviations, category words, rejected alternatives"},
+}
 
 
 def _obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -129,11 +146,13 @@ _TOOL_LIST = (
         "Store one fact the developer stated or chose, as an explicit record: a decision (with its rationale), "
         "a convention, a preference, a discovery, a bugfix or a handover. One fact per record; title <= 120 "
         "characters, body <= 2000. Search first: if it replaces a current record, pass that id as `supersedes` "
-        "(or use ctx_supersede). scope \"global\" stores a preference for every project.",
+        "(or use ctx_supersede). scope \"global\" stores a preference for every project. Add `questions` (how a "
+        "developer would later ask for it) and `aliases` (other names for it): the project memory is searched "
+        "through them, so the record is found when someone asks in other words.",
         _obj({"type": {"type": "string", "enum": list(RECORD_TYPES)},
               "title": {"type": "string", "minLength": 1, "maxLength": TITLE_MAX},
               "body": {"type": "string", "minLength": 1, "maxLength": BODY_MAX},
-              "supersedes": ID, "scope": {"type": "string", "enum": list(SCOPES)}},
+              "supersedes": ID, "scope": {"type": "string", "enum": list(SCOPES)}, **ASKED},
              ("type", "title", "body")),
         _out({"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
               "scope": {"type": "string"}, "recorded_at": {"type": "string"},
@@ -144,9 +163,10 @@ _TOOL_LIST = (
         "ctx_supersede", "Replace a record",
         "Replace a current record whose fact changed: the old one is kept as history and stops surfacing; the "
         "new one keeps its type, title and scope, with `new_body` plus the rationale. Fails if `old_id` was "
-        "already superseded: the error names the current head to supersede instead.",
+        "already superseded: the error names the current head to supersede instead. The new record keeps the old "
+        "one's `questions` and `aliases` (how it will be asked) unless you pass new ones.",
         _obj({"old_id": ID, "new_body": {"type": "string", "minLength": 1, "maxLength": BODY_MAX},
-              "rationale": {"type": "string", "minLength": 1, "maxLength": 1000}},
+              "rationale": {"type": "string", "minLength": 1, "maxLength": 1000}, **ASKED},
              ("old_id", "new_body", "rationale")),
         _out({"old_id": {"type": "string"}, "new_id": {"type": "string"}, "type": {"type": "string"},
               "title": {"type": "string"}}, ("old_id", "new_id")),

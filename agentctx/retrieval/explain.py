@@ -28,7 +28,8 @@ def explain(conn: sqlite3.Connection, query: str, project_id: str) -> list[dict[
         out.append({"rank": rank + 1, "id": r.id, "type": r.type, "title": r.title, "injected": a.inject,
                     "p": round(a.p, 4), "threshold": relevance.threshold(a.klass) if a.klass in relevance.CLASSES
                     else None, "prompt_class": a.klass, "score_share": round(a.ratio, 3), "reason": a.reason,
-                    "score": round(a.hit.score, 4), "features": {k: round(v, 4) for k, v in a.features.items()}})
+                    "score": round(a.hit.score, 4), "features": {k: round(v, 4) for k, v in a.features.items()},
+                    "asked": relevance.through_asked(a.hit, query)})
     return out
 
 
@@ -109,15 +110,22 @@ def _trim(path: str, keep: list[str]) -> bool:
 def plain(cand: dict[str, Any], threshold: float | None = None) -> str:
     """One line for a person: what happened to a candidate and why, in words (numbers: `describe`, --verbose)."""
     title = f"[{cand.get('type')}] {cand.get('title')}  {cand.get('id')}"
+    through = _through(cand)
     if cand.get("injected"):
-        return f"    injected      {title}\n                  it names what the prompt is about"
+        return f"    injected      {title}\n                  it names what the prompt is about{through}"
     if cand.get("passed"):
         return f"    not injected  {title}\n                  relevant, but already in front of the model this session"
     p = float(cand.get("p") or 0.0)
     near = threshold is not None and threshold > 0 and p >= 0.75 * threshold
     why = ("nearly: it shares some of the prompt's words, not enough to be sure it is what the prompt is about"
            if near else "it shares too little with the prompt")
-    return f"    {'nearly' if near else 'not injected':<13} {title}\n                  {why}"
+    return f"    {'nearly' if near else 'not injected':<13} {title}\n                  {why}{through}"
+
+
+def _through(cand: dict[str, Any]) -> str:
+    """Words the candidate matched only through its questions or aliases, as a clause (or nothing)."""
+    words = cand.get("asked") or ()
+    return f"; {', '.join(words)} only through how it will be asked (its questions, aliases)" if words else ""
 
 
 def describe(cand: dict[str, Any]) -> str:
@@ -126,4 +134,4 @@ def describe(cand: dict[str, Any]) -> str:
     feats = cand.get("features") or {}
     shown = ", ".join(f"{k} {feats[k]:.2f}" for k in SHOWN if k in feats)
     return (f"    {mark:<8} p={cand.get('p', 0):.3f}  [{cand.get('type')}] {cand.get('title')}  {cand.get('id')}\n"
-            f"             {cand.get('reason', '')}" + (f"; {shown}" if shown else ""))
+            f"             {cand.get('reason', '')}" + (f"; {shown}" if shown else "") + _through(cand))

@@ -170,6 +170,18 @@ def near_verbatim(feats: "dict[str, float]") -> bool:
             and feats.get("rare", 0.0) >= VERBATIM_RARE)
 
 
+def through_asked(hit: "SearchHit", prompt: str) -> "list[str]":
+    """The prompt's words a candidate matched only through its questions or aliases (how it will be asked)."""
+    stems = {stem for stem, only in (hit.asked or {}).items() if only}
+    if not stems:
+        return []
+    from ..base import text
+
+    tokens = text.query_tokens(prompt)
+    words = {stem: word for word, stem in zip(reversed(tokens), reversed(text.stems(tokens))) if stem in stems}
+    return sorted(words.get(stem, stem) for stem in stems)
+
+
 def probability(feats: "dict[str, float]", klass: str) -> float:
     coef, _, mean, scale = load()[klass]
     z = coef.get("bias", 0.0)

@@ -1,7 +1,9 @@
 """The Markdown format of `.agentctx/context.md` and `~/.agentctx/profile/preferences.md`: render and parse, no I/O.
 
 One block per entry: an HTML comment carrying its id and type (invisible on GitHub), a `###` title, the body, a
-blank line. Blocks are sorted by type section, then title, then id, so two branches that add entries insert them
+blank line; a record that carries how it will be asked adds, after its body, an `<!-- agentctx:asked -->` line and
+one `- asked: …` line per question and one `- also: …` line per alias (so a teammate without an LLM finds the record
+the same way). They are not part of the entry's content hash: adding them is not an edit of the fact. Blocks are sorted by type section, then title, then id, so two branches that add entries insert them
 at different places and git's line merge joins them; there are no counts, dates or machine-specific values, so
 the same records give the same bytes on every machine.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ..base.ids import sha256_hex
-from ..base.models import BODY_MAX, TITLE_MAX, record_type
+from ..base.models import ALIAS_CHARS, ALIASES_MAX, BODY_MAX, QUESTION_CHARS, QUESTIONS_MAX, TITLE_MAX, record_type
 
 FORMAT_VERSION = 1
 FILE_MARKER = "<!-- agentctx:file"
@@ -19,6 +21,9 @@ ENTRY_RE = re.compile(r"^<!--\s*agentctx:entry\b(.*?)-->\s*$")
 PAIR_RE = re.compile(r"([a-z_]+)=(\S+)")
 KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 CONFLICT_RE = re.compile(r"^(<{7}|={7}|>{7})( |$)")
+ASKED_MARKER = "<!-- agentctx:asked -->"
+ASKED_RE = re.compile(r"^<!--\s*agentctx:asked\b.*-->\s*$")
+QUESTION_PREFIX, ALIAS_PREFIX = "- asked: ", "- also: "
 
 HEADINGS = {"decision": "Decisions", "convention": "Conventions", "discovery": "Discoveries",
             "preference": "Preferences"}
@@ -40,8 +45,9 @@ PROFILE = Kind("profile", "Developer profile", ("preference",), (
     "`agentctx profile import PATH`. Edit an entry by hand and import it: the edit becomes a supersession."))
 
 
-class Entry(record_type("Entry", "key type title body line")):
-    """One parsed block: its id, type, title and body (normalised), and the 1-based line of its marker."""
+class Entry(record_type("Entry", "key type title body line questions aliases", defaults=((), ()))):
+    """One parsed block: its id, type, title and body (normalised), the 1-based line of its marker, and how the
+    record will be asked (questions, aliases)."""
 
     __slots__ = ()
 
@@ -74,7 +80,8 @@ def content_hash(type_: str, title: str, body: str) -> str:
 def _escape(line: str, headings: set[str]) -> str:
     # A body line that would read as an entry marker, a section heading or an escape of its own gets a backslash
     # (Markdown shows the line as written).
-    if ENTRY_RE.match(line) or line in headings or line.startswith(FILE_MARKER) or re.match(r"^\\+(<!--|## )", line):
+    if ENTRY_RE.match(line) or ASKED_RE.match(line) or line in headings or line.startswith(FILE_MARKER) \
+            or re.match(r"^\\+(<!--|## )", line):
         return "\\" + line
     return line
 
@@ -87,19 +94,24 @@ def sort_key(type_: str, title: str, key: str, kind: Kind) -> tuple[int, str, st
     return (kind.types.index(type_), normalize_title(title).casefold(), key)
 
 
-def render(kind: Kind, entries: "list[tuple[str, str, str, str]]") -> str:
-    """The file for (key, type, title, body) entries: every section heading always present (two branches adding the
-    first entry of a section must not both add its heading), entries in `sort_key` order."""
+def render(kind: Kind, entries: "list[tuple]") -> str:
+    """The file for (key, type, title, body[, questions, aliases]) entries: every section heading always present (two
+    branches adding the first entry of a section must not both add its heading), entries in `sort_key` order."""
     headings = {f"## {HEADINGS[t]}" for t in kind.types}
-    by_type: dict[str, list[tuple[str, str, str, str]]] = {t: [] for t in kind.types}
+    by_type: dict[str, list[tuple]] = {t: [] for t in kind.types}
     for entry in entries:
         by_type[entry[1]].append(entry)
     out = [f"# {kind.title}", "", f"{FILE_MARKER} kind={kind.name} version={FORMAT_VERSION} -->", kind.intro, ""]
     for type_ in kind.types:
         out += [f"## {HEADINGS[type_]}", ""]
-        for key, _, title, body in sorted(by_type[type_], key=lambda e: sort_key(e[1], e[2], e[0], kind)):
+        for key, _, title, body, *asked in sorted(by_type[type_], key=lambda e: sort_key(e[1], e[2], e[0], kind)):
             out += [f"<!-- agentctx:entry id={key} type={type_} -->", f"### {normalize_title(title)}", ""]
             out += [_escape(line, headings) for line in normalize_body(body).split("\n")]
+            questions, aliases = (asked + [(), ()])[:2]
+            if questions or aliases:
+                out += ["", ASKED_MARKER]
+                out += [QUESTION_PREFIX + normalize_title(q) for q in questions]
+                out += [ALIAS_PREFIX + normalize_title(a) for a in aliases]
             out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -137,12 +149,31 @@ def parse(text: str, kind: Kind) -> Parsed:
         if problem is not None:
             errors.append((number, problem))
             continue
+        content, questions, aliases = _asked(content)
         title_at = next(i for i, line in enumerate(content) if line.strip())
         title = normalize_title(content[title_at].strip()[4:])
         body = normalize_body("\n".join(_unescape(line) for line in content[title_at + 1:]))
-        entries.append(Entry(key, fields["type"], title, body, number))
+        entries.append(Entry(key, fields["type"], title, body, number, questions, aliases))
         valid.add(key)
     return Parsed(tuple(entries), tuple(errors), frozenset(seen), True)
+
+
+def _asked(content: list[str]) -> "tuple[list[str], tuple[str, ...], tuple[str, ...]]":
+    """(the block's lines before its asked marker, its questions, its aliases). Lines under the marker that are no
+    `- asked:`/`- also:` item are ignored; items past the store's limits are left out (a hand-edited file is a
+    teammate's input: it may not make a record unstorable)."""
+    at = next((i for i, line in enumerate(content) if ASKED_RE.match(line)), None)
+    if at is None:
+        return content, (), ()
+    questions: dict[str, str] = {}
+    aliases: dict[str, str] = {}
+    for line in content[at + 1:]:
+        for prefix, into, chars in ((QUESTION_PREFIX, questions, QUESTION_CHARS), (ALIAS_PREFIX, aliases, ALIAS_CHARS)):
+            if line.startswith(prefix.rstrip()) and line[len(prefix.rstrip()):].strip():
+                item = normalize_title(line[len(prefix.rstrip()):])
+                if len(item) <= chars:
+                    into.setdefault(item.casefold(), item)
+    return content[:at], tuple(questions.values())[:QUESTIONS_MAX], tuple(aliases.values())[:ALIASES_MAX]
 
 
 def _check_block(key: str, type_: str, content: list[str], kind: Kind) -> str | None:
@@ -154,6 +185,7 @@ def _check_block(key: str, type_: str, content: list[str], kind: Kind) -> str | 
         return f"type {type_!r} is not one of {', '.join(kind.types)}"
     if any(CONFLICT_RE.match(line) for line in content):
         return "unresolved git merge conflict markers"
+    content = _asked(content)[0]
     text = [line for line in content if line.strip()]
     if not text or not text[0].strip().startswith("### "):
         return "entry without a `### title` line"

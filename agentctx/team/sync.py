@@ -105,12 +105,13 @@ def _heads(conn: sqlite3.Connection, target: Target, rows: dict[str, sync.SyncRo
 
 
 class Plan(record_type("Plan", "new edits relinks conflicts stale removed_now removals restored local errors "
-                               "whole_file_ok")):
+                               "whole_file_ok asked", defaults=((),))):
     """What an import would do. new: entries to create; edits: (entry, head) to supersede; relinks: (entry, record)
     the store already holds; conflicts: (entry, head or None, reason); stale: entries holding an older version;
     removed_now: keys gone from the file since the last import; removals: (key, head or None) every proposed
     retirement; restored: entries back in the file after a proposal; local: (key, record) changed in the store since
-    the last sync; errors: (line, message)."""
+    the last sync; errors: (line, message); asked: (entry, head) whose questions or aliases in the file differ from the
+    current record's (set in place: how a record will be asked is not an edit of its fact)."""
 
     __slots__ = ()
 
@@ -118,7 +119,7 @@ class Plan(record_type("Plan", "new edits relinks conflicts stale removed_now re
     def unimported(self) -> int:
         """File-side changes an export would overwrite."""
         return len(self.new) + len(self.edits) + len(self.conflicts) + len(self.removed_now) + len(self.errors) \
-            + (0 if self.whole_file_ok else 1)
+            + len(self.asked) + (0 if self.whole_file_ok else 1)
 
 
 def read_file(target: Target) -> str | None:
@@ -157,9 +158,13 @@ def plan(conn: sqlite3.Connection, target: Target, text: str | None) -> Plan:
     parsed = teamfile.parse(text, target.kind) if text is not None else teamfile.Parsed((), (), frozenset(), True)
     if len(parsed.entries) > MAX_ENTRIES:
         raise ValidationError("team_file_too_many", path=target.path, count=len(parsed.entries), limit=MAX_ENTRIES)
-    new, edits, relinks, conflicts, stale, restored = [], [], [], [], [], []
+    new, edits, relinks, conflicts, stale, restored, asked = [], [], [], [], [], [], []
     for entry in parsed.entries:
         row = rows.get(entry.key)
+        head = head_records.get(heads.get(entry.key) or "") if row is not None else None
+        if head is not None and head.is_current and (entry.questions or entry.aliases) \
+                and (entry.questions, entry.aliases) != (head.questions, head.aliases):
+            asked.append((entry, head))
         if row is None:
             own = records.get(conn, entry.key, ns)
             if own is not None and own.project_id == ns:  # an id this store made, without sync state (a new store?)
@@ -222,8 +227,9 @@ def plan(conn: sqlite3.Connection, target: Target, text: str | None) -> Plan:
             continue  # proposed for removal or in conflict above: not (only) a local change
         if head is not None and head.is_current and store_hash(head) != row.store_hash:
             local.append((key, head))
+    edited = {e.key for e, _ in edits}
     return Plan(new, edits, relinks, conflicts, stale, removed_now, removals, restored, local,
-                list(parsed.errors), parsed.whole_file_ok)
+                list(parsed.errors), parsed.whole_file_ok, [(e, h) for e, h in asked if e.key not in edited])
 
 
 def _same(conn: sqlite3.Connection, target: Target, entry: teamfile.Entry) -> Record | None:
@@ -240,16 +246,21 @@ def unexported(conn: sqlite3.Connection, target: Target) -> list[Record]:
     return [r for r in shareable(conn, target) if r.id not in named]
 
 
-def _new_record(target: Target, entry: teamfile.Entry, pinned: bool = False) -> NewRecord:
+def _new_record(target: Target, entry: teamfile.Entry, pinned: bool = False, head: Record | None = None) -> NewRecord:
     # A teammate's entry is trusted below what this user typed (`team`); the developer's own profile file is theirs.
     confidence = "team" if target.kind is teamfile.TEAM else "explicit"
+    questions, aliases = entry.questions, entry.aliases
+    if head is not None and not (questions or aliases):  # an edit of an entry without them keeps the record's
+        questions, aliases = head.questions, head.aliases
     return NewRecord(type=entry.type, title=scrub_text(entry.title), body=scrub_text(entry.body),
                      project_id=target.namespace, scope=target.scope, confidence=confidence, source="team_import",
-                     pinned=pinned)
+                     pinned=pinned, questions=questions, aliases=aliases)
 
 
-class ImportResult(record_type("ImportResult", "path plan created superseded relinked retired errors changed")):
-    """An import's outcome: the plan it carried out, the ids it wrote, and the entries it could not store."""
+class ImportResult(record_type("ImportResult", "path plan created superseded relinked retired errors changed asked",
+                               defaults=((),))):
+    """An import's outcome: the plan it carried out, the ids it wrote, the entries it could not store, and the
+    records whose questions or aliases it set from the file."""
 
     __slots__ = ()
 
@@ -262,7 +273,7 @@ def import_file(conn: sqlite3.Connection, target: Target, *, apply_removals: boo
     if text is None:
         raise NotFoundError("file_unreadable", path=target.path,
                             detail=f"no such file (`agentctx {target.kind.name} export` writes it)")
-    created, superseded, relinked, retired = [], [], [], []
+    created, superseded, relinked, retired, asked = [], [], [], [], []
     errors: list[tuple[int, str]] = []
     with atomic(conn):  # planned inside the write lock: two imports at once do the work once
         p = plan(conn, target, text)
@@ -281,7 +292,7 @@ def import_file(conn: sqlite3.Connection, target: Target, *, apply_removals: boo
         why = f"Edited by hand in {target.label}; brought in by `agentctx {target.kind.name} import`."
         for entry, head in p.edits:
             try:
-                record, _ = records.insert(conn, _new_record(target, entry, head.pinned), supersedes=head.id)
+                record, _ = records.insert(conn, _new_record(target, entry, head.pinned, head), supersedes=head.id)
             except (ValidationError, ConflictError) as exc:
                 errors.append((entry.line, str(exc)))
                 continue
@@ -291,6 +302,13 @@ def import_file(conn: sqlite3.Connection, target: Target, *, apply_removals: boo
         for entry, record in [*p.relinks, *p.restored]:
             relinked.append(record.id)
             saves.append((entry.key, record.id, entry.hash, store_hash(record)))
+        for entry, head in p.asked:
+            try:
+                records.set_asked(conn, head.id, target.namespace, questions=entry.questions, aliases=entry.aliases)
+            except ValidationError as exc:
+                errors.append((entry.line, str(exc)))
+                continue
+            asked.append(head.id)
         sync.save(conn, target.namespace, saves)
         sync.mark_removed(conn, target.namespace, p.removed_now)
         if apply_removals:
@@ -304,8 +322,8 @@ def import_file(conn: sqlite3.Connection, target: Target, *, apply_removals: boo
         team_stamp.remember(target.root, target.namespace)
     if target.kind is teamfile.TEAM and (created or superseded):
         _remember_import(target.namespace, created + [new for _, new in superseded])
-    changed = bool(created or superseded or retired)
-    return ImportResult(target.path, p, created, superseded, relinked, retired, [*p.errors, *errors], changed)
+    changed = bool(created or superseded or retired or asked)
+    return ImportResult(target.path, p, created, superseded, relinked, retired, [*p.errors, *errors], changed, asked)
 
 
 def _import_file(namespace: str) -> str:
@@ -353,7 +371,7 @@ def render(conn: sqlite3.Connection, target: Target) -> tuple[str, list[tuple[st
     key_of: dict[str, str] = {}
     for key, rid in sorted(_heads(conn, target, rows).items()):
         key_of.setdefault(rid, key)
-    entries: list[tuple[str, str, str, str]] = []
+    entries: list[tuple] = []
     saves: list[tuple[str, str, str, str]] = []
     left_out: list[str] = []
     used: set[str] = set()
@@ -366,7 +384,7 @@ def render(conn: sqlite3.Connection, target: Target) -> tuple[str, list[tuple[st
             left_out.append(key)
             continue
         title, body = shown(record)
-        entries.append((key, record.type, title, body))
+        entries.append((key, record.type, title, body, record.questions, record.aliases))
         h = _hash(record.type, title, body)
         saves.append((key, record.id, h, h))
     return teamfile.render(target.kind, entries), saves, left_out
@@ -418,6 +436,8 @@ def _write_atomic(path: str, text: str, *, private: bool = False) -> None:
 def summary(p: Plan) -> str:
     parts = [f"{len(p.new)} new", f"{len(p.edits)} edited", f"{len(p.conflicts)} in conflict",
              f"{len(p.removed_now)} removed", f"{len(p.errors)} malformed"]
+    if p.asked:
+        parts.append(f"{len(p.asked)} with other questions or aliases")
     if not p.whole_file_ok:
         parts.append("the file is not recognised")
     return ", ".join(parts)
