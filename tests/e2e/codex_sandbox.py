@@ -28,11 +28,13 @@ def _toml(value: object) -> str:
     return json.dumps(value)  # a JSON string or list of strings is a valid TOML basic string / array
 
 
-def config_toml(base_url: str, *, mcp: bool = True) -> str:
+def config_toml(base_url: str, *, mcp: bool = True, model: str = "gpt-standin") -> str:
     """~/.codex/config.toml: the stand-in as the model provider, nothing that phones home, and agentctx's MCP
-    server (this checkout's, with AGENTCTX_HOME from the environment Codex passes on)."""
+    server (this checkout's). Codex starts an MCP server with HOME, LANG and PATH only: AGENTCTX_HOME is passed on
+    by name (`env_vars`). `model`: a name missing from Codex's catalog gets fallback metadata (a warning, and no
+    apply_patch tool); a catalog model such as "gpt-5.5" is offered apply_patch as a freeform tool."""
     lines = [
-        'model = "gpt-standin"',
+        f"model = {_toml(model)}",
         'model_provider = "standin"',
         "check_for_update_on_startup = false",
         "",
@@ -50,7 +52,8 @@ def config_toml(base_url: str, *, mcp: bool = True) -> str:
     ]
     if mcp:
         command, *args = agentctx_command("mcp")
-        lines += ["", "[mcp_servers.agentctx]", f"command = {_toml(command)}", f"args = {_toml(args)}"]
+        lines += ["", "[mcp_servers.agentctx]", f"command = {_toml(command)}", f"args = {_toml(args)}",
+                  'env_vars = ["AGENTCTX_HOME"]']
     return "\n".join(lines) + "\n"
 
 
@@ -85,8 +88,9 @@ class CodexSandbox(Workspace):
         self.codex_home = self.home / ".codex"
         self.codex_home.mkdir(exist_ok=True)
 
-    def configure(self, base_url: str, *, hooks: dict[str, Any] | None = None, mcp: bool = True) -> None:
-        (self.codex_home / "config.toml").write_text(config_toml(base_url, mcp=mcp), encoding="utf-8")
+    def configure(self, base_url: str, *, hooks: dict[str, Any] | None = None, mcp: bool = True,
+                  model: str = "gpt-standin") -> None:
+        (self.codex_home / "config.toml").write_text(config_toml(base_url, mcp=mcp, model=model), encoding="utf-8")
         if hooks is not None:
             (self.codex_home / "hooks.json").write_text(json.dumps(hooks, indent=1), encoding="utf-8")
 

@@ -6,7 +6,8 @@ per output item: output_item.added, the content-part / output_text or function_c
 output_item.done; then response.completed carrying the whole Response), and the same without `stream` as one
 Response object. Any other path gets a 404 in the API's error shape. Every request is logged (method, path,
 lower-cased headers, parsed body). `script` plays the model: it maps a request body to the answer's items, each
-`{"type": "text", "text": ...}` or `{"type": "function_call", "name": ..., "arguments": {...}}`; the default one,
+`{"type": "text", "text": ...}`, `{"type": "function_call", "name": ..., "arguments": {...}}` or
+`{"type": "custom_tool_call", "name": ..., "input": "..."}` (a freeform tool such as apply_patch); the default one,
 `scripted_model`, answers "create the branch NAME" with an `exec_command` shell call, "call the tool NAME" with a
 call of that (MCP) tool, the turn after a tool result with a short text, and anything else with "OK.".
 """
@@ -148,6 +149,9 @@ def output_items(items: list[Item]) -> list[dict[str, Any]]:
             if item.get("namespace"):  # a tool offered inside a namespace tool is called with its namespace
                 call["namespace"] = item["namespace"]
             out.append(call)
+        elif item["type"] == "custom_tool_call":  # a freeform tool (Codex's apply_patch): raw text input
+            out.append({"id": _id("ctc"), "type": "custom_tool_call", "status": "completed",
+                        "call_id": item.get("call_id") or _id("call"), "name": item["name"], "input": item["input"]})
         else:
             raise ValueError(f"the stand-in cannot answer with an item of type {item['type']!r}")
     return out
@@ -184,6 +188,16 @@ def sse_events(body: dict[str, Any], items: list[Item]) -> list[dict[str, Any]]:
                            "content_index": 0, "text": text, "logprobs": []})
             events.append({"type": "response.content_part.done", "item_id": item["id"], "output_index": index,
                            "content_index": 0, "part": {**part, "text": text}})
+        elif item["type"] == "custom_tool_call":
+            raw = item["input"]
+            events.append({"type": "response.output_item.added", "output_index": index,
+                           "item": {**item, "status": "in_progress", "input": ""}})
+            for chunk in (raw[: len(raw) // 2], raw[len(raw) // 2:]):
+                if chunk:
+                    events.append({"type": "response.custom_tool_call_input.delta", "item_id": item["id"],
+                                   "output_index": index, "delta": chunk})
+            events.append({"type": "response.custom_tool_call_input.done", "item_id": item["id"],
+                           "output_index": index, "input": raw})
         else:
             raw = item["arguments"]
             events.append({"type": "response.output_item.added", "output_index": index,

@@ -16,7 +16,7 @@ import pytest
 
 from codex_sandbox import CodexSandbox, Run, codex_bin, hooks_json
 from log_hook import marker
-from openai_standin import ResponsesStandIn, messages
+from openai_standin import ResponsesStandIn, ends_with_tool_output, messages, offers_tool
 
 CODEX, WHY_NOT = codex_bin()
 pytestmark = pytest.mark.skipif(CODEX is None, reason=WHY_NOT)
@@ -136,3 +136,29 @@ def test_an_untrusted_hook_is_skipped_until_its_hash_is_trusted(tmp_path):
         assert trusted.returncode == 0 and [c["event"] for c in box.hook_calls()] == ["SessionStart"]
         assert marker("SessionStart") in messages(api.response_bodies()[-1], "developer")
     assert f'trusted_hash = "{hook["currentHash"]}"' in (box.codex_home / "config.toml").read_text("utf-8")
+
+
+PATCH = "*** Begin Patch\n*** Add File: notes/hello.txt\n+hello\n*** End Patch\n"
+
+
+def _patching_model(body: dict[str, Any]) -> list[dict[str, Any]]:
+    if ends_with_tool_output(body):
+        return [{"type": "text", "text": "Done."}]
+    if offers_tool(body, "apply_patch"):
+        return [{"type": "custom_tool_call", "name": "apply_patch", "input": PATCH}]
+    return [{"type": "text", "text": "no apply_patch offered"}]
+
+
+def test_an_apply_patch_edit_reaches_post_tool_use_as_patch_text(tmp_path):
+    box = CodexSandbox(tmp_path, str(CODEX))
+    with ResponsesStandIn(_patching_model) as api:
+        box.configure(api.base_url, hooks=hooks_json(("PostToolUse",)), mcp=False, model="gpt-5.5")
+        run = box.run("add a note")
+        (apply_patch,) = [t for t in api.response_bodies()[0]["tools"] if t.get("name") == "apply_patch"]
+    assert run.returncode == 0, run.stderr
+    assert apply_patch["type"] == "custom"  # a freeform tool: the call carries raw text, not JSON arguments
+    assert (box.repo / "notes" / "hello.txt").read_text("utf-8") == "hello\n"
+    (post,) = box.hook_calls("PostToolUse")
+    # no file_path: the edited files are only in the patch text ("*** Add File: ...")
+    assert post["stdin"]["tool_name"] == "apply_patch" and post["stdin"]["tool_input"] == {"command": PATCH}
+    assert "Success. Updated the following files:\nA notes/hello.txt" in post["stdin"]["tool_response"]

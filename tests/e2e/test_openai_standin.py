@@ -90,3 +90,19 @@ def test_a_plain_request_gets_one_response_object_and_errors_use_the_api_shape()
         status, _, raw = _post(api.base_url, {"model": "m", "input": "x"}, path="/chat/completions")
         assert status == 404 and json.loads(raw)["error"]["code"] == "not_found"
         assert [p for _, p, _, _ in api.requests] == ["/v1/responses", "/v1/responses", "/v1/chat/completions"]
+
+
+def test_a_freeform_tool_call_streams_its_raw_input():
+    def patch(body: dict) -> list[dict]:
+        return [{"type": "custom_tool_call", "name": "apply_patch", "input": "*** Begin Patch\n*** End Patch\n"}]
+
+    with ResponsesStandIn(patch) as api:
+        _, _, raw = _post(api.base_url, {"stream": True, "input": "x"})
+    events = _events(raw)
+    names = [n for n, _ in events]
+    assert names[2:-1] == ["response.output_item.added", "response.custom_tool_call_input.delta",
+                           "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done",
+                           "response.output_item.done"]
+    (item,) = events[-1][1]["response"]["output"]
+    assert item["type"] == "custom_tool_call" and item["input"] == "*** Begin Patch\n*** End Patch\n"
+    assert "".join(d["delta"] for n, d in events if n.endswith("input.delta")) == item["input"]
