@@ -401,3 +401,46 @@ def test_search_lists_relevant_records_and_all_lists_every_match(in_p):
         assert listed == [good], extra
         every = [h["id"] for h in json.loads(in_p("search", "fix the sqlite storage", "--all", "--json", *extra).out)]
         assert set(every) == {good, generic}, extra
+
+
+# --- how a record will be asked (issue 25) ---------------------------------------------------------------------------
+
+def test_record_takes_questions_and_aliases_and_show_lists_them(in_p):
+    rid = record(in_p, "--question", "which database do we use?", "--questions", "can I use mysql?",
+                 "--alias", "rdbms", "--aliases", "persistence")
+    (row,) = rows("SELECT questions, aliases FROM records WHERE id = ?", rid)
+    assert row == ("which database do we use?\ncan I use mysql?", "rdbms\npersistence")
+    shown = in_p("show", rid).out
+    assert "Asked as (searched, not injected):\n  ? which database do we use?\n  ? can I use mysql?\n" \
+           "  also: rdbms, persistence" in shown
+    got = json.loads(in_p("show", rid, "--json").out)
+    assert got["questions"] == ["which database do we use?", "can I use mysql?"]
+
+
+def test_record_says_when_a_question_was_redacted(in_p):
+    result = in_p("record", "--type", "decision", "--title", "Use SQLite", "--body", "One file.",
+                  "--question", "is sk-ant-api03-" + "C" * 50 + " the key?")
+    assert result.rc == 0 and "redacted" in result.err
+
+
+def test_supersede_keeps_or_replaces_them(in_p):
+    rid = record(in_p, "--question", "which database do we use?")
+    kept = in_p("supersede", rid, "--body", "SQLite in WAL mode.").out.strip()
+    assert rows("SELECT questions FROM records WHERE id = ?", kept) == [("which database do we use?",)]
+    new = in_p("supersede", kept, "--body", "PostgreSQL.", "--question", "is it postgres?").out.strip()
+    assert rows("SELECT questions FROM records WHERE id = ?", new) == [("is it postgres?",)]
+
+
+def test_too_many_questions_is_one_line_and_nothing_stored(in_p):
+    args = [a for i in range(9) for a in ("--question", f"question {i}?")]
+    result = in_p("record", "--type", "decision", "--title", "t", "--body", "b", *args)
+    assert result.rc != 0 and "limit is 8" in result.err and len(result.err.strip().splitlines()) == 1
+    assert rows("SELECT count(*) FROM records WHERE title = 't'") == [(0,)]
+
+
+def test_explain_names_the_words_matched_only_through_them(in_p):
+    record(in_p, "--type", "discovery", "--title", "Unset HTTPS_PROXY before running pytest",
+           "--body", "The HTTP client picks up the proxy from the environment.",
+           "--question", "why does the suite freeze on the vpn?")
+    out = in_p("search", "--explain", "pytest suite freezes on the vpn").out
+    assert "only through how it will be asked" in out and "vpn" in out and "freezes" in out

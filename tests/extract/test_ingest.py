@@ -94,8 +94,9 @@ def test_handover_replaced_by_the_next_session(conn, pid):
 
 
 def test_extracted_records_reach_the_digest_in_one_rebuild(conn, pid, monkeypatch):
-    from agentctx.memory import digest
+    from agentctx.memory import digest, keep_digests_fresh
 
+    keep_digests_fresh()  # what the surfaces that run extraction register (alone, this file imports none of them)
     calls = []
     real = digest.refresh_after_write
     monkeypatch.setattr(digest, "refresh_after_write", lambda c, p: calls.append(p) or real(c, p))
@@ -114,3 +115,41 @@ def test_the_grounding_quote_is_kept_with_the_record(conn, pid):
     assert records.evidence(conn, rec.id) == "We store everything in SQLite"
     records.delete(conn, rec.id, pid)
     assert records.evidence(conn, rec.id) is None  # goes with its record
+
+
+# How each record will be asked (issue 25): the extraction model writes questions and aliases in the same call.
+# The answers below are written by hand in the shape the schema asks for.
+
+def test_extracted_records_carry_their_questions_and_aliases(conn, pid):
+    dec = {**_dec("Use SQLite for storage"), "questions": ["which database do we use?", "  ", 7, "why no server?"],
+           "aliases": ["rdbms", "persistence", "x" * 80, "RDBMS"]}
+    out = _run(conn, pid, answer(decisions=[dec]))
+    (rec,) = [r for r in out.written if r.type == "decision"]
+    assert rec.questions == ("which database do we use?", "why no server?")  # blanks, non-text dropped
+    assert rec.aliases == ("rdbms", "persistence")  # too long and repeated dropped, never the entry
+    assert records.get(conn, rec.id).questions == rec.questions
+
+
+def test_an_answer_without_them_still_stores_the_entry(conn, pid):
+    out = _run(conn, pid, answer(decisions=[_dec("Use SQLite for storage")]))
+    (rec,) = [r for r in out.written if r.type == "decision"]
+    assert rec.questions == () and rec.aliases == ()
+
+
+def test_a_fact_seen_again_with_questions_gives_them_to_its_record(conn, pid):
+    first = _run(conn, pid, answer(decisions=[_dec("Use SQLite for storage")]))
+    (rec,) = [r for r in first.written if r.type == "decision"]
+    again = {**_dec("Use SQLite for storage"), "questions": ["which database do we use?"], "aliases": ["rdbms"]}
+    _run(conn, pid, answer(decisions=[again]), sid="s2")
+    got = records.get(conn, rec.id)
+    assert got.is_current and got.questions == ("which database do we use?",) and got.aliases == ("rdbms",)
+
+
+def test_the_schema_asks_for_them_on_every_entry_kind():
+    from agentctx.extract.prompt import SCHEMA, SYSTEM
+
+    for kind in ("decisions", "preferences", "conventions", "gotchas"):
+        item = SCHEMA["properties"][kind]["items"]
+        assert item["properties"]["questions"]["items"] == {"type": "string"}
+        assert {"questions", "aliases"} <= set(item["required"])
+    assert '"questions"' in SYSTEM and '"aliases"' in SYSTEM

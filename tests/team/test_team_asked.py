@@ -1,0 +1,110 @@
+"""The team file carries how each record will be asked (issue 25): exported after the body, brought in by import
+(new records and in place on existing ones), outside the content hash, so a teammate without an LLM finds the
+record the same way."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from agentctx.base.project import detect
+from agentctx.retrieval import search
+from agentctx.store import db, records
+from agentctx.team import fileformat as teamfile
+from agentctx.team import sync as team
+
+Q = ("which database do we use?", "can I use mysql locally?")
+A = ("rdbms", "persistence")
+
+
+@pytest.fixture
+def proj(repo):
+    return detect(repo)
+
+
+@pytest.fixture
+def target(proj):
+    return team.team_target(proj)
+
+
+def _file(target):
+    with open(target.path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def test_export_writes_them_deterministically_after_the_body(conn, add, target):
+    rec = add("Use PostgreSQL 16", "All services share one PostgreSQL 16 cluster.")
+    records.set_asked(conn, rec.id, None, questions=Q, aliases=A)
+    add("Tests are plain functions", "No test classes.", type_="convention")
+    team.export_file(conn, target)
+    text = _file(target)
+    block = text[text.index("### Use PostgreSQL 16"):text.index("## Conventions")]
+    assert block.splitlines()[2:] == ["All services share one PostgreSQL 16 cluster.", "", teamfile.ASKED_MARKER,
+                                      "- asked: which database do we use?", "- asked: can I use mysql locally?",
+                                      "- also: rdbms", "- also: persistence", ""]
+    assert "### Tests are plain functions\n\nNo test classes.\n\n## Discoveries" in text
+    assert team.export_file(conn, target).written is False  # same store, same bytes
+
+
+def test_a_teammate_without_them_gets_them_from_the_file(conn, add, target, proj, tmp_path, monkeypatch):
+    rec = add("Use PostgreSQL 16", "All services share one PostgreSQL 16 cluster.")
+    records.set_asked(conn, rec.id, None, questions=Q, aliases=A)
+    team.export_file(conn, target)
+    # A teammate's machine: another store, the same checkout.
+    monkeypatch.setenv("AGENTCTX_HOME", str(tmp_path / "teammate"))
+    other = db.connect(create=True)
+    try:
+        result = team.import_file(other, target)
+        (new_id,) = result.created
+        got = records.get(other, new_id)
+        assert got.questions == Q and got.aliases == A and got.confidence == "team"
+        hits = search.search(other, "which database", proj.id, expand=False).hits
+        assert [h.record.id for h in hits] == [new_id]
+        assert team.import_file(other, target).changed is False  # importing twice changes nothing
+    finally:
+        other.close()
+
+
+def test_editing_only_them_in_the_file_sets_them_in_place(conn, add, target):
+    rec = add("Use PostgreSQL 16", "All services share one PostgreSQL 16 cluster.")
+    team.export_file(conn, target)
+    text = _file(target).replace("All services share one PostgreSQL 16 cluster.\n",
+                                 "All services share one PostgreSQL 16 cluster.\n\n<!-- agentctx:asked -->\n"
+                                 "- asked: where does the data live?\n- also: postgres\n")
+    with open(target.path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    plan = team.plan(conn, target, text)
+    assert [e.key for e, _ in plan.asked] and not plan.edits  # not an edit of the fact
+    result = team.import_file(conn, target)
+    assert result.asked == [rec.id] and not result.superseded and not result.created
+    got = records.get(conn, rec.id)
+    assert got.is_current and got.questions == ("where does the data live?",) and got.aliases == ("postgres",)
+    assert team.import_file(conn, target).changed is False
+    team.export_file(conn, target)
+    assert _file(target) == text  # the round trip keeps the hand-written block byte for byte
+
+
+def test_a_hand_edit_of_the_body_keeps_the_records_questions(conn, add, target):
+    rec = add("Use PostgreSQL 16", "All services share one PostgreSQL 16 cluster.")
+    records.set_asked(conn, rec.id, None, questions=Q)
+    team.export_file(conn, target)
+    text = _file(target)
+    edited = text.replace("one PostgreSQL 16 cluster.", "one PostgreSQL 17 cluster.")
+    # The teammate also dropped the asked block while editing: the record's own questions carry over.
+    edited = edited.replace(f"\n{teamfile.ASKED_MARKER}\n- asked: {Q[0]}\n- asked: {Q[1]}\n", "\n")
+    with open(target.path, "w", encoding="utf-8") as fh:
+        fh.write(edited)
+    result = team.import_file(conn, target)
+    (old, new) = result.superseded[0]
+    assert old == rec.id and records.get(conn, new).questions == Q
+
+
+def test_malformed_asked_lines_are_ignored_not_fatal():
+    text = (f"# Team context\n\n{teamfile.FILE_MARKER} kind=team version=1 -->\n\n## Decisions\n\n"
+            "<!-- agentctx:entry id=k1 type=decision -->\n### Use SQLite\n\nOne file.\n\n"
+            f"{teamfile.ASKED_MARKER}\n- asked: why sqlite?\nnot an item\n- also: {'x' * 200}\n- also:\n")
+    parsed = teamfile.parse(text, teamfile.TEAM)
+    (entry,) = parsed.entries
+    assert entry.body == "One file." and entry.questions == ("why sqlite?",) and entry.aliases == ()
+    assert parsed.errors == ()
