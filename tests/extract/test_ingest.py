@@ -104,7 +104,7 @@ def test_extracted_records_reach_the_digest_in_one_rebuild(conn, pid, monkeypatc
                                                                          evidence="Always use pytest for tests")],
                            active_work={"current_task": "Export", "blockers": [], "next_steps": ["tests"],
                                         "open_questions": []}))
-    assert calls == [pid]
+    assert calls.count(pid) == 1  # (projects earlier tests changed may be rebuilt here too: none registered then)
     text = digest.read_text(pid)
     assert "Use SQLite for storage" in text and "Export" in text
 
