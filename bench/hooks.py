@@ -50,15 +50,23 @@ words = {WORDS!r} + {RARE!r}; types = {TYPES!r}
 weights = [1.0 / (rank + 1) for rank in range(len(words))]
 rng = random.Random(7); p = detect({str(repo)!r}); conn = db.connect(paths.db_path(), create=True)
 now = now_iso(); rows = []
+# A store of this release: every record carries how it will be asked (5 questions, 6 aliases), as extraction and the
+# expansion pass leave it. An older checkout's store (--against) has no such columns.
+asked = "questions" in [r[1] for r in conn.execute("PRAGMA table_info(records)")]
 for i in range({n}):
     title = " ".join(rng.choices(words, weights, k=6)).capitalize()
     body = " ".join(rng.choices(words, weights, k=60))
     # Like a real store: most records come from extraction, a few per session; the rest were added by hand.
     session = f"session-{{i // 8}}" if i % 5 else None
-    rows.append((ulid(), p.id, types[i % len(types)], title, body, "explicit", now, now, "cli", session))
+    row = (ulid(), p.id, types[i % len(types)], title, body, "explicit", now, now, "cli", session)
+    if asked:
+        row += ("\\n".join("how do we " + " ".join(rng.choices(words, weights, k=6)) + "?" for _ in range(5)),
+                "\\n".join(rng.choices(words, weights, k=6)))
+    rows.append(row)
 conn.execute("BEGIN")
+extra = ", questions, aliases" if asked else ""
 conn.executemany("INSERT INTO records (id, project_id, type, title, body, confidence, valid_from, recorded_at, source, "
-                 "session_id) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+                 f"session_id{{extra}}) VALUES (?,?,?,?,?,?,?,?,?,?{{',?,?' if asked else ''}})", rows)
 conn.execute("COMMIT")
 consolidate.run(p)
 """
