@@ -166,3 +166,24 @@ def test_without_the_token_the_page_says_what_to_do(browser_page):
     page.wait_for_selector("main h2")
     assert "agentctx ui" in page.inner_text("main")
     assert errors == []
+
+
+def test_a_deep_link_opened_fresh_with_the_token_shows_its_view(browser_page, seeded):
+    """A link to one session or record works in a fresh tab when it carries the token (either side of the route),
+    the token still leaves the address bar, and a reload stays on the view."""
+    page, url, errors, _ = browser_page
+    base, token = url.split("#token=")
+    page.goto(f"{base}#/sessions/sess-1&token={token}")
+    page.wait_for_selector("#session-title")
+    assert "sess-1" in page.inner_text("#session-title")
+    assert page.url.endswith("#/sessions/sess-1") and "token" not in page.url
+    page.reload()
+    page.wait_for_selector("#session-title")
+    fresh = page.context.browser.new_page()  # a fresh tab: nothing in its sessionStorage
+    fresh.goto(f"{base}#token={token}&/records/{seeded['pinned'].id}")
+    fresh.wait_for_selector("#record-title:text-is('Never force-push main')")
+    assert fresh.url.endswith(f"#/records/{seeded['pinned'].id}") and "token" not in fresh.url
+    fresh.goto(f"{base}#/record/{seeded['xss'].id}")  # the singular form older links used still opens
+    fresh.wait_for_selector("#record-title:text-is('Render bodies as text')")
+    fresh.close()
+    assert errors == []

@@ -40,6 +40,9 @@
     setTimeout(() => box.remove(), err ? 8000 : 4000);
   }
   const day = (iso) => (iso || "").slice(0, 10);
+  // Links to one record or session: ids are the store's (a session id is Claude Code's), encoded as a path segment.
+  const recordHref = (id) => `#/records/${encodeURIComponent(id)}`;
+  const sessionHref = (id) => `#/sessions/${encodeURIComponent(id)}`;
   const when = (iso) => (iso ? iso.replace("T", " ").replace(/\.\d+/, "").replace("+00:00", "Z") : "—");
 
   // ---- API --------------------------------------------------------------------------------------------------
@@ -68,12 +71,16 @@
 
   // ---- chrome -----------------------------------------------------------------------------------------------
   function takeToken() {
-    const m = location.hash.match(/(?:^#|&)token=([^&]+)/);
-    if (m) {
-      state.token = decodeURIComponent(m[1]);
+    // The fragment is `token=T`, or a view and the token joined by `&` in either order (`#/sessions/ID&token=T`):
+    // a deep link opened in a fresh tab, whose sessionStorage holds no token yet, still lands on its view.
+    const parts = location.hash.replace(/^#/, "").split("&");
+    const tok = parts.find((p) => p.startsWith("token="));
+    if (tok) {
+      state.token = decodeURIComponent(tok.slice(6));
       sessionStorage.setItem(TOKEN_KEY, state.token);
+      const view = parts.find((p) => p.startsWith("/")) || "/records";
       // Out of the address bar and out of history: the entry holding the token is replaced, not pushed.
-      history.replaceState(null, "", location.pathname + "#/records");
+      history.replaceState(null, "", location.pathname + "#" + view);
     } else {
       state.token = sessionStorage.getItem(TOKEN_KEY);
     }
@@ -147,8 +154,8 @@
     } catch (e) { list.replaceChildren(h("p", { role: "alert" }, e.message)); return; }
     state.sel = -1;
     const rows = data.items.map((r) => h("tr", { class: "row", tabindex: "0", "data-id": r.id,
-      onclick: () => go(`#/record/${r.id}`), onkeydown: (e) => { if (e.key === "Enter") go(`#/record/${r.id}`); } },
-      h("td", { class: "title" }, h("a", { href: `#/record/${r.id}` }, r.title), h("span", { class: "sum" }, r.summary),
+      onclick: () => go(recordHref(r.id)), onkeydown: (e) => { if (e.key === "Enter") go(recordHref(r.id)); } },
+      h("td", { class: "title" }, h("a", { href: recordHref(r.id) }, r.title), h("span", { class: "sum" }, r.summary),
         f.explain && r.relevance !== undefined ? h("span", { class: "explain" },
           `score ${r.score} · relevance ${r.relevance}`) : null),
       h("td", {}, chips(r)), h("td", { class: "hide-narrow" }, r.source), h("td", { class: "hide-narrow" }, day(r.recorded_at))));
@@ -169,7 +176,7 @@
   function candidate(c) {
     return h("li", { class: c.injected ? "hit" : "miss" }, `${c.injected ? "injected" : "not injected"} · p ${p3(c.p)}`,
       c.threshold !== undefined && c.threshold !== null ? ` (threshold ${p3(c.threshold)})` : "", " · ",
-      `[${c.type || "?"}] `, c.id ? h("a", { href: `#/record/${c.id}` }, c.title || c.id) : (c.title || "?"),
+      `[${c.type || "?"}] `, c.id ? h("a", { href: recordHref(c.id) }, c.title || c.id) : (c.title || "?"),
       c.reason ? h("span", { class: "muted" }, ` — ${c.reason}`) : null);
   }
   let decisionSeq = 0;
@@ -205,7 +212,7 @@
         ["source", r.source], ["valid from", when(r.valid_from)], ["recorded", when(r.recorded_at)],
         ["superseded", r.superseded_at ? `${when(r.superseded_at)} by ${r.superseded_by}` : "no (current)"],
         ["read", `${r.access_count} times`]].map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]),
-      r.session_id ? [h("dt", {}, "session"), h("dd", {}, h("a", { href: `#/session/${r.session_id}` }, r.session_id))] : null);
+      r.session_id ? [h("dt", {}, "session"), h("dd", {}, h("a", { href: sessionHref(r.session_id) }, r.session_id))] : null);
     const actions = h("div", { class: "actions", id: "actions" });
     const card = h("section", { class: "card" }, h("h2", { id: "record-title" }, r.title), h("p", {}, chips(r)),
       h("div", { class: "body", id: "record-body" }, r.body),
@@ -218,21 +225,21 @@
         h("button", { id: "pin", onclick: () => act(r, "pin", { pinned: !r.pinned }, r.pinned ? "Unpinned" : "Pinned") }, r.pinned ? "Unpin" : "Pin")]);
     } else {
       const headId = d.history[d.history.length - 1].id;
-      actions.append(h("a", { href: `#/record/${headId}` }, "Go to the current version"));
+      actions.append(h("a", { href: recordHref(headId) }, "Go to the current version"));
     }
     actions.append(h("button", { class: "danger", id: "delete", onclick: () => askDelete(r, actions) }, "Delete…"));
     const timeline = h("ol", { class: "timeline", id: "timeline" }, d.history.map((v) => h("li", { class: v.id === r.id ? "cur" : "" },
-      h("a", { href: `#/record/${v.id}` }, v.title), " ", h("span", { class: `chip ${v.confidence}` }, v.confidence),
+      h("a", { href: recordHref(v.id) }, v.title), " ", h("span", { class: `chip ${v.confidence}` }, v.confidence),
       v.current ? h("span", { class: "chip explicit" }, "current") : h("span", { class: "chip superseded" }, "superseded"),
       h("div", { class: "muted" }, `valid from ${when(v.valid_from)} · recorded ${when(v.recorded_at)} · by ${v.source}`
         + (v.superseded_at ? ` · superseded ${when(v.superseded_at)}` : "")),
       rationale(v.body) ? h("div", {}, "Why: ", rationale(v.body)) : null)));
     const related = h("section", { class: "card" }, h("h3", {}, "Related"),
       d.entities.length ? h("p", {}, d.entities.map((e) => h("span", { class: "chip" }, `${e.kind}: ${e.name}`))) : h("p", { class: "muted" }, "No linked files or branches."),
-      d.linked.length ? h("ul", {}, d.linked.map((l) => h("li", {}, `${l.rel}: `, h("a", { href: `#/record/${l.id}` }, l.title)))) : null,
+      d.linked.length ? h("ul", {}, d.linked.map((l) => h("li", {}, `${l.rel}: `, h("a", { href: recordHref(l.id) }, l.title)))) : null,
       h("h3", {}, "Injected"),
       d.appearances.length ? h("ul", {}, d.appearances.map((a) => h("li", {}, `${when(a.at)} · ${a.event} · `,
-        a.session_id ? h("a", { href: `#/session/${a.session_id}` }, a.session_id) : "no session"))) : h("p", { class: "muted" }, "Never injected yet."));
+        a.session_id ? h("a", { href: sessionHref(a.session_id) }, a.session_id) : "no session"))) : h("p", { class: "muted" }, "Never injected yet."));
     mount(h("p", {}, h("a", { href: "#/records" }, "← Records")), card,
       h("div", { class: "grid2" }, h("section", { class: "card" }, h("h3", {}, "History"), timeline), related));
   }
@@ -247,7 +254,7 @@
       try {
         const res = await api("POST", `/api/records/${r.id}/supersede`, { title: title.value, body: body.value, rationale: why.value });
         flash("Saved as a new version; the old one stays in the history");
-        go(`#/record/${res.new.id}`);
+        go(recordHref(res.new.id));
       } catch (err) { flash(err.message, true); }
     } }, h("label", { for: "edit-title" }, "Title"), title, h("label", { for: "edit-body" }, "Body"), body,
     h("label", { for: "edit-rationale" }, "Rationale"), why,
@@ -277,9 +284,9 @@
     if (!d.items.length) { mount(h("h2", {}, "Sessions"), h("p", { class: "muted" }, "No sessions recorded for this project yet.")); return; }
     mount(h("h2", {}, "Sessions"), h("table", {}, h("thead", {}, h("tr", {}, ["Started", "Ended", "Injections", "Tokens", "Records written", "Extraction"].map((t, i) =>
       h("th", { class: i === 1 || i === 5 ? "hide-narrow" : "" }, t)))),
-    h("tbody", {}, d.items.map((s) => h("tr", { class: "row", tabindex: "0", onclick: () => go(`#/session/${s.session_id}`),
-      onkeydown: (e) => { if (e.key === "Enter") go(`#/session/${s.session_id}`); } },
-      h("td", {}, h("a", { href: `#/session/${s.session_id}` }, when(s.started_at))), h("td", { class: "hide-narrow" }, when(s.ended_at)),
+    h("tbody", {}, d.items.map((s) => h("tr", { class: "row", tabindex: "0", onclick: () => go(sessionHref(s.session_id)),
+      onkeydown: (e) => { if (e.key === "Enter") go(sessionHref(s.session_id)); } },
+      h("td", {}, h("a", { href: sessionHref(s.session_id) }, when(s.started_at))), h("td", { class: "hide-narrow" }, when(s.ended_at)),
       h("td", {}, s.injections), h("td", {}, s.tokens_injected), h("td", {}, s.records_written),
       h("td", { class: "hide-narrow" }, `$${s.extraction_cost_usd.toFixed(4)}`))))));
   }
@@ -287,14 +294,14 @@
     let d;
     try { d = await api("GET", `/api/sessions/${encodeURIComponent(id)}`); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
     mount(h("p", {}, h("a", { href: "#/sessions" }, "← Sessions")),
-      h("section", { class: "card" }, h("h2", {}, `Session ${d.session_id}`),
+      h("section", { class: "card" }, h("h2", { id: "session-title" }, `Session ${d.session_id}`),
         h("dl", { class: "meta" }, [["started", when(d.started_at)], ["ended", when(d.ended_at)], ["tokens injected", d.tokens_injected],
           ["extraction cost", d.extraction_cost_usd === undefined ? "—" : `$${d.extraction_cost_usd.toFixed(4)}`]].map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))),
       h("section", { class: "card" }, h("h3", {}, "What was injected, and why"),
         d.injections.length ? h("ol", {}, d.injections.map((i) => h("li", {}, `${when(i.at)} · ${i.event} · ${i.tokens} tokens`,
           i.prompt_hash ? ` · prompt ${i.prompt_hash}` : "",
           h("ul", {}, i.records.map((x) => h("li", {}, x.score === null ? "" : `relevance ${x.score} · `, `[${x.type || "?"}] `,
-            h("a", { href: `#/record/${x.id}` }, x.title)))),
+            h("a", { href: recordHref(x.id) }, x.title)))),
           i.near_misses && i.near_misses.length ? h("div", { class: "explain" }, "Near misses" +
             (i.threshold !== null && i.threshold !== undefined ? ` (threshold ${i.threshold})` : "") + ":",
             h("ul", {}, i.near_misses.map(candidate))) : null))) : h("p", { class: "muted" }, "Nothing was injected.")),
@@ -303,7 +310,7 @@
         h("ol", {}, d.uninjected_prompts.map((u) => h("li", {}, `${when(u.at)} · prompt ${u.prompt_hash} · ${u.prompt_chars} chars · ` +
           `${u.prompt_class}, threshold ${u.threshold}`, h("ul", {}, u.candidates.map(candidate)))))) : null,
       h("section", { class: "card" }, h("h3", {}, "What this session wrote"),
-        d.written.length ? h("ul", {}, d.written.map((r) => h("li", {}, chips(r), h("a", { href: `#/record/${r.id}` }, r.title)))) : h("p", { class: "muted" }, "No records.")));
+        d.written.length ? h("ul", {}, d.written.map((r) => h("li", {}, chips(r), h("a", { href: recordHref(r.id) }, r.title)))) : h("p", { class: "muted" }, "No records.")));
   }
 
   // ---- drift ------------------------------------------------------------------------------------------------
@@ -313,7 +320,7 @@
     try { d = await api("GET", "/api/drift?" + qs({ project: state.project === state.meta.project.id ? "" : state.project })); } catch (e) {
       mount(h("h2", {}, "CLAUDE.md drift"), h("p", { role: "alert" }, e.message)); return;
     }
-    const list = (items) => h("ul", {}, items.map((m) => h("li", {}, h("a", { href: `#/record/${m.id}` }, m.title || m.id),
+    const list = (items) => h("ul", {}, items.map((m) => h("li", {}, h("a", { href: recordHref(m.id) }, m.title || m.id),
       m.line ? h("span", { class: "muted" }, ` — CLAUDE.md: ${m.line}`) : null)));
     const diff = h("pre", { class: "diff", id: "diff" }, (d.proposed_diff || "").split("\n").map((line) =>
       h("span", { class: line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : "" }, line + "\n")));
@@ -376,8 +383,8 @@
       } else {
         g.setAttribute("tabindex", "0");
         g.setAttribute("data-id", n.id);
-        g.addEventListener("click", () => go(`#/record/${n.id}`));
-        g.addEventListener("keydown", (e) => { if (e.key === "Enter") go(`#/record/${n.id}`); });
+        g.addEventListener("click", () => go(recordHref(n.id)));
+        g.addEventListener("keydown", (e) => { if (e.key === "Enter") go(recordHref(n.id)); });
       }
       svg.appendChild(g);
     }
@@ -446,8 +453,9 @@
     const view = parts[0] || "records";
     for (const a of document.querySelectorAll("nav a")) a.classList.toggle("active", a.dataset.view === view || a.dataset.view === view + "s");
     const arg = parts[1] ? decodeURIComponent(parts[1]) : null;
-    if (view === "record" && arg) return viewRecord(arg);
-    if (view === "session" && arg) return viewSession(arg);
+    // `#/records/ID` and `#/sessions/ID` (as the API's paths); the singular forms are links older pages made.
+    if ((view === "records" || view === "record") && arg) return viewRecord(arg);
+    if ((view === "sessions" || view === "session") && arg) return viewSession(arg);
     if (view === "sessions") return viewSessions();
     if (view === "drift") return viewDrift();
     if (view === "graph") return viewGraph();
@@ -459,7 +467,7 @@
     const typing = tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT";
     if (e.key === "Escape") {
       if (typing) { e.target.blur(); return; }
-      if (/^#\/(record|session)\//.test(location.hash)) history.back();
+      if (/^#\/(records?|sessions?)\/./.test(location.hash)) history.back();
       return;
     }
     if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
