@@ -96,10 +96,14 @@ def _record(req: Request) -> Record:
 
 
 def meta(req: Request) -> dict[str, Any]:
+    from ..base.roots import names
+
+    # The store knows projects by id only: name each from the root cache the hooks read, the opened one by its checkout.
+    named = {**names(), req.project.id: req.project.name}
     return {
         "version": __version__,
         "project": {"id": req.project.id, "name": req.project.name, "root": str(req.project.root)},
-        "projects": browse.projects(req.conn),
+        "projects": [{**p, "name": named.get(p["id"])} for p in browse.projects(req.conn)],
         "global_id": GLOBAL_PROJECT,
         "types": list(RECORD_TYPES), "confidences": list(CONFIDENCES), "sources": list(SOURCES),
     }

@@ -223,3 +223,39 @@ def test_overview_shows_extraction_calls_and_tokens_per_day(live, seeded, conn):
     (day,) = ov["extraction"]["per_day"]
     assert (day["backend"], day["calls"], day["input_tokens"], day["output_tokens"]) == ("claude-code", 2, 1800, 240)
     assert ov["extraction"]["backend"] in ("api", "claude-code", "off") and ov["extraction"]["reason"]
+
+
+def test_projects_are_named_not_only_hashed(live, seeded, conn, tmp_path):
+    """The project list names each namespace: the opened project by its checkout, another by the root cache the hooks
+    read (`base.roots`), `_global` as such; a namespace nothing names keeps only its id."""
+    from agentctx.base.models import NewRecord
+    from agentctx.base.project import detect
+    from agentctx.memory import digest
+
+    other = tmp_path / "billing-service"
+    (other / ".git").mkdir(parents=True)
+    (other / ".git" / "config").write_text('[remote "origin"]\n\turl = git@github.com:acme/billing.git\n')
+    billing = detect(other)
+    records.insert(conn, NewRecord("decision", "Invoices are immutable", "Corrections are credit notes.", billing.id))
+    records.insert(conn, NewRecord("decision", "Unknown checkout", "Nothing names this one.", "f" * 64))
+    digest.remember_root(billing)
+    _, _, meta = live.call("GET", "/api/meta")
+    names = {p["id"]: p["name"] for p in meta["projects"]}
+    assert names[seeded["project"].id] == "repo" and names[billing.id] == "billing-service"
+    assert names["f" * 64] is None
+    assert meta["project"]["name"] == "repo"
+
+
+def test_a_dashboard_opened_by_project_id_shows_the_projects_name(repo, conn, add, monkeypatch):
+    from agentctx import cli
+    from agentctx.base.project import detect
+    from agentctx.memory import digest
+    from agentctx.ui import server
+
+    add("Use PostgreSQL for orders", "Orders live in PostgreSQL 16.")
+    digest.remember_root(detect(repo))
+    opened = {}
+    monkeypatch.setattr(server, "serve", lambda project, **kw: opened.update(project=project) or 0)
+    monkeypatch.chdir(repo.parent)  # not inside the checkout: the id alone names it
+    assert cli.main(["ui", "--project", detect(repo).id[:10], "--no-browser"]) == 0
+    assert opened["project"].id == detect(repo).id and opened["project"].name == "repo"

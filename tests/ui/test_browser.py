@@ -187,3 +187,14 @@ def test_a_deep_link_opened_fresh_with_the_token_shows_its_view(browser_page, se
     fresh.wait_for_selector("#record-title:text-is('Render bodies as text')")
     fresh.close()
     assert errors == []
+
+
+def test_the_record_page_names_its_project(browser_page, seeded):
+    page, url, errors, _ = browser_page
+    page.goto(url.replace("#token=", f"#/records/{seeded['pinned'].id}&token="))
+    page.wait_for_selector("#record-project")
+    shown = page.inner_text("#record-project")
+    assert shown == "repo" and seeded["project"].id not in page.inner_text("main")
+    # The whole id stays one hover away, for `agentctx ui --project ID`.
+    assert page.get_attribute("#record-project", "title") == seeded["project"].id
+    assert errors == []

@@ -85,10 +85,16 @@
       state.token = sessionStorage.getItem(TOKEN_KEY);
     }
   }
+  // A namespace as a person knows it: the store holds a hash of the remote; /api/meta names the projects it can.
+  function projectName(id) {
+    const m = state.meta;
+    if (id === m.project.id) return m.project.name;
+    if (id === m.global_id) return "Global (personal preferences)";
+    const p = m.projects.find((x) => x.id === id);
+    return p && p.name ? p.name : `project ${id.slice(0, 12)}…`;
+  }
   function projectLabel(p) {
-    if (p.id === state.meta.project.id) return `${state.meta.project.name} (this project)`;
-    if (p.id === state.meta.global_id) return "Global (personal preferences)";
-    return `project ${p.id.slice(0, 12)}…`;
+    return p.id === state.meta.project.id ? `${projectName(p.id)} (this project)` : projectName(p.id);
   }
   function fillProjects() {
     const sel = $("#project");
@@ -158,7 +164,8 @@
       h("td", { class: "title" }, h("a", { href: recordHref(r.id) }, r.title), h("span", { class: "sum" }, r.summary),
         f.explain && r.relevance !== undefined ? h("span", { class: "explain" },
           `score ${r.score} · relevance ${r.relevance}`) : null),
-      h("td", {}, chips(r)), h("td", { class: "hide-narrow" }, r.source), h("td", { class: "hide-narrow" }, day(r.recorded_at))));
+      h("td", {}, chips(r), state.project === "_all" ? h("span", { class: "chip", title: r.project_id }, projectName(r.project_id)) : null),
+      h("td", { class: "hide-narrow" }, r.source), h("td", { class: "hide-narrow" }, day(r.recorded_at))));
     const explain = f.q && f.explain ? h("p", { class: "explain" },
       `terms: ${(data.terms || []).join(", ") || "none"}` + (data.degraded ? ` · degraded: ${data.degraded}` : "")) : null;
     const table = rows.length ? h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Record"), h("th", {}, "Kind"),
@@ -207,7 +214,8 @@
     }
     const r = d.record;
     const meta = h("dl", { class: "meta" },
-      [["id", r.id], ["project", r.project_id], ["type", `${r.type} (${r.scope})`],
+      [["id", r.id], ["project", h("span", { id: "record-project", title: r.project_id }, projectName(r.project_id))],
+        ["type", `${r.type} (${r.scope})`],
         ["confidence", r.confidence + (r.reinforce_count ? ` (seen ${r.reinforce_count}× more)` : "") + (r.confidence === "team" ? " (from the team file: a teammate's entry, not yours)" : "")],
         ["source", r.source], ["valid from", when(r.valid_from)], ["recorded", when(r.recorded_at)],
         ["superseded", r.superseded_at ? `${when(r.superseded_at)} by ${r.superseded_by}` : "no (current)"],
