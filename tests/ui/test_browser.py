@@ -198,3 +198,36 @@ def test_the_record_page_names_its_project(browser_page, seeded):
     # The whole id stays one hover away, for `agentctx ui --project ID`.
     assert page.get_attribute("#record-project", "title") == seeded["project"].id
     assert errors == []
+
+
+def test_the_graph_labels_its_nodes_and_draws_their_links(browser_page, seeded, conn):
+    """Records linked to the files they are about (the store's graph, as consolidation links them) are drawn with
+    those links, every node carries its name, and a record without a link waits behind a checkbox."""
+    from agentctx.store import graph
+
+    pid = seeded["project"].id
+    orders = graph.upsert_node(conn, pid, "file", "app/models/order.rb")
+    graph.link(conn, seeded["pinned"].id, [orders])
+    graph.link(conn, seeded["inferred"].id, [orders, graph.upsert_node(conn, pid, "branch", "main")])
+    graph.add_edge(conn, seeded["pinned"].id, seeded["inferred"].id, "derives_from")
+    page, url, errors, _ = browser_page
+    page.goto(url.replace("#token=", "#/graph&token="))
+    page.wait_for_selector("svg.graph g[data-id]")
+    node = lambda rid: f"svg.graph g[data-id='{rid}']"  # noqa: E731
+    labels = {page.get_attribute(node(i), "aria-label"): page.locator(node(i) + " text").text_content()
+              for i in (seeded["pinned"].id, seeded["inferred"].id)}
+    assert labels == {"convention: Never force-push main": "Never force-push main",
+                      "convention: Tests run with pytest -q": "Tests run with pytest -q"}
+    assert page.locator("svg.graph g.entity text", has_text="order.rb").count() == 1
+    lines = page.locator("svg.graph line")
+    rels = sorted(lines.nth(i).get_attribute("data-rel") for i in range(lines.count()))
+    assert rels == ["applies_to", "applies_to", "applies_to", "derives_from"]
+    assert "about a file or branch" in page.inner_text("#graph-legend")
+    # Records without any link are not scattered around the edge: they wait behind a checkbox.
+    assert page.locator(node(seeded["xss"].id)).count() == 0
+    page.check("#graph-unlinked")
+    page.wait_for_selector(node(seeded["xss"].id))
+    # Hovering a record lights up its links and its neighbours.
+    page.hover(node(seeded["pinned"].id) + " circle")
+    assert page.locator("svg.graph line.lit").count() == 2
+    assert errors == []

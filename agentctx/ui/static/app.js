@@ -353,53 +353,99 @@
   const COLORS = { decision: "#2d5bd7", convention: "#7b3fc4", preference: "#c43f8e", discovery: "#0f8a8a",
     bugfix: "#b5460f", handover: "#6a7385", profile: "#1f7a3e", file: "#d9a400", branch: "#5a5a5a", symbol: "#9aa3b5",
     package: "#9aa3b5", module: "#9aa3b5" };
+  // What each kind of link means, in words (the store's rel types, SPEC §3.3).
+  const RELS = { applies_to: "about a file or branch", derives_from: "similar records", supersedes: "supersedes",
+    observed_in: "observed in", scoped_to: "scoped to" };
+  const CHAR_W = 5.6;  // the width of an average character of the 10-unit label font, for placing labels apart
+  let graphData = null;
   async function viewGraph() {
     mount(h("p", { class: "muted" }, "Loading graph…"));
-    let d;
-    try { d = await api("GET", "/api/graph?" + qs({ project: state.project, limit: 300 })); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
-    if (!d.nodes.length) { mount(h("h2", {}, "Graph"), h("p", { class: "muted" }, "No records yet.")); return; }
+    try { graphData = await api("GET", "/api/graph?" + qs({ project: state.project, limit: 300 })); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
+    if (!graphData.nodes.length) { mount(h("h2", {}, "Graph"), h("p", { class: "muted" }, "No records yet.")); return; }
+    drawGraph(false);
+  }
+  function short(text, n) { return text.length > n ? text.slice(0, n - 1) + "…" : text; }
+  function drawGraph(withUnlinked) {
+    const d = graphData;
+    const degree = new Map();
+    for (const l of d.links) for (const end of [l.source, l.target]) degree.set(end, (degree.get(end) || 0) + 1);
+    // A record with no link says nothing in a graph: scattered around the edge, dozens of them hid the structure.
+    const linkedOnly = !withUnlinked && d.links.length > 0;
+    const nodes = linkedOnly ? d.nodes.filter((n) => degree.has(n.id)) : d.nodes;
+    const hidden = d.nodes.length - nodes.length;
     const W = 1000, H = 640;
-    const pos = window.AgentctxGraph.layout(d.nodes.map((n) => n.id), d.links.map((l) => [l.source, l.target]), W, H);
+    const pos = window.AgentctxGraph.layout(nodes.map((n) => n.id), d.links.map((l) => [l.source, l.target]), W, H);
     const NS = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(NS, "svg");
-    svg.setAttribute("class", "graph");
-    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", `${d.nodes.length} nodes, ${d.links.length} links`);
+    const el = (tag, attrs) => {
+      const e = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      return e;
+    };
+    const svg = el("svg", { class: "graph", viewBox: `0 0 ${W} ${H}`, role: "group",
+      "aria-label": `${nodes.length} nodes, ${d.links.length} links` });
+    const lines = el("g", { class: "links" }), dots = el("g", { class: "nodes" });
+    svg.append(lines, dots);
+    const byNode = new Map();  // node id -> its lines and neighbours' groups, for the highlight
+    const groups = new Map();
     for (const l of d.links) {
       const a = pos[l.source], b = pos[l.target];
       if (!a || !b) continue;
-      const line = document.createElementNS(NS, "line");
-      line.setAttribute("x1", a[0]); line.setAttribute("y1", a[1]); line.setAttribute("x2", b[0]); line.setAttribute("y2", b[1]);
-      svg.appendChild(line);
+      const line = el("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: `rel-${l.rel in RELS ? l.rel : "other"}`,
+        "data-rel": l.rel });
+      const t = el("title", {}); t.textContent = RELS[l.rel] || l.rel; line.appendChild(t);
+      lines.appendChild(line);
+      for (const [me, other] of [[l.source, l.target], [l.target, l.source]]) {
+        const e = byNode.get(me) || byNode.set(me, { lines: [], near: [] }).get(me);
+        e.lines.push(line); e.near.push(other);
+      }
     }
-    for (const n of d.nodes) {
+    // Labels: entities first (few, and the hubs), then records by how linked they are; a label that would cover one
+    // already placed is kept for hover and focus, so the names that show never sit on top of each other.
+    const order = [...nodes].sort((x, y) => (x.kind === "record") - (y.kind === "record") ||
+      (degree.get(y.id) || 0) - (degree.get(x.id) || 0));
+    const placed = [];
+    for (const n of order) {
       const p = pos[n.id];
-      const g = document.createElementNS(NS, "g");
-      const c = document.createElementNS(NS, "circle");
-      c.setAttribute("cx", p[0]); c.setAttribute("cy", p[1]); c.setAttribute("r", n.kind === "record" ? 7 : 5);
-      c.setAttribute("fill", COLORS[n.type || n.kind] || "#999");
-      const t = document.createElementNS(NS, "title");
-      t.textContent = `${n.type || n.kind}: ${n.label}`;
-      c.appendChild(t);
-      g.appendChild(c);
-      if (n.kind !== "record") {
-        const label = document.createElementNS(NS, "text");
-        label.setAttribute("x", p[0] + 7); label.setAttribute("y", p[1] + 3);
-        label.textContent = n.label.length > 28 ? "…" + n.label.slice(-27) : n.label;
-        g.appendChild(label);
-      } else {
-        g.setAttribute("tabindex", "0");
+      const isRecord = n.kind === "record";
+      const g = el("g", { class: isRecord ? "node record" : "node entity", tabindex: "0",
+        "aria-label": `${n.type || n.kind}: ${n.label}` });
+      const r = isRecord ? 6 : 7;
+      g.appendChild(isRecord ? el("circle", { cx: p[0], cy: p[1], r, fill: COLORS[n.type] || "#999" })
+        : el("rect", { x: p[0] - r, y: p[1] - r, width: 2 * r, height: 2 * r, rx: 2, fill: COLORS[n.kind] || "#999" }));
+      const name = isRecord ? short(n.label, 32) : short(n.label.split("/").slice(-2).join("/"), 32);
+      const box = [p[0] + r + 3, p[1] - 7, p[0] + r + 3 + name.length * CHAR_W, p[1] + 5];
+      const free = box[2] <= W && !placed.some((q) => box[0] < q[2] && q[0] < box[2] && box[1] < q[3] && q[1] < box[3]);
+      const text = el("text", { x: box[0], y: p[1] + 3.5, class: free ? "" : "spare" });
+      text.textContent = name;
+      g.appendChild(text);
+      if (free) placed.push(box);
+      const tip = el("title", {}); tip.textContent = `${n.type || n.kind}: ${n.label}`; g.appendChild(tip);
+      if (isRecord) {
         g.setAttribute("data-id", n.id);
         g.addEventListener("click", () => go(recordHref(n.id)));
         g.addEventListener("keydown", (e) => { if (e.key === "Enter") go(recordHref(n.id)); });
       }
-      svg.appendChild(g);
+      const lit = (on) => {
+        const e = byNode.get(n.id);
+        svg.classList.toggle("focus", on);
+        g.classList.toggle("lit", on);
+        for (const x of e ? e.lines : []) x.classList.toggle("lit", on);
+        for (const x of e ? e.near : []) { const ng = groups.get(x); if (ng) ng.classList.toggle("lit", on); }
+      };
+      g.addEventListener("mouseenter", () => lit(true)); g.addEventListener("mouseleave", () => lit(false));
+      g.addEventListener("focus", () => lit(true)); g.addEventListener("blur", () => lit(false));
+      groups.set(n.id, g);
+      dots.appendChild(g);
     }
-    const legend = h("div", { class: "legend" }, Object.entries(COLORS).slice(0, 9).map(([k, v]) => {
-      const i = h("i", {}); i.style.background = v; return h("span", {}, i, k);
-    }));
-    mount(h("h2", {}, "Graph"), h("p", { class: "muted" }, `${d.nodes.length} nodes · ${d.links.length} links · newest 300 current records with their files and branches. Click a record to open it.`), legend, svg);
+    const rels = [...new Set(d.links.map((l) => l.rel))];
+    const swatch = (cls) => { const i = h("i", { class: cls }); return i; };
+    const legend = h("div", { class: "legend", id: "graph-legend" },
+      Object.entries(COLORS).slice(0, 9).map(([k, v]) => { const i = swatch(k === "file" || k === "branch" ? "sq" : ""); i.style.background = v; return h("span", {}, i, k); }),
+      rels.map((rel) => h("span", {}, swatch(`line rel-${rel in RELS ? rel : "other"}`), `link: ${RELS[rel] || rel}`)));
+    const toggle = hidden || withUnlinked ? h("label", {}, h("input", { type: "checkbox", id: "graph-unlinked", checked: withUnlinked,
+      onchange: (e) => drawGraph(e.target.checked) }), ` show the ${withUnlinked ? "" : hidden + " "}records without links`) : null;
+    mount(h("h2", {}, "Graph"), h("p", { class: "muted" }, `${nodes.length} nodes · ${d.links.length} links · the newest 300 current records ` +
+      "with the files and branches they are about. Names that would overlap show on hover; click a record to open it."), toggle, legend, svg);
   }
 
   // ---- overview ---------------------------------------------------------------------------------------------
