@@ -100,7 +100,7 @@ def sessions(conn: sqlite3.Connection, project_id: str, *, offset: int = 0, limi
 
 
 def session(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
-    """One session: its row, every injection (oldest first) and the records written in it."""
+    """One session: its row, every injection (oldest first), the records written in it and what the user asked."""
     row = conn.execute("SELECT session_id, project_id, started_at, ended_at, tokens_injected, extraction_cost_usd "
                        "FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
     injected = conn.execute("SELECT event, prompt_hash, record_ids, scores, tokens, created_at FROM injections "
@@ -117,6 +117,8 @@ def session(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
         {"event": e, "prompt_hash": ph, "record_ids": json.loads(ids), "scores": json.loads(sc), "tokens": t, "at": at}
         for e, ph, ids, sc, t, at in injected]
     info["written"] = written
+    info["prompts"] = [{"prompt_hash": ph, "text": text, "chars": chars, "at": at} for ph, text, chars, at in conn.execute(
+        "SELECT prompt_hash, text, chars, created_at FROM prompts WHERE session_id = ? ORDER BY id", (session_id,))]
     return info
 
 

@@ -237,6 +237,26 @@ def m009_team_confidence(conn: sqlite3.Connection) -> None:
                  "AND project_id != '_global'")
 
 
+def m011_prompts(conn: sqlite3.Connection) -> None:
+    # What the user asked, per prompt (issue 26 item 14): the dashboard's sessions show it next to what was injected
+    # for it. Stored scrubbed and without `<private>` spans (memory.pending cleans it on the way in), clipped to
+    # store.sessions.PROMPT_CHARS; `chars` is the prompt's whole length. `prompt_hash` is the key the injection
+    # ledger and the decisions log already carry. (Numbered 11: migration 10 is another branch's; no gap at merge.)
+    _run(conn, (
+        """CREATE TABLE prompts (
+            id          INTEGER PRIMARY KEY,
+            session_id  TEXT,
+            project_id  TEXT,
+            prompt_hash TEXT,
+            text        TEXT NOT NULL,
+            chars       INTEGER NOT NULL,
+            created_at  TEXT NOT NULL
+        )""",
+        "CREATE INDEX prompts_session ON prompts(session_id, id)",
+        "CREATE INDEX prompts_project ON prompts(project_id)",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -247,6 +267,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "ordered_indexes", m007_ordered_indexes),
     Migration(8, "extraction_calls", m008_extraction_calls),
     Migration(9, "team_confidence", m009_team_confidence),
+    Migration(11, "prompts", m011_prompts),
 )
 
 LATEST = MIGRATIONS[-1].version

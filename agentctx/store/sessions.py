@@ -59,6 +59,23 @@ def log_injection(conn: sqlite3.Connection, *, session_id: str | None, project_i
                          (tokens, session_id))
 
 
+# Characters of a prompt the store keeps: enough to recognise what was asked; a pasted log is cut ("…").
+PROMPT_CHARS = 1000
+
+
+def log_prompt(conn: sqlite3.Connection, *, session_id: str, project_id: str, prompt_hash: str | None, text: str,
+               chars: int, created_at: str | None = None) -> None:
+    """Keep what the user asked in a session (the dashboard shows it beside what was injected for it). `text` comes
+    cleaned, secrets masked and `<private>` spans gone (`memory.pending`); `chars` is the whole prompt's length."""
+    if len(text) > PROMPT_CHARS:
+        text = text[: PROMPT_CHARS - 1] + "…"
+    with atomic(conn):
+        touch(conn, session_id, project_id, created_at)
+        conn.execute("INSERT INTO prompts (session_id, project_id, prompt_hash, text, chars, created_at) "
+                     "VALUES (?, ?, ?, ?, ?, ?)", (session_id, project_id, prompt_hash, text, chars,
+                                                   created_at or now_iso()))
+
+
 def injections(conn: sqlite3.Connection, project_id: str, *, session_id: str | None = None,
                limit: int = 50) -> list[Injection]:
     """Ledger rows of the project (optionally one session), newest first."""
