@@ -231,3 +231,37 @@ def test_the_graph_labels_its_nodes_and_draws_their_links(browser_page, seeded, 
     page.hover(node(seeded["pinned"].id) + " circle")
     assert page.locator("svg.graph line.lit").count() == 2
     assert errors == []
+
+
+def test_a_session_shows_what_was_asked_and_what_came_with_it(browser_page, seeded, conn):
+    """The digest SessionStart carried, each prompt as the user typed it (as text: it is user content), what was
+    injected for it, and a prompt that brought nothing; the list opens each session with its first request."""
+    from agentctx.store import sessions
+
+    pid, pinned = seeded["project"].id, seeded["pinned"]
+    sessions.log_injection(conn, session_id="sess-2", project_id=pid, event="SessionStart", prompt_hash=None,
+                           record_ids=[pinned.id, seeded["db"].id], scores=[], tokens=640,
+                           created_at="2030-03-02T09:00:00.000Z")
+    asked = "can we force-push the release branch? " + XSS
+    sessions.log_prompt(conn, session_id="sess-2", project_id=pid, prompt_hash="h1", text=asked, chars=len(asked),
+                        created_at="2030-03-02T09:01:00.000Z")
+    sessions.log_injection(conn, session_id="sess-2", project_id=pid, event="UserPromptSubmit", prompt_hash="h1",
+                           record_ids=[pinned.id], scores=[1.4], tokens=90, created_at="2030-03-02T09:01:00.000Z")
+    sessions.log_prompt(conn, session_id="sess-2", project_id=pid, prompt_hash="h2", text="rename the save button",
+                        chars=22, created_at="2030-03-02T09:05:00.000Z")
+    page, url, errors, dialogs = browser_page
+    page.goto(url.replace("#token=", "#/sessions/sess-2&token="))
+    page.wait_for_selector("#timeline")
+    entries = page.locator("#timeline > li")
+    assert entries.count() == 3
+    start, first, second = (entries.nth(i).inner_text() for i in range(3))
+    assert "digest" in start and "Never force-push main" in start and "Use PostgreSQL for orders" in start
+    assert page.locator("#timeline .asked").nth(0).inner_text() == asked
+    assert page.locator("#timeline img").count() == 0
+    assert "Never force-push main" in first and "90 tokens" in first
+    assert "rename the save button" in second and "Nothing injected" in second
+    page.goto(url.split("#")[0] + "#/sessions")
+    page.wait_for_selector("tr.row")
+    assert "can we force-push the release branch?" in page.locator("tr.row").first.inner_text()
+    page.wait_for_timeout(200)
+    assert dialogs == [] and errors == []

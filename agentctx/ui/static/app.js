@@ -285,38 +285,64 @@
   }
 
   // ---- sessions ---------------------------------------------------------------------------------------------
+  const clip = (text, n) => (text.length > n ? text.slice(0, n - 1).trimEnd() + "…" : text);
   async function viewSessions() {
     mount(h("p", { class: "muted" }, "Loading…"));
     let d;
     try { d = await api("GET", "/api/sessions?" + qs({ project: state.project, limit: 100 })); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
     if (!d.items.length) { mount(h("h2", {}, "Sessions"), h("p", { class: "muted" }, "No sessions recorded for this project yet.")); return; }
-    mount(h("h2", {}, "Sessions"), h("table", {}, h("thead", {}, h("tr", {}, ["Started", "Ended", "Injections", "Tokens", "Records written", "Extraction"].map((t, i) =>
-      h("th", { class: i === 1 || i === 5 ? "hide-narrow" : "" }, t)))),
+    const narrow = new Set([2, 3, 5, 6]);
+    mount(h("h2", {}, "Sessions"), h("table", {}, h("thead", {}, h("tr", {},
+      ["Started", "First request", "Prompts", "Injections", "Tokens", "Records written", "Extraction"].map((t, i) =>
+        h("th", { class: narrow.has(i) ? "hide-narrow" : "" }, t)))),
     h("tbody", {}, d.items.map((s) => h("tr", { class: "row", tabindex: "0", onclick: () => go(sessionHref(s.session_id)),
       onkeydown: (e) => { if (e.key === "Enter") go(sessionHref(s.session_id)); } },
-      h("td", {}, h("a", { href: sessionHref(s.session_id) }, when(s.started_at))), h("td", { class: "hide-narrow" }, when(s.ended_at)),
-      h("td", {}, s.injections), h("td", {}, s.tokens_injected), h("td", {}, s.records_written),
+      h("td", { class: "when" }, h("a", { href: sessionHref(s.session_id) }, when(s.started_at)),
+        s.ended_at ? null : h("span", { class: "chip" }, "open")),
+      h("td", { class: "title" }, s.first_prompt ? clip(s.first_prompt.replace(/\s+/g, " "), 140)
+        : h("span", { class: "muted" }, s.prompts ? "(all of it was <private>)" : "no prompt kept")),
+      h("td", { class: "hide-narrow" }, s.prompts), h("td", { class: "hide-narrow" }, s.injections), h("td", {}, s.tokens_injected),
+      h("td", { class: "hide-narrow" }, s.records_written),
       h("td", { class: "hide-narrow" }, `$${s.extraction_cost_usd.toFixed(4)}`))))));
+  }
+  function injectedList(records) {
+    return h("ul", { class: "injected" }, records.map((x) => h("li", {},
+      h("span", { class: "chip" }, x.type || "?"), h("a", { href: recordHref(x.id) }, x.title),
+      x.score === null || x.score === undefined ? null : h("span", { class: "muted" }, ` · relevance ${x.score}`))));
+  }
+  function timelineEntry(e) {
+    const time = h("span", { class: "time" }, when(e.at).slice(11, 16) || "—");
+    if (e.kind === "digest") {
+      return h("li", { class: "digest" }, time, h("div", {},
+        h("div", { class: "what" }, `Session start: the digest carried ${e.records.length} record${e.records.length === 1 ? "" : "s"} (${e.tokens} tokens)`),
+        e.records.length ? injectedList(e.records) : null));
+    }
+    const asked = e.text === null || e.text === undefined
+      ? h("p", { class: "muted" }, `Prompt ${e.prompt_hash || "?"}: its words were not kept (asked before agentctx kept prompts)`)
+      : e.text ? h("blockquote", { class: "asked" }, e.text)
+      : h("p", { class: "muted" }, "(the whole prompt was <private>: not kept)");
+    const cut = e.text && e.chars && e.chars > e.text.length ? h("div", { class: "muted" }, `the first ${e.text.length} of ${e.chars} characters`) : null;
+    const thr = e.threshold !== null && e.threshold !== undefined ? ` (threshold ${p3(e.threshold)})` : "";
+    const outcome = e.records.length
+      ? [h("div", { class: "what" }, `Injected ${e.records.length} record${e.records.length === 1 ? "" : "s"} (${e.tokens} tokens)`), injectedList(e.records),
+        e.near_misses.length ? h("div", { class: "explain" }, `Near misses${thr}:`, h("ul", {}, e.near_misses.map(candidate))) : null]
+      : [h("div", { class: "what muted" }, "Nothing injected" + (e.near_misses.length ? `: no candidate reached the threshold${thr}` : e.logged ? "" : ": no record matched")),
+        e.near_misses.length ? h("ul", { class: "explain" }, e.near_misses.map(candidate)) : null];
+    return h("li", { class: "prompt" }, time, h("div", {}, h("div", { class: "who" }, "You asked"), asked, cut, outcome));
   }
   async function viewSession(id) {
     let d;
     try { d = await api("GET", `/api/sessions/${encodeURIComponent(id)}`); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
+    const day0 = day(d.started_at || (d.timeline[0] && d.timeline[0].at));
     mount(h("p", {}, h("a", { href: "#/sessions" }, "← Sessions")),
       h("section", { class: "card" }, h("h2", { id: "session-title" }, `Session ${d.session_id}`),
-        h("dl", { class: "meta" }, [["started", when(d.started_at)], ["ended", when(d.ended_at)], ["tokens injected", d.tokens_injected],
+        h("dl", { class: "meta" }, [["project", d.project_id ? h("span", { title: d.project_id }, projectName(d.project_id)) : "—"],
+          ["started", when(d.started_at)], ["ended", d.ended_at ? when(d.ended_at) : "still open"],
+          ["prompts", d.prompts.length], ["tokens injected", d.tokens_injected],
           ["extraction cost", d.extraction_cost_usd === undefined ? "—" : `$${d.extraction_cost_usd.toFixed(4)}`]].map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))),
-      h("section", { class: "card" }, h("h3", {}, "What was injected, and why"),
-        d.injections.length ? h("ol", {}, d.injections.map((i) => h("li", {}, `${when(i.at)} · ${i.event} · ${i.tokens} tokens`,
-          i.prompt_hash ? ` · prompt ${i.prompt_hash}` : "",
-          h("ul", {}, i.records.map((x) => h("li", {}, x.score === null ? "" : `relevance ${x.score} · `, `[${x.type || "?"}] `,
-            h("a", { href: recordHref(x.id) }, x.title)))),
-          i.near_misses && i.near_misses.length ? h("div", { class: "explain" }, "Near misses" +
-            (i.threshold !== null && i.threshold !== undefined ? ` (threshold ${i.threshold})` : "") + ":",
-            h("ul", {}, i.near_misses.map(candidate))) : null))) : h("p", { class: "muted" }, "Nothing was injected.")),
-      d.uninjected_prompts && d.uninjected_prompts.length ? h("section", { class: "card" },
-        h("h3", {}, "Prompts that injected nothing, and their best candidates"),
-        h("ol", {}, d.uninjected_prompts.map((u) => h("li", {}, `${when(u.at)} · prompt ${u.prompt_hash} · ${u.prompt_chars} chars · ` +
-          `${u.prompt_class}, threshold ${u.threshold}`, h("ul", {}, u.candidates.map(candidate)))))) : null,
+      h("section", { class: "card" }, h("h3", {}, `What was asked, and what came with it${day0 ? " · " + day0 : ""}`),
+        d.timeline.length ? h("ol", { class: "story", id: "timeline" }, d.timeline.map(timelineEntry))
+          : h("p", { class: "muted" }, "Nothing was asked or injected in this session.")),
       h("section", { class: "card" }, h("h3", {}, "What this session wrote"),
         d.written.length ? h("ul", {}, d.written.map((r) => h("li", {}, chips(r), h("a", { href: recordHref(r.id) }, r.title)))) : h("p", { class: "muted" }, "No records.")));
   }
