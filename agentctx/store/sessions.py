@@ -45,16 +45,18 @@ def add_cost(conn: sqlite3.Connection, session_id: str, project_id: str, usd: fl
 def log_injection(conn: sqlite3.Connection, *, session_id: str | None, project_id: str, event: str,
                   prompt_hash: str | None, record_ids: Sequence[str], scores: Sequence[float], tokens: int,
                   created_at: str | None = None) -> None:
-    """Write a ledger row and add its tokens to the session, in one transaction."""
+    """Write a ledger row and add its tokens to the session, in one transaction. A session first seen here starts at
+    `created_at`: the hook's time, not the drain's (rows reach the store later, through the pending ledger)."""
+    created_at = created_at or now_iso()
     with atomic(conn):
         conn.execute(
             "INSERT INTO injections (session_id, project_id, event, prompt_hash, record_ids, scores, tokens, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (session_id, project_id, event, prompt_hash, json.dumps(list(record_ids)),
-             json.dumps([round(s, 4) for s in scores]), tokens, created_at or now_iso()),
+             json.dumps([round(s, 4) for s in scores]), tokens, created_at),
         )
         if session_id:
-            touch(conn, session_id, project_id)
+            touch(conn, session_id, project_id, created_at)
             conn.execute("UPDATE sessions SET tokens_injected = tokens_injected + ? WHERE session_id = ?",
                          (tokens, session_id))
 

@@ -144,3 +144,14 @@ def test_private_spans_of_a_prompt_never_reach_a_file(hook, add, repo, conn):
     pending.drain_pending(conn)
     ((_, text, chars),) = _asked(conn, "s8")
     assert text == "sqlite storage and WAL   for the reporting replica?" and chars == len(prompt)
+
+
+def test_a_drained_session_start_keeps_the_hooks_time(conn, repo, monkeypatch):
+    """A SessionStart that injected nothing (no digest yet) still dates the session by the hook, not by the drain."""
+    from agentctx import hooks
+
+    hooks.record_pending({"event": "SessionStart", "session_id": "s10", "project_id": detect(repo).id, "tokens": 0,
+                          "record_ids": [], "at": "2030-01-02T08:00:00.000Z"})
+    pending.drain_pending(conn)
+    started = conn.execute("SELECT started_at FROM sessions WHERE session_id = 's10'").fetchone()[0]
+    assert started == "2030-01-02T08:00:00.000Z"

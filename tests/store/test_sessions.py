@@ -97,3 +97,10 @@ def test_reset_removes_the_projects_prompts(conn):
         sessions.log_prompt(conn, session_id=f"s-{pid[0]}", project_id=pid, prompt_hash="h", text="asked", chars=5)
     records.delete_project(conn, P)
     assert [r[0] for r in conn.execute("SELECT project_id FROM prompts")] == [Q]
+
+
+def test_a_session_starts_when_its_first_ledger_row_was_written_not_when_it_was_drained(conn):
+    """The hooks' rows reach the store later (the pending ledger): the session's start is the hook's time."""
+    sessions.log_injection(conn, session_id="s9", project_id=P, event="SessionStart", prompt_hash=None,
+                           record_ids=["A"], scores=[], tokens=400, created_at="2030-01-02T08:00:00.000Z")
+    assert row(conn, "s9")["started_at"] == "2030-01-02T08:00:00.000Z"
