@@ -214,11 +214,12 @@ def test_the_graph_labels_its_nodes_and_draws_their_links(browser_page, seeded, 
     page.goto(url.replace("#token=", "#/graph&token="))
     page.wait_for_selector("svg.graph g[data-id]")
     node = lambda rid: f"svg.graph g[data-id='{rid}']"  # noqa: E731
-    labels = {page.get_attribute(node(i), "aria-label"): page.locator(node(i) + " text").text_content()
+    labels = {page.get_attribute(node(i), "aria-label"): page.locator(f"svg.graph text[data-for='{i}']").text_content()
               for i in (seeded["pinned"].id, seeded["inferred"].id)}
     assert labels == {"convention: Never force-push main": "Never force-push main",
                       "convention: Tests run with pytest -q": "Tests run with pytest -q"}
-    assert page.locator("svg.graph g.entity text", has_text="order.rb").count() == 1
+    assert page.locator("svg.graph text.entity", has_text="order.rb").count() == 1
+    assert page.locator("svg.graph text.spare").count() == 0  # three names: room for all of them
     lines = page.locator("svg.graph line")
     rels = sorted(lines.nth(i).get_attribute("data-rel") for i in range(lines.count()))
     assert rels == ["applies_to", "applies_to", "applies_to", "derives_from"]

@@ -382,7 +382,7 @@
   // What each kind of link means, in words (the store's rel types, SPEC §3.3).
   const RELS = { applies_to: "about a file or branch", derives_from: "similar records", supersedes: "supersedes",
     observed_in: "observed in", scoped_to: "scoped to" };
-  const CHAR_W = 5.6;  // the width of an average character of the 10-unit label font, for placing labels apart
+  const CHAR_W = 6.1;  // the width of an average character of the 11-pixel label font, for placing labels apart
   let graphData = null;
   async function viewGraph() {
     mount(h("p", { class: "muted" }, "Loading graph…"));
@@ -399,7 +399,10 @@
     const linkedOnly = !withUnlinked && d.links.length > 0;
     const nodes = linkedOnly ? d.nodes.filter((n) => degree.has(n.id)) : d.nodes;
     const hidden = d.nodes.length - nodes.length;
-    const W = 1000, H = 640;
+    // The drawing's units are the page's pixels (the box's width, 640 high; 420 in a narrow window): labels keep
+    // their size, and the layout uses the whole width.
+    const narrowWindow = window.matchMedia("(max-width: 720px)").matches;
+    const W = Math.max(320, $("#main").clientWidth - 34), H = narrowWindow ? 420 : 640;
     const pos = window.AgentctxGraph.layout(nodes.map((n) => n.id), d.links.map((l) => [l.source, l.target]), W, H);
     const NS = "http://www.w3.org/2000/svg";
     const el = (tag, attrs) => {
@@ -425,40 +428,62 @@
         e.lines.push(line); e.near.push(other);
       }
     }
-    // Labels: entities first (few, and the hubs), then records by how linked they are; a label that would cover one
-    // already placed is kept for hover and focus, so the names that show never sit on top of each other.
+    // Nodes first, then every label above them all, each beside its node where it covers neither another label nor
+    // a node: to the right, the left, above or below. Entities (few, the hubs) are placed first, then records by how
+    // linked they are; a label with no free place shows on hover and focus, so the names shown never overlap.
+    const labels = el("g", { class: "labels" });
+    svg.appendChild(labels);
+    const radius = (n) => (n.kind === "record" ? 6 : 7);
+    const taken = nodes.map((n) => { const p = pos[n.id], r = radius(n) + 1; return [p[0] - r, p[1] - r, p[0] + r, p[1] + r]; });
+    const clear = (b) => b[0] >= 0 && b[2] <= W && b[1] >= 0 && b[3] <= H &&
+      !taken.some((q) => b[0] < q[2] && q[0] < b[2] && b[1] < q[3] && q[1] < b[3]);
     const order = [...nodes].sort((x, y) => (x.kind === "record") - (y.kind === "record") ||
       (degree.get(y.id) || 0) - (degree.get(x.id) || 0));
-    const placed = [];
+    const texts = new Map();
     for (const n of order) {
-      const p = pos[n.id];
+      const [x, y] = pos[n.id], r = radius(n);
+      const name = n.kind === "record" ? short(n.label, 34) : short(n.label.split("/").slice(-2).join("/"), 34);
+      const w = name.length * (n.kind === "record" ? CHAR_W : CHAR_W + 0.6);  // entities' names are bold
+      const spots = [[x + r + 3, y + 3.5, "start", [x + r + 2, y - 7, x + r + 4 + w, y + 5]],
+        [x - r - 3, y + 3.5, "end", [x - r - 4 - w, y - 7, x - r - 2, y + 5]],
+        [x, y - r - 4, "middle", [x - w / 2, y - r - 15, x + w / 2, y - r - 2]],
+        [x, y + r + 12, "middle", [x - w / 2, y + r + 2, x + w / 2, y + r + 15]]];
+      const spot = spots.find((sp) => clear(sp[3]));
+      const [tx, ty, anchor, box] = spot || spots[0];
+      const text = el("text", { x: tx, y: ty, "text-anchor": anchor, "data-for": n.id,
+        class: (n.kind === "record" ? "" : "entity ") + (spot ? "" : "spare") });
+      text.textContent = name;
+      if (spot) taken.push(box);
+      texts.set(n.id, text);
+      labels.appendChild(text);
+    }
+    for (const n of nodes) {
+      const [x, y] = pos[n.id], r = radius(n);
       const isRecord = n.kind === "record";
       const g = el("g", { class: isRecord ? "node record" : "node entity", tabindex: "0",
         "aria-label": `${n.type || n.kind}: ${n.label}` });
-      const r = isRecord ? 6 : 7;
-      g.appendChild(isRecord ? el("circle", { cx: p[0], cy: p[1], r, fill: COLORS[n.type] || "#999" })
-        : el("rect", { x: p[0] - r, y: p[1] - r, width: 2 * r, height: 2 * r, rx: 2, fill: COLORS[n.kind] || "#999" }));
-      const name = isRecord ? short(n.label, 32) : short(n.label.split("/").slice(-2).join("/"), 32);
-      const box = [p[0] + r + 3, p[1] - 7, p[0] + r + 3 + name.length * CHAR_W, p[1] + 5];
-      const free = box[2] <= W && !placed.some((q) => box[0] < q[2] && q[0] < box[2] && box[1] < q[3] && q[1] < box[3]);
-      const text = el("text", { x: box[0], y: p[1] + 3.5, class: free ? "" : "spare" });
-      text.textContent = name;
-      g.appendChild(text);
-      if (free) placed.push(box);
+      g.appendChild(isRecord ? el("circle", { cx: x, cy: y, r, fill: COLORS[n.type] || "#999" })
+        : el("rect", { x: x - r, y: y - r, width: 2 * r, height: 2 * r, rx: 2, fill: COLORS[n.kind] || "#999" }));
       const tip = el("title", {}); tip.textContent = `${n.type || n.kind}: ${n.label}`; g.appendChild(tip);
+      const text = texts.get(n.id);
       if (isRecord) {
         g.setAttribute("data-id", n.id);
-        g.addEventListener("click", () => go(recordHref(n.id)));
+        for (const target of [g, text]) target.addEventListener("click", () => go(recordHref(n.id)));
         g.addEventListener("keydown", (e) => { if (e.key === "Enter") go(recordHref(n.id)); });
       }
       const lit = (on) => {
         const e = byNode.get(n.id);
         svg.classList.toggle("focus", on);
-        g.classList.toggle("lit", on);
-        for (const x of e ? e.lines : []) x.classList.toggle("lit", on);
-        for (const x of e ? e.near : []) { const ng = groups.get(x); if (ng) ng.classList.toggle("lit", on); }
+        for (const id of [n.id, ...(e ? e.near : [])]) {
+          const ng = groups.get(id), nt = texts.get(id);
+          if (ng) ng.classList.toggle("lit", on);
+          if (nt) nt.classList.toggle("lit", on);
+        }
+        for (const line of e ? e.lines : []) line.classList.toggle("lit", on);
       };
-      g.addEventListener("mouseenter", () => lit(true)); g.addEventListener("mouseleave", () => lit(false));
+      for (const target of [g, text]) {
+        target.addEventListener("mouseenter", () => lit(true)); target.addEventListener("mouseleave", () => lit(false));
+      }
       g.addEventListener("focus", () => lit(true)); g.addEventListener("blur", () => lit(false));
       groups.set(n.id, g);
       dots.appendChild(g);
