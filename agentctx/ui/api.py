@@ -300,8 +300,9 @@ def _timeline(req: Request, info: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _candidate(cand: dict[str, Any]) -> dict[str, Any]:
+    # `passed` without `injected`: relevant, but already in front of the model this session (the dedup), no near miss.
     return {"id": cand.get("id"), "type": cand.get("type"), "title": cand.get("title"), "p": cand.get("p"),
-            "injected": bool(cand.get("injected")), "reason": cand.get("reason")}
+            "injected": bool(cand.get("injected")), "passed": bool(cand.get("passed")), "reason": cand.get("reason")}
 
 
 def explain_query(req: Request) -> dict[str, Any]:

@@ -297,3 +297,16 @@ def test_a_session_from_before_prompts_were_kept_still_lists_its_prompts(live, s
     (entry,) = data["timeline"]
     assert entry["kind"] == "prompt" and entry["text"] is None and entry["prompt_hash"] == "abc123"
     assert [r["id"] for r in entry["records"]] == [seeded["pinned"].id, seeded["xss"].id]
+
+
+def test_a_candidate_already_injected_this_session_says_so(live, seeded, hook, add, repo):
+    """Asked twice, a record passes the gate again but is not injected again (the session's dedup): the session view
+    must not call that a near miss of the threshold."""
+    add("Invoice events on Kafka", "Invoices are published to the kafka topic invoices-v2.")
+    for _ in range(2):
+        hook("user-prompt-submit", {"session_id": "sess-dd", "cwd": str(repo), "prompt": "how do we publish invoices to kafka?"})
+    _, _, data = live.call("GET", "/api/sessions/sess-dd")
+    first, again = data["timeline"]
+    assert first["records"] and not again["records"]
+    (repeat,) = [c for c in again["near_misses"] if c["id"] == first["records"][0]["id"]]
+    assert repeat["passed"] is True and repeat["injected"] is False

@@ -181,10 +181,11 @@
   }
   const p3 = (x) => (typeof x === "number" ? x.toFixed(3) : String(x));
   function candidate(c) {
-    return h("li", { class: c.injected ? "hit" : "miss" }, `${c.injected ? "injected" : "not injected"} · p ${p3(c.p)}`,
+    const what = c.injected ? "injected" : c.passed ? "already injected earlier in this session" : "not injected";
+    return h("li", { class: c.injected ? "hit" : "miss" }, `${what} · p ${p3(c.p)}`,
       c.threshold !== undefined && c.threshold !== null ? ` (threshold ${p3(c.threshold)})` : "", " · ",
       `[${c.type || "?"}] `, c.id ? h("a", { href: recordHref(c.id) }, c.title || c.id) : (c.title || "?"),
-      c.reason ? h("span", { class: "muted" }, ` — ${c.reason}`) : null);
+      c.reason && !(c.passed && !c.injected) ? h("span", { class: "muted" }, ` — ${c.reason}`) : null);
   }
   let decisionSeq = 0;
   async function loadDecision(q, list) {
@@ -308,7 +309,7 @@
   function injectedList(records) {
     return h("ul", { class: "injected" }, records.map((x) => h("li", {},
       h("span", { class: "chip" }, x.type || "?"), h("a", { href: recordHref(x.id) }, x.title),
-      x.score === null || x.score === undefined ? null : h("span", { class: "muted" }, ` · relevance ${x.score}`))));
+      x.score === null || x.score === undefined ? null : h("span", { class: "muted" }, ` · score ${Number(x.score).toFixed(2)}`))));
   }
   function timelineEntry(e) {
     const time = h("span", { class: "time" }, when(e.at).slice(11, 16) || "—");
@@ -325,8 +326,10 @@
     const thr = e.threshold !== null && e.threshold !== undefined ? ` (threshold ${p3(e.threshold)})` : "";
     const outcome = e.records.length
       ? [h("div", { class: "what" }, `Injected ${e.records.length} record${e.records.length === 1 ? "" : "s"} (${e.tokens} tokens)`), injectedList(e.records),
-        e.near_misses.length ? h("div", { class: "explain" }, `Near misses${thr}:`, h("ul", {}, e.near_misses.map(candidate))) : null]
-      : [h("div", { class: "what muted" }, "Nothing injected" + (e.near_misses.length ? `: no candidate reached the threshold${thr}` : e.logged ? "" : ": no record matched")),
+        e.near_misses.length ? h("div", { class: "explain" }, `Also considered${thr}:`, h("ul", {}, e.near_misses.map(candidate))) : null]
+      : [h("div", { class: "what muted" }, "Nothing injected" + (e.near_misses.some((c) => c.passed)
+        ? ": what is relevant was injected earlier in this session" : e.near_misses.length
+        ? `: no candidate reached the threshold${thr}` : e.logged ? "" : ": no record matched")),
         e.near_misses.length ? h("ul", { class: "explain" }, e.near_misses.map(candidate)) : null];
     return h("li", { class: "prompt" }, time, h("div", {}, h("div", { class: "who" }, "You asked"), asked, cut, outcome));
   }
