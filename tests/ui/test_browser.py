@@ -206,7 +206,8 @@ def test_the_graph_labels_its_nodes_and_draws_their_links(browser_page, seeded, 
     from agentctx.store import graph
 
     pid = seeded["project"].id
-    orders = graph.upsert_node(conn, pid, "file", "app/models/order.rb")
+    # Capture names files by their absolute path; the page shows them from the project's root.
+    orders = graph.upsert_node(conn, pid, "file", str(seeded["project"].root / "app" / "models" / "order.rb"))
     graph.link(conn, seeded["pinned"].id, [orders])
     graph.link(conn, seeded["inferred"].id, [orders, graph.upsert_node(conn, pid, "branch", "main")])
     graph.add_edge(conn, seeded["pinned"].id, seeded["inferred"].id, "derives_from")
@@ -218,7 +219,7 @@ def test_the_graph_labels_its_nodes_and_draws_their_links(browser_page, seeded, 
               for i in (seeded["pinned"].id, seeded["inferred"].id)}
     assert labels == {"convention: Never force-push main": "Never force-push main",
                       "convention: Tests run with pytest -q": "Tests run with pytest -q"}
-    assert page.locator("svg.graph text.entity", has_text="order.rb").count() == 1
+    assert page.locator("svg.graph text.entity").first.text_content() == "app/models/order.rb"
     assert page.locator("svg.graph text.spare").count() == 0  # three names: room for all of them
     lines = page.locator("svg.graph line")
     rels = sorted(lines.nth(i).get_attribute("data-rel") for i in range(lines.count()))
@@ -231,6 +232,9 @@ def test_the_graph_labels_its_nodes_and_draws_their_links(browser_page, seeded, 
     # Hovering a record lights up its links and its neighbours.
     page.hover(node(seeded["pinned"].id) + " circle")
     assert page.locator("svg.graph line.lit").count() == 2
+    page.click(node(seeded["pinned"].id) + " circle")
+    page.wait_for_selector("#record-title:text-is('Never force-push main')")
+    assert "file: app/models/order.rb" in page.inner_text("main")
     assert errors == []
 
 

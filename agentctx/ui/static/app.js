@@ -93,6 +93,11 @@
     const p = m.projects.find((x) => x.id === id);
     return p && p.name ? p.name : `project ${id.slice(0, 12)}…`;
   }
+  // Capture names a file by its absolute path: within the opened project, show it from the project's root.
+  function displayPath(name) {
+    const root = state.meta.project.root.replace(/\/+$/, "") + "/";
+    return name.startsWith(root) ? name.slice(root.length) : name;
+  }
   function projectLabel(p) {
     return p.id === state.meta.project.id ? `${projectName(p.id)} (this project)` : projectName(p.id);
   }
@@ -244,7 +249,7 @@
         + (v.superseded_at ? ` · superseded ${when(v.superseded_at)}` : "")),
       rationale(v.body) ? h("div", {}, "Why: ", rationale(v.body)) : null)));
     const related = h("section", { class: "card" }, h("h3", {}, "Related"),
-      d.entities.length ? h("p", {}, d.entities.map((e) => h("span", { class: "chip" }, `${e.kind}: ${e.name}`))) : h("p", { class: "muted" }, "No linked files or branches."),
+      d.entities.length ? h("p", {}, d.entities.map((e) => h("span", { class: "chip", title: e.name }, `${e.kind}: ${e.kind === "file" ? displayPath(e.name) : e.name}`))) : h("p", { class: "muted" }, "No linked files or branches."),
       d.linked.length ? h("ul", {}, d.linked.map((l) => h("li", {}, `${l.rel}: `, h("a", { href: recordHref(l.id) }, l.title)))) : null,
       h("h3", {}, "Injected"),
       d.appearances.length ? h("ul", {}, d.appearances.map((a) => h("li", {}, `${when(a.at)} · ${a.event} · `,
@@ -445,7 +450,8 @@
     const texts = new Map();
     for (const n of order) {
       const [x, y] = pos[n.id], r = radius(n);
-      const name = n.kind === "record" ? short(n.label, 34) : short(n.label.split("/").slice(-2).join("/"), 34);
+      const path = n.kind === "file" ? displayPath(n.label) : n.label;
+      const name = n.kind === "record" ? short(n.label, 34) : path.length > 34 ? "…" + path.slice(-33) : path;
       const w = name.length * (n.kind === "record" ? CHAR_W : CHAR_W + 0.6);  // entities' names are bold
       const spots = [[x + r + 3, y + 3.5, "start", [x + r + 2, y - 7, x + r + 4 + w, y + 5]],
         [x - r - 3, y + 3.5, "end", [x - r - 4 - w, y - 7, x - r - 2, y + 5]],
