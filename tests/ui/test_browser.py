@@ -252,19 +252,24 @@ def test_a_session_shows_what_was_asked_and_what_came_with_it(browser_page, seed
                         created_at="2030-03-02T09:01:00.000Z")
     sessions.log_injection(conn, session_id="sess-2", project_id=pid, event="UserPromptSubmit", prompt_hash="h1",
                            record_ids=[pinned.id], scores=[1.4], tokens=90, created_at="2030-03-02T09:01:00.000Z")
+    # Shorter than the prompt: its <private> span was left out, which is not a cut.
     sessions.log_prompt(conn, session_id="sess-2", project_id=pid, prompt_hash="h2", text="rename the save button",
-                        chars=22, created_at="2030-03-02T09:05:00.000Z")
+                        chars=64, created_at="2030-03-02T09:05:00.000Z")
+    pasted = "Traceback (most recent call last):\n" + "  File \"app/api/invoices.py\", line 88, in issue\n" * 40
+    sessions.log_prompt(conn, session_id="sess-2", project_id=pid, prompt_hash="h3", text=pasted, chars=len(pasted),
+                        created_at="2030-03-02T09:09:00.000Z")
     page, url, errors, dialogs = browser_page
     page.goto(url.replace("#token=", "#/sessions/sess-2&token="))
     page.wait_for_selector("#timeline")
     entries = page.locator("#timeline > li")
-    assert entries.count() == 3
-    start, first, second = (entries.nth(i).inner_text() for i in range(3))
+    assert entries.count() == 4
+    start, first, second, third = (entries.nth(i).inner_text() for i in range(4))
     assert "digest" in start and "Never force-push main" in start and "Use PostgreSQL for orders" in start
     assert page.locator("#timeline .asked").nth(0).inner_text() == asked
     assert page.locator("#timeline img").count() == 0
     assert "Never force-push main" in first and "90 tokens" in first
-    assert "rename the save button" in second and "Nothing injected" in second
+    assert "rename the save button" in second and "Nothing injected" in second and "characters" not in second
+    assert f"the first 999 of {len(pasted)} characters" in third
     page.goto(url.split("#")[0] + "#/sessions")
     page.wait_for_selector("tr.row")
     assert "can we force-push the release branch?" in page.locator("tr.row").first.inner_text()

@@ -327,15 +327,17 @@
       ? h("p", { class: "muted" }, `Prompt ${e.prompt_hash || "?"}: its words were not kept (asked before agentctx kept prompts)`)
       : e.text ? h("blockquote", { class: "asked" }, e.text)
       : h("p", { class: "muted" }, "(the whole prompt was <private>: not kept)");
-    const cut = e.text && e.chars && e.chars > e.text.length ? h("div", { class: "muted" }, `the first ${e.text.length} of ${e.chars} characters`) : null;
+    // The store cuts a long prompt with "…"; a shorter text without it only lost its <private> spans (not a cut).
+    const cut = e.text && e.text.endsWith("…") && e.chars > e.text.length
+      ? h("div", { class: "muted" }, `the first ${e.text.length - 1} of ${e.chars} characters`) : null;
     const thr = e.threshold !== null && e.threshold !== undefined ? ` (threshold ${p3(e.threshold)})` : "";
     const outcome = e.records.length
       ? [h("div", { class: "what" }, `Injected ${e.records.length} record${e.records.length === 1 ? "" : "s"} (${e.tokens} tokens)`), injectedList(e.records),
         e.near_misses.length ? h("div", { class: "explain" }, `Also considered${thr}:`, h("ul", {}, e.near_misses.map(candidate))) : null]
       : [h("div", { class: "what muted" }, "Nothing injected" + (e.near_misses.some((c) => c.passed)
         ? ": what is relevant was injected earlier in this session" : e.near_misses.length
-        ? `: no candidate reached the threshold${thr}` : e.logged ? "" : ": no record matched")),
-        e.near_misses.length ? h("ul", { class: "explain" }, e.near_misses.map(candidate)) : null];
+        ? ": no candidate reached the threshold" : e.logged ? "" : ": no record matched")),
+        e.near_misses.length ? h("div", { class: "explain" }, `Its best candidates${thr}:`, h("ul", {}, e.near_misses.map(candidate))) : null];
     return h("li", { class: "prompt" }, time, h("div", {}, h("div", { class: "who" }, "You asked"), asked, cut, outcome));
   }
   async function viewSession(id) {
