@@ -155,3 +155,14 @@ def test_a_drained_session_start_keeps_the_hooks_time(conn, repo, monkeypatch):
     pending.drain_pending(conn)
     started = conn.execute("SELECT started_at FROM sessions WHERE session_id = 's10'").fetchone()[0]
     assert started == "2030-01-02T08:00:00.000Z"
+
+
+def test_the_hooks_private_rule_is_the_extractions():
+    """The prompt hook removes `<private>` spans without `re`; it must agree with extract.transcript.strip_private."""
+    from agentctx.extract.transcript import strip_private
+    from agentctx.hooks.prompt import without_private
+
+    for text in ("no tag at all", "a <private-notes> tag is not one", "x <private>a</private> y <PRIVATE>b</Private> z",
+                 "open <private>to the end", "<private><private>nested</private> rest</private> tail",
+                 "<private></private>", "résumé <Private>ÉTÉ</private> ok", "İstanbul <private>x</private> after"):
+        assert without_private(text) == strip_private(text), text
