@@ -48,3 +48,23 @@ def cached_project_id(cwd: str) -> str | None:
     if isinstance(entry, list) and len(entry) == 2 and entry[1] == stamp(root) and isinstance(entry[0], str):
         return entry[0]
     return None
+
+
+def names() -> dict[str, str]:
+    """Project id -> a name a person knows it by (the directory of its checkout), for every project the cache holds.
+
+    The store keeps only ids (a hash of the remote): this is where the dashboard finds a project's name. Of several
+    checkouts of one project, the first in path order, so the name does not change between calls."""
+    try:
+        with open(roots_file(), encoding="utf-8") as fh:
+            data = jsonfast.loads(fh.read())
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, str] = {}
+    if not isinstance(data, dict):
+        return out
+    for root in sorted(r for r in data if isinstance(r, str)):
+        entry = data[root]
+        if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str):
+            out.setdefault(entry[0], os.path.basename(root.rstrip("/")) or root)
+    return out

@@ -23,7 +23,9 @@ def _project(value: str | None, ctx: Context):  # type: ignore[no-untyped-def]
     if len(found) != 1:
         raise NotFoundError("file_unreadable", path=value,
                             detail="neither a directory nor the id of one project in the store (6+ characters)")
-    return Project(found[0], found[0][:12], str(Path.cwd()), None)
+    from ..base.roots import names
+
+    return Project(found[0], names().get(found[0], found[0][:12]), str(Path.cwd()), None)
 
 
 def cmd_ui(args: argparse.Namespace, ctx: Context) -> int:

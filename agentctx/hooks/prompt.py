@@ -19,6 +19,12 @@ DEDUP_READ_LIMIT = 1024 * 1024  # ~37,000 ids: a session injecting more simply r
 BODY_CHARS = 360
 # Candidates kept per prompt in the decisions log `agentctx why` reads (injected or not).
 NOTED = 3
+# Characters of the prompt its pending row carries for the dashboard. Secrets are masked when the row is drained
+# (the scrubber's patterns would cost every prompt ~17 ms to compile), which keeps store.sessions.PROMPT_CHARS of
+# it: a secret cut at this limit lies far beyond what is kept.
+PENDING_PROMPT_CHARS = 4000
+# ASCII letters to lower case, one character for one: positions found in the result are the prompt's own.
+_ASCII_LOWER = {c: c + 32 for c in range(65, 91)}
 
 
 def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
@@ -53,6 +59,7 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
         from . import log
 
         log("user-prompt-submit", f"injected nothing: {exc} (waited at most {wait:g} s)")
+        _account(payload, project_id, [], 0)
         return None
     try:
         dedup = paths.dedup_file(payload.session_id) if payload.session_id else None
@@ -61,13 +68,13 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
         fresh = [a.hit for a in weighed if a.inject and a.hit.record.id not in seen][: tokens.PROMPT_TOP_K]
         chosen, text = render(fresh)
         _note(payload, project_id, weighed, chosen)
-        if not chosen:
-            return None
-        if dedup:
+        if chosen and dedup:
             _append_dedup(dedup, [h.record.id for h in chosen])
-        _account(payload, project_id, chosen, tokens.estimate(text))
+        _account(payload, project_id, chosen, tokens.estimate(text) if chosen else 0)
     finally:
         conn.close()
+    if not chosen:
+        return None
     output: dict[str, object] = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
     from ..memory.notice import prompt_line
 
@@ -136,14 +143,38 @@ def _append(path: str, data: bytes) -> bool:
 
 
 def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tokens: int) -> None:
-    """The ledger row goes to the pending file (one appended line, no database write on the prompt's path);
-    `agentctx why`, `status` and consolidation move it into the database."""
+    """The prompt's pending row, injected or not (one appended line, no database write on the prompt's path):
+    what the user asked and, when something was injected, the ledger row. `agentctx why`, `status`, the dashboard
+    and consolidation move it into the database."""
     from ..base.ids import sha256_hex
     from . import record_pending
 
     record_pending({"event": "UserPromptSubmit", "session_id": payload.session_id, "project_id": project_id,
                     "prompt_hash": sha256_hex(payload.prompt)[:16], "record_ids": [h.record.id for h in hits],
-                    "scores": [round(h.score, 4) for h in hits], "tokens": n_tokens})
+                    "scores": [round(h.score, 4) for h in hits], "tokens": n_tokens,
+                    "prompt": without_private(payload.prompt)[:PENDING_PROMPT_CHARS],
+                    "prompt_chars": len(payload.prompt)})
+
+
+def without_private(text: str) -> str:
+    """`text` without its `<private>…</private>` spans (an unclosed tag hides the rest), so the developer's "never
+    remember this" is never written, not even to the pending file. The rule of extract.transcript.strip_private,
+    which the drain applies again, written without `re` (not loaded on the prompt's path)."""
+    if "<private" not in text.lower():
+        return text
+    low = text.translate(_ASCII_LOWER)
+    out, at = [], 0
+    while True:
+        start = low.find("<private>", at)
+        if start < 0:
+            out.append(text[at:])
+            break
+        out.append(text[at:start] + " ")
+        end = low.find("</private>", start + 9)
+        if end < 0:
+            break
+        at = end + 10
+    return "".join(out)
 
 
 def _note(payload: "Payload", project_id: str, weighed: "list[Assessed]", chosen: "list[SearchHit]") -> None:

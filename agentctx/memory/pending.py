@@ -100,6 +100,7 @@ def _apply(conn: sqlite3.Connection, line: str) -> bool:
         if not isinstance(row, dict):
             return False
         sid = row.get("session_id") or None
+        at = row.get("at") if isinstance(row.get("at"), str) else None  # the hook's time, kept
         with db.atomic(conn):
             if row.get("write"):
                 replay(conn, row)
@@ -108,15 +109,28 @@ def _apply(conn: sqlite3.Connection, line: str) -> bool:
                 sessions.log_injection(conn, session_id=sid, project_id=row["project_id"], event=row["event"],
                               prompt_hash=row.get("prompt_hash"), record_ids=ids,
                               scores=[float(x) for x in row.get("scores") or ()], tokens=int(row["tokens"]),
-                              created_at=row.get("at") if isinstance(row.get("at"), str) else None)
+                              created_at=at)
                 records.touch(conn, ids)  # injected records count as read (derived access statistics)
             elif sid:
-                sessions.touch(conn, sid, row["project_id"])
+                sessions.touch(conn, sid, row["project_id"], at)
+            if sid and isinstance(row.get("prompt"), str):
+                sessions.log_prompt(conn, session_id=sid, project_id=row["project_id"],
+                                    prompt_hash=row.get("prompt_hash"), text=asked(row["prompt"]),
+                                    chars=int(row.get("prompt_chars") or len(row["prompt"])), created_at=at)
         return True
     except StoreError:
         raise  # the store itself failed: the whole drain is put back
     except (ValueError, KeyError, TypeError, AttributeError, AgentctxError):
         return False
+
+
+def asked(prompt: str) -> str:
+    """What the store keeps of a prompt: `<private>` spans out and secrets masked (the hook, which must stay lean,
+    wrote it as the user typed it, with private spans already removed), then clipped by `sessions.log_prompt`."""
+    from ..base.redact import scrub_text
+    from ..extract.transcript import strip_private
+
+    return scrub_text(strip_private(prompt)).strip()
 
 
 def _adopt_orphans(path: str) -> list[str]:

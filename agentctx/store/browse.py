@@ -84,23 +84,27 @@ def appearances(conn: sqlite3.Connection, record_id: str, limit: int = 20) -> li
 
 
 def sessions(conn: sqlite3.Connection, project_id: str, *, offset: int = 0, limit: int = 50) -> tuple[int, list[dict[str, Any]]]:
-    """Sessions of a project, newest first, with what was injected into them and what extraction wrote."""
+    """Sessions of a project, newest first, with what the user asked first, what was injected into them and what
+    extraction wrote."""
     where, args = ("1", []) if project_id == ALL_PROJECTS else ("s.project_id = ?", [project_id])
     total = conn.execute(f"SELECT count(*) FROM sessions s WHERE {where}", args).fetchone()[0]
     rows = conn.execute(
         f"SELECT s.session_id, s.project_id, s.started_at, s.ended_at, s.tokens_injected, s.extraction_cost_usd, "
         "(SELECT count(*) FROM injections i WHERE i.session_id = s.session_id), "
-        "(SELECT count(*) FROM records r WHERE r.session_id = s.session_id) "
+        "(SELECT count(*) FROM records r WHERE r.session_id = s.session_id), "
+        "(SELECT count(*) FROM prompts p WHERE p.session_id = s.session_id), "
+        "(SELECT substr(p.text, 1, 200) FROM prompts p WHERE p.session_id = s.session_id ORDER BY p.id LIMIT 1) "
         f"FROM sessions s WHERE {where} ORDER BY s.started_at DESC LIMIT ? OFFSET ?",
         [*args, max(1, min(int(limit), MAX_PAGE)), max(0, int(offset))])
     return int(total), [
         {"session_id": sid, "project_id": pid, "started_at": st, "ended_at": en, "tokens_injected": tok or 0,
-         "extraction_cost_usd": round(float(cost or 0), 6), "injections": n_inj, "records_written": n_rec}
-        for sid, pid, st, en, tok, cost, n_inj, n_rec in rows]
+         "extraction_cost_usd": round(float(cost or 0), 6), "injections": n_inj, "records_written": n_rec,
+         "prompts": n_asked, "first_prompt": first}
+        for sid, pid, st, en, tok, cost, n_inj, n_rec, n_asked, first in rows]
 
 
 def session(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
-    """One session: its row, every injection (oldest first) and the records written in it."""
+    """One session: its row, every injection (oldest first), the records written in it and what the user asked."""
     row = conn.execute("SELECT session_id, project_id, started_at, ended_at, tokens_injected, extraction_cost_usd "
                        "FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
     injected = conn.execute("SELECT event, prompt_hash, record_ids, scores, tokens, created_at FROM injections "
@@ -117,6 +121,8 @@ def session(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
         {"event": e, "prompt_hash": ph, "record_ids": json.loads(ids), "scores": json.loads(sc), "tokens": t, "at": at}
         for e, ph, ids, sc, t, at in injected]
     info["written"] = written
+    info["prompts"] = [{"prompt_hash": ph, "text": text, "chars": chars, "at": at} for ph, text, chars, at in conn.execute(
+        "SELECT prompt_hash, text, chars, created_at FROM prompts WHERE session_id = ? ORDER BY id", (session_id,))]
     return info
 
 

@@ -286,6 +286,26 @@ def m010_asked_as(conn: sqlite3.Connection) -> None:
     # Term statistics count documents per term across all columns: unchanged until words are added, kept as they are.
 
 
+def m011_prompts(conn: sqlite3.Connection) -> None:
+    # What the user asked, per prompt (issue 26 item 14): the dashboard's sessions show it next to what was injected
+    # for it. Stored scrubbed and without `<private>` spans (memory.pending cleans it on the way in), clipped to
+    # store.sessions.PROMPT_CHARS; `chars` is the prompt's whole length. `prompt_hash` is the key the injection
+    # ledger and the decisions log already carry. (Numbered 11: migration 10 is another branch's; no gap at merge.)
+    _run(conn, (
+        """CREATE TABLE prompts (
+            id          INTEGER PRIMARY KEY,
+            session_id  TEXT,
+            project_id  TEXT,
+            prompt_hash TEXT,
+            text        TEXT NOT NULL,
+            chars       INTEGER NOT NULL,
+            created_at  TEXT NOT NULL
+        )""",
+        "CREATE INDEX prompts_session ON prompts(session_id, id)",
+        "CREATE INDEX prompts_project ON prompts(project_id)",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -297,6 +317,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "extraction_calls", m008_extraction_calls),
     Migration(9, "team_confidence", m009_team_confidence),
     Migration(10, "asked_as", m010_asked_as),
+    Migration(11, "prompts", m011_prompts),
 )
 
 LATEST = MIGRATIONS[-1].version

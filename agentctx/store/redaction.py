@@ -1,4 +1,5 @@
-"""Re-scrubbing stored records after the secret rules change: the one place record text is rewritten in place."""
+"""Re-scrubbing stored text after the secret rules change (records, and the prompts the dashboard shows): the one
+place it is rewritten in place."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from .db import atomic
 
 
 def rescrub(conn: sqlite3.Connection, scrub: Callable[[str], str], *, fts: bool) -> int:
-    """Apply `scrub` to every record's title, body, questions and aliases, rewriting those it changes; returns how
-    many records changed.
+    """Apply `scrub` to every record's title, body, questions and aliases and every kept prompt, rewriting those it
+    changes; returns how many records changed.
 
     A secret must leave the file, not only the rows: freed pages are zeroed (`secure_delete`), the FTS index is
     merged so no old segment keeps its tokens, and the WAL is checkpointed and truncated."""
@@ -19,12 +20,15 @@ def rescrub(conn: sqlite3.Connection, scrub: Callable[[str], str], *, fts: bool)
         new = [scrub(value) if value else value for value in old]
         if new != old:
             changed.append((*new, rowid))
-    if not changed:
+    prompts = [(new, rowid) for rowid, text in conn.execute("SELECT rowid, text FROM prompts")
+             if (new := scrub(text)) != text]
+    if not changed and not prompts:
         return 0
     conn.execute("PRAGMA secure_delete = ON")
     with atomic(conn):
         conn.executemany("UPDATE records SET title = ?, body = ?, questions = ?, aliases = ? WHERE rowid = ?", changed)
-        if fts:
+        conn.executemany("UPDATE prompts SET text = ? WHERE rowid = ?", prompts)
+        if fts and changed:
             conn.execute("INSERT INTO records_fts(records_fts) VALUES ('optimize')")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return len(changed)

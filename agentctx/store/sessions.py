@@ -45,18 +45,37 @@ def add_cost(conn: sqlite3.Connection, session_id: str, project_id: str, usd: fl
 def log_injection(conn: sqlite3.Connection, *, session_id: str | None, project_id: str, event: str,
                   prompt_hash: str | None, record_ids: Sequence[str], scores: Sequence[float], tokens: int,
                   created_at: str | None = None) -> None:
-    """Write a ledger row and add its tokens to the session, in one transaction."""
+    """Write a ledger row and add its tokens to the session, in one transaction. A session first seen here starts at
+    `created_at`: the hook's time, not the drain's (rows reach the store later, through the pending ledger)."""
+    created_at = created_at or now_iso()
     with atomic(conn):
         conn.execute(
             "INSERT INTO injections (session_id, project_id, event, prompt_hash, record_ids, scores, tokens, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (session_id, project_id, event, prompt_hash, json.dumps(list(record_ids)),
-             json.dumps([round(s, 4) for s in scores]), tokens, created_at or now_iso()),
+             json.dumps([round(s, 4) for s in scores]), tokens, created_at),
         )
         if session_id:
-            touch(conn, session_id, project_id)
+            touch(conn, session_id, project_id, created_at)
             conn.execute("UPDATE sessions SET tokens_injected = tokens_injected + ? WHERE session_id = ?",
                          (tokens, session_id))
+
+
+# Characters of a prompt the store keeps: enough to recognise what was asked; a pasted log is cut ("…").
+PROMPT_CHARS = 1000
+
+
+def log_prompt(conn: sqlite3.Connection, *, session_id: str, project_id: str, prompt_hash: str | None, text: str,
+               chars: int, created_at: str | None = None) -> None:
+    """Keep what the user asked in a session (the dashboard shows it beside what was injected for it). `text` comes
+    cleaned, secrets masked and `<private>` spans gone (`memory.pending`); `chars` is the whole prompt's length."""
+    if len(text) > PROMPT_CHARS:
+        text = text[: PROMPT_CHARS - 1] + "…"
+    with atomic(conn):
+        touch(conn, session_id, project_id, created_at)
+        conn.execute("INSERT INTO prompts (session_id, project_id, prompt_hash, text, chars, created_at) "
+                     "VALUES (?, ?, ?, ?, ?, ?)", (session_id, project_id, prompt_hash, text, chars,
+                                                   created_at or now_iso()))
 
 
 def injections(conn: sqlite3.Connection, project_id: str, *, session_id: str | None = None,

@@ -96,10 +96,14 @@ def _record(req: Request) -> Record:
 
 
 def meta(req: Request) -> dict[str, Any]:
+    from ..base.roots import names
+
+    # The store knows projects by id only: name each from the root cache the hooks read, the opened one by its checkout.
+    named = {**names(), req.project.id: req.project.name}
     return {
         "version": __version__,
         "project": {"id": req.project.id, "name": req.project.name, "root": str(req.project.root)},
-        "projects": browse.projects(req.conn),
+        "projects": [{**p, "name": named.get(p["id"])} for p in browse.projects(req.conn)],
         "global_id": GLOBAL_PROJECT,
         "types": list(RECORD_TYPES), "confidences": list(CONFIDENCES), "sources": list(SOURCES),
     }
@@ -236,34 +240,69 @@ def get_session(req: Request) -> dict[str, Any]:
              "title": titles[rid].title if titles[rid] else "(deleted)"}
             for i, rid in enumerate(inj["record_ids"])]
     info["written"] = [_row(r) for r in info["written"]]
-    _near_misses(req, info)
+    info["timeline"] = _timeline(req, info)
     return info
 
 
-def _near_misses(req: Request, info: dict[str, Any]) -> None:
-    """The prompt hook's logged decisions (`agentctx why`): each prompt's best candidates that were not injected,
-    next to its injection, and the prompts that injected nothing."""
+def _timeline(req: Request, info: dict[str, Any]) -> list[dict[str, Any]]:
+    """The session in order: each SessionStart digest with the records it carried, and each prompt, as the user
+    typed it (scrubbed), with what was injected for it, its threshold and its near misses, or, when nothing was
+    injected, the best candidates the prompt hook logged (`agentctx why`). A prompt, its ledger row and its
+    decisions-log line share the prompt's hash; the same words asked twice pair up in order.
+
+    Also sets the older fields: each injection's `threshold` and `near_misses`, and `uninjected_prompts`."""
     from ..retrieval import explain
 
     logged = explain.recent(req.conn, info.get("project_id") or req.project.id, session_id=info["session_id"],
                             limit=500)
-    by_hash: dict[str, dict[str, Any]] = {}
-    for row in reversed(logged):  # oldest first, as the injections are
-        by_hash.setdefault(str(row.get("prompt_hash")), row)
+    decisions: dict[str, list[dict[str, Any]]] = {}
+    for row in reversed(logged):  # oldest first, as the prompts and the injections are
+        decisions.setdefault(str(row.get("prompt_hash")), []).append(row)
+    injected: dict[str, list[dict[str, Any]]] = {}
     for inj in info["injections"]:
-        row = by_hash.pop(str(inj.get("prompt_hash")), None) if inj.get("prompt_hash") else None
-        inj["threshold"] = row.get("threshold") if row else None
-        inj["near_misses"] = [_candidate(c) for c in row.get("candidates") or () if not c.get("injected")] if row else []
+        if inj["event"] != "SessionStart" and inj.get("prompt_hash"):
+            injected.setdefault(inj["prompt_hash"], []).append(inj)
+
+    def take(queues: dict[str, list[dict[str, Any]]], key: str | None) -> dict[str, Any] | None:
+        queue = queues.get(str(key)) if key else None
+        return queue.pop(0) if queue else None
+
+    def entry(at: str | None, key: str | None, text: str | None, chars: int | None,
+              inj: dict[str, Any] | None, row: dict[str, Any] | None) -> dict[str, Any]:
+        cands = [_candidate(c) for c in (row.get("candidates") or ()) if isinstance(c, dict)] if row else []
+        if inj is not None:
+            inj["threshold"] = row.get("threshold") if row else None
+            inj["near_misses"] = [c for c in cands if not c["injected"]]
+        return {"kind": "prompt", "at": at or (inj or row or {}).get("at"), "prompt_hash": key, "text": text,
+                "chars": chars if chars is not None else (row.get("prompt_chars") if row else None),
+                "tokens": inj["tokens"] if inj else 0, "records": inj["records"] if inj else [],
+                "prompt_class": row.get("prompt_class") if row else None,
+                "threshold": row.get("threshold") if row else None,
+                "near_misses": [c for c in cands if not c["injected"]], "logged": row is not None}
+
+    out = [entry(p["at"], p["prompt_hash"], p["text"], p["chars"], take(injected, p["prompt_hash"]),
+                 take(decisions, p["prompt_hash"])) for p in info["prompts"]]
+    # Ledger rows and logged decisions of prompts whose words were not kept (a store from before they were).
+    for inj in [i for queue in injected.values() for i in queue]:
+        out.append(entry(None, inj["prompt_hash"], None, None, inj, take(decisions, inj["prompt_hash"])))
+    for key, queue in decisions.items():
+        out.extend(entry(None, key, None, None, None, row) for row in queue)
     info["uninjected_prompts"] = [
-        {"at": row.get("at"), "prompt_hash": row.get("prompt_hash"), "prompt_chars": row.get("prompt_chars"),
-         "prompt_class": row.get("prompt_class"), "threshold": row.get("threshold"),
-         "candidates": [_candidate(c) for c in row.get("candidates") or ()]}
-        for row in sorted(by_hash.values(), key=lambda r: str(r.get("at")))]
+        {"at": e["at"], "prompt_hash": e["prompt_hash"], "prompt_chars": e["chars"], "text": e["text"],
+         "prompt_class": e["prompt_class"], "threshold": e["threshold"], "candidates": e["near_misses"]}
+        for e in out if e["logged"] and not e["records"]]
+    out += [{"kind": "digest", "at": inj["at"], "tokens": inj["tokens"], "records": inj["records"]}
+            for inj in info["injections"] if inj["event"] == "SessionStart"]
+    for inj in info["injections"]:
+        inj.setdefault("threshold", None)
+        inj.setdefault("near_misses", [])
+    return sorted(out, key=lambda e: str(e["at"] or ""))  # stable: pairs logged at the same instant keep their order
 
 
 def _candidate(cand: dict[str, Any]) -> dict[str, Any]:
+    # `passed` without `injected`: relevant, but already in front of the model this session (the dedup), no near miss.
     return {"id": cand.get("id"), "type": cand.get("type"), "title": cand.get("title"), "p": cand.get("p"),
-            "injected": bool(cand.get("injected")), "reason": cand.get("reason")}
+            "injected": bool(cand.get("injected")), "passed": bool(cand.get("passed")), "reason": cand.get("reason")}
 
 
 def explain_query(req: Request) -> dict[str, Any]:

@@ -68,3 +68,18 @@ def test_a_project_turned_off_costs_the_prompt_no_database(add, repo):
     assert got["output"] == ""
     assert [m for m in HEAVY if m in got["modules"]] == []
     assert "sqlite3" not in got["modules"] and "agentctx.retrieval.search" not in got["modules"]
+
+
+def test_a_prompt_that_injects_nothing_is_recorded_without_a_heavy_module(add, repo):
+    """Every prompt now leaves a pending row (what was asked, for the dashboard): the scrubber, which would cost it
+    ~17 ms, is left to the drain."""
+    add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
+    consolidate.run(detect(repo))
+    got = _run("user-prompt-submit", {"session_id": "s1", "cwd": str(repo),
+                                      "prompt": "rename the <private>secret</private> button label"})
+    assert got["output"] == ""
+    assert [m for m in HEAVY + ("agentctx.base.redact", "agentctx.stash.redact") if m in got["modules"]] == []
+    from agentctx.base import paths
+
+    with open(paths.pending_ledger_file(), encoding="utf-8") as fh:
+        assert "rename the   button label" in fh.read()

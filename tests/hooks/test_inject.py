@@ -112,3 +112,57 @@ def test_prompt_dedup_file_is_not_written_through_a_planted_symlink(hook, add, r
     out = hook("user-prompt-submit", {"session_id": "s9", "cwd": str(repo), "prompt": "sqlite storage and WAL"})
     assert "[decision] Use SQLite with WAL for storage" in out["hookSpecificOutput"]["additionalContext"]
     assert target.read_text(encoding="utf-8") == "precious\n"
+
+
+def _asked(conn, session_id):
+    return [tuple(r) for r in conn.execute("SELECT prompt_hash, text, chars FROM prompts WHERE session_id = ? "
+                                           "ORDER BY id", (session_id,))]
+
+
+def test_every_prompt_keeps_what_was_asked_for_the_dashboard(hook, add, repo, conn):
+    """Injected or not, each prompt's text reaches the store (through the pending ledger), keyed by the hash its
+    ledger row and its decisions-log line carry."""
+    add("Use SQLite with WAL for storage", "We keep records in sqlite with WAL and a busy timeout.")
+    assert hook("user-prompt-submit", {"session_id": "s7", "cwd": str(repo), "prompt": "sqlite storage and WAL"})
+    assert hook("user-prompt-submit", {"session_id": "s7", "cwd": str(repo), "prompt": "rename the button label"}) is None
+    assert _asked(conn, "s7") == []  # the hook wrote no database row
+    pending.drain_pending(conn)
+    ledger = sessions.injections(conn, detect(repo).id, session_id="s7")
+    assert _asked(conn, "s7") == [(ledger[0].prompt_hash, "sqlite storage and WAL", 22),
+                                  (_asked(conn, "s7")[1][0], "rename the button label", 23)]
+    assert len(ledger) == 1  # a prompt that injected nothing adds no ledger row, only what was asked
+
+
+def test_private_spans_of_a_prompt_never_reach_a_file(hook, add, repo, conn):
+    add("Use SQLite with WAL for storage", "We keep records in sqlite with WAL and a busy timeout.")
+    prompt = ("sqlite storage and WAL <PRIVATE>the Initech acquisition closes in May</Private> for the "
+              "reporting replica? <private>and the unclosed rest: Globex")
+    hook("user-prompt-submit", {"session_id": "s8", "cwd": str(repo), "prompt": prompt})
+    with open(paths.pending_ledger_file(), encoding="utf-8") as fh:
+        queued = fh.read()
+    assert "Initech" not in queued and "Globex" not in queued and "reporting replica" in queued
+    pending.drain_pending(conn)
+    ((_, text, chars),) = _asked(conn, "s8")
+    assert text == "sqlite storage and WAL   for the reporting replica?" and chars == len(prompt)
+
+
+def test_a_drained_session_start_keeps_the_hooks_time(conn, repo, monkeypatch):
+    """A SessionStart that injected nothing (no digest yet) still dates the session by the hook, not by the drain."""
+    from agentctx import hooks
+
+    hooks.record_pending({"event": "SessionStart", "session_id": "s10", "project_id": detect(repo).id, "tokens": 0,
+                          "record_ids": [], "at": "2030-01-02T08:00:00.000Z"})
+    pending.drain_pending(conn)
+    started = conn.execute("SELECT started_at FROM sessions WHERE session_id = 's10'").fetchone()[0]
+    assert started == "2030-01-02T08:00:00.000Z"
+
+
+def test_the_hooks_private_rule_is_the_extractions():
+    """The prompt hook removes `<private>` spans without `re`; it must agree with extract.transcript.strip_private."""
+    from agentctx.extract.transcript import strip_private
+    from agentctx.hooks.prompt import without_private
+
+    for text in ("no tag at all", "a <private-notes> tag is not one", "x <private>a</private> y <PRIVATE>b</Private> z",
+                 "open <private>to the end", "<private><private>nested</private> rest</private> tail",
+                 "<private></private>", "résumé <Private>ÉTÉ</private> ok", "İstanbul <private>x</private> after"):
+        assert without_private(text) == strip_private(text), text

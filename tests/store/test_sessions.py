@@ -74,3 +74,33 @@ def test_latest_session(conn):
     conn.execute("UPDATE sessions SET started_at = '2020-01-01T00:00:00.000Z' WHERE session_id = 's1'")
     sessions.touch(conn, "s2", P)
     assert sessions.latest_session(conn, P) == "s2"
+
+
+def test_log_prompt_keeps_what_was_asked_and_clips_a_long_one(conn):
+    from agentctx.store import browse
+
+    sessions.log_prompt(conn, session_id="s1", project_id=P, prompt_hash="h1", text="why is the VAT total off?",
+                        chars=25, created_at="2026-03-02T09:00:00.000Z")
+    pasted = "Traceback (most recent call last):\n" + "  File x.py, line 1\n" * 400
+    sessions.log_prompt(conn, session_id="s1", project_id=P, prompt_hash="h2", text=pasted, chars=len(pasted))
+    asked = browse.session(conn, "s1")["prompts"]
+    assert [(a["prompt_hash"], a["chars"]) for a in asked] == [("h1", 25), ("h2", len(pasted))]
+    assert asked[0]["text"] == "why is the VAT total off?" and asked[0]["at"] == "2026-03-02T09:00:00.000Z"
+    assert len(asked[1]["text"]) == sessions.PROMPT_CHARS and asked[1]["text"].endswith("…")
+    assert browse.session(conn, "s1")["started_at"]  # a prompt is a sign of life: the session exists
+
+
+def test_reset_removes_the_projects_prompts(conn):
+    from agentctx.store import records
+
+    for pid in (P, Q):
+        sessions.log_prompt(conn, session_id=f"s-{pid[0]}", project_id=pid, prompt_hash="h", text="asked", chars=5)
+    records.delete_project(conn, P)
+    assert [r[0] for r in conn.execute("SELECT project_id FROM prompts")] == [Q]
+
+
+def test_a_session_starts_when_its_first_ledger_row_was_written_not_when_it_was_drained(conn):
+    """The hooks' rows reach the store later (the pending ledger): the session's start is the hook's time."""
+    sessions.log_injection(conn, session_id="s9", project_id=P, event="SessionStart", prompt_hash=None,
+                           record_ids=["A"], scores=[], tokens=400, created_at="2030-01-02T08:00:00.000Z")
+    assert row(conn, "s9")["started_at"] == "2030-01-02T08:00:00.000Z"

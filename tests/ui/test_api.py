@@ -9,6 +9,7 @@ import pytest
 
 from agentctx.store import db
 from agentctx.base import paths
+from agentctx.base.project import detect
 from agentctx.store import records
 
 
@@ -223,3 +224,89 @@ def test_overview_shows_extraction_calls_and_tokens_per_day(live, seeded, conn):
     (day,) = ov["extraction"]["per_day"]
     assert (day["backend"], day["calls"], day["input_tokens"], day["output_tokens"]) == ("claude-code", 2, 1800, 240)
     assert ov["extraction"]["backend"] in ("api", "claude-code", "off") and ov["extraction"]["reason"]
+
+
+def test_projects_are_named_not_only_hashed(live, seeded, conn, tmp_path):
+    """The project list names each namespace: the opened project by its checkout, another by the root cache the hooks
+    read (`base.roots`), `_global` as such; a namespace nothing names keeps only its id."""
+    from agentctx.base.models import NewRecord
+    from agentctx.base.project import detect
+    from agentctx.memory import digest
+
+    other = tmp_path / "billing-service"
+    (other / ".git").mkdir(parents=True)
+    (other / ".git" / "config").write_text('[remote "origin"]\n\turl = git@github.com:acme/billing.git\n')
+    billing = detect(other)
+    records.insert(conn, NewRecord("decision", "Invoices are immutable", "Corrections are credit notes.", billing.id))
+    records.insert(conn, NewRecord("decision", "Unknown checkout", "Nothing names this one.", "f" * 64))
+    digest.remember_root(billing)
+    _, _, meta = live.call("GET", "/api/meta")
+    names = {p["id"]: p["name"] for p in meta["projects"]}
+    assert names[seeded["project"].id] == "repo" and names[billing.id] == "billing-service"
+    assert names["f" * 64] is None
+    assert meta["project"]["name"] == "repo"
+
+
+def test_a_dashboard_opened_by_project_id_shows_the_projects_name(repo, conn, add, monkeypatch):
+    from agentctx import cli
+    from agentctx.base.project import detect
+    from agentctx.memory import digest
+    from agentctx.ui import server
+
+    add("Use PostgreSQL for orders", "Orders live in PostgreSQL 16.")
+    digest.remember_root(detect(repo))
+    opened = {}
+    monkeypatch.setattr(server, "serve", lambda project, **kw: opened.update(project=project) or 0)
+    monkeypatch.chdir(repo.parent)  # not inside the checkout: the id alone names it
+    assert cli.main(["ui", "--project", detect(repo).id[:10], "--no-browser"]) == 0
+    assert opened["project"].id == detect(repo).id and opened["project"].name == "repo"
+
+
+def test_a_session_tells_what_was_asked_and_what_each_prompt_and_the_digest_brought(live, seeded, hook, add, repo):
+    """The session view's timeline: the SessionStart digest with the records it carried, then each prompt as the
+    user typed it (scrubbed), with what was injected for it or, when nothing was, its best candidates."""
+    from agentctx.memory import consolidate
+
+    for i in range(3):
+        add(f"Invoice events on Kafka {i}", f"Invoices are published to the kafka topic invoices-v{i}.")
+    consolidate.run(detect(repo))  # the digest SessionStart reads
+    hook("session-start", {"session_id": "sess-t", "cwd": str(repo), "source": "startup"})
+    hook("user-prompt-submit", {"session_id": "sess-t", "cwd": str(repo), "prompt": "how do we publish invoices to kafka?"})
+    hook("user-prompt-submit", {"session_id": "sess-t", "cwd": str(repo),
+                                "prompt": "rename the save button to Submit; is sk_live_51HxYzAbCdEfGhIjKlMnOpQr still live?"})
+    _, _, data = live.call("GET", "/api/sessions/sess-t")
+    kinds = [e["kind"] for e in data["timeline"]]
+    assert kinds == ["digest", "prompt", "prompt"]
+    digest_entry, asked, other = data["timeline"]
+    assert digest_entry["tokens"] > 0 and digest_entry["records"]
+    assert all(r["title"] and r["type"] for r in digest_entry["records"])
+    assert asked["text"] == "how do we publish invoices to kafka?" and asked["chars"] == 36
+    assert asked["records"] and asked["records"][0]["title"].startswith("Invoice events on Kafka")
+    assert asked["tokens"] > 0 and asked["threshold"] is not None
+    assert other["text"] == "rename the save button to Submit; is [REDACTED:stripe_key] still live?"
+    assert other["records"] == [] and other["tokens"] == 0
+    # The list of sessions opens each one with its first request.
+    _, _, listed = live.call("GET", "/api/sessions")
+    row = next(s for s in listed["items"] if s["session_id"] == "sess-t")
+    assert row["first_prompt"] == "how do we publish invoices to kafka?" and row["prompts"] == 2
+
+
+def test_a_session_from_before_prompts_were_kept_still_lists_its_prompts(live, seeded):
+    """Ledger rows without a kept prompt (older stores) are still entries of the timeline, by their hash."""
+    _, _, data = live.call("GET", "/api/sessions/sess-1")
+    (entry,) = data["timeline"]
+    assert entry["kind"] == "prompt" and entry["text"] is None and entry["prompt_hash"] == "abc123"
+    assert [r["id"] for r in entry["records"]] == [seeded["pinned"].id, seeded["xss"].id]
+
+
+def test_a_candidate_already_injected_this_session_says_so(live, seeded, hook, add, repo):
+    """Asked twice, a record passes the gate again but is not injected again (the session's dedup): the session view
+    must not call that a near miss of the threshold."""
+    add("Invoice events on Kafka", "Invoices are published to the kafka topic invoices-v2.")
+    for _ in range(2):
+        hook("user-prompt-submit", {"session_id": "sess-dd", "cwd": str(repo), "prompt": "how do we publish invoices to kafka?"})
+    _, _, data = live.call("GET", "/api/sessions/sess-dd")
+    first, again = data["timeline"]
+    assert first["records"] and not again["records"]
+    (repeat,) = [c for c in again["near_misses"] if c["id"] == first["records"][0]["id"]]
+    assert repeat["passed"] is True and repeat["injected"] is False

@@ -166,3 +166,112 @@ def test_without_the_token_the_page_says_what_to_do(browser_page):
     page.wait_for_selector("main h2")
     assert "agentctx ui" in page.inner_text("main")
     assert errors == []
+
+
+def test_a_deep_link_opened_fresh_with_the_token_shows_its_view(browser_page, seeded):
+    """A link to one session or record works in a fresh tab when it carries the token (either side of the route),
+    the token still leaves the address bar, and a reload stays on the view."""
+    page, url, errors, _ = browser_page
+    base, token = url.split("#token=")
+    page.goto(f"{base}#/sessions/sess-1&token={token}")
+    page.wait_for_selector("#session-title")
+    assert "sess-1" in page.inner_text("#session-title")
+    assert page.url.endswith("#/sessions/sess-1") and "token" not in page.url
+    page.reload()
+    page.wait_for_selector("#session-title")
+    fresh = page.context.browser.new_page()  # a fresh tab: nothing in its sessionStorage
+    fresh.goto(f"{base}#token={token}&/records/{seeded['pinned'].id}")
+    fresh.wait_for_selector("#record-title:text-is('Never force-push main')")
+    assert fresh.url.endswith(f"#/records/{seeded['pinned'].id}") and "token" not in fresh.url
+    fresh.goto(f"{base}#/record/{seeded['xss'].id}")  # the singular form older links used still opens
+    fresh.wait_for_selector("#record-title:text-is('Render bodies as text')")
+    fresh.close()
+    assert errors == []
+
+
+def test_the_record_page_names_its_project(browser_page, seeded):
+    page, url, errors, _ = browser_page
+    page.goto(url.replace("#token=", f"#/records/{seeded['pinned'].id}&token="))
+    page.wait_for_selector("#record-project")
+    shown = page.inner_text("#record-project")
+    assert shown == "repo" and seeded["project"].id not in page.inner_text("main")
+    # The whole id stays one hover away, for `agentctx ui --project ID`.
+    assert page.get_attribute("#record-project", "title") == seeded["project"].id
+    assert errors == []
+
+
+def test_the_graph_labels_its_nodes_and_draws_their_links(browser_page, seeded, conn):
+    """Records linked to the files they are about (the store's graph, as consolidation links them) are drawn with
+    those links, every node carries its name, and a record without a link waits behind a checkbox."""
+    from agentctx.store import graph
+
+    pid = seeded["project"].id
+    # Capture names files by their absolute path; the page shows them from the project's root.
+    orders = graph.upsert_node(conn, pid, "file", str(seeded["project"].root / "app" / "models" / "order.rb"))
+    graph.link(conn, seeded["pinned"].id, [orders])
+    graph.link(conn, seeded["inferred"].id, [orders, graph.upsert_node(conn, pid, "branch", "main")])
+    graph.add_edge(conn, seeded["pinned"].id, seeded["inferred"].id, "derives_from")
+    page, url, errors, _ = browser_page
+    page.goto(url.replace("#token=", "#/graph&token="))
+    page.wait_for_selector("svg.graph g[data-id]")
+    node = lambda rid: f"svg.graph g[data-id='{rid}']"  # noqa: E731
+    labels = {page.get_attribute(node(i), "aria-label"): page.locator(f"svg.graph text[data-for='{i}']").text_content()
+              for i in (seeded["pinned"].id, seeded["inferred"].id)}
+    assert labels == {"convention: Never force-push main": "Never force-push main",
+                      "convention: Tests run with pytest -q": "Tests run with pytest -q"}
+    assert page.locator("svg.graph text.entity").first.text_content() == "app/models/order.rb"
+    assert page.locator("svg.graph text.spare").count() == 0  # three names: room for all of them
+    lines = page.locator("svg.graph line")
+    rels = sorted(lines.nth(i).get_attribute("data-rel") for i in range(lines.count()))
+    assert rels == ["applies_to", "applies_to", "applies_to", "derives_from"]
+    assert "about a file or branch" in page.inner_text("#graph-legend")
+    # Records without any link are not scattered around the edge: they wait behind a checkbox.
+    assert page.locator(node(seeded["xss"].id)).count() == 0
+    page.check("#graph-unlinked")
+    page.wait_for_selector(node(seeded["xss"].id))
+    # Hovering a record lights up its links and its neighbours.
+    page.hover(node(seeded["pinned"].id) + " circle")
+    assert page.locator("svg.graph line.lit").count() == 2
+    page.click(node(seeded["pinned"].id) + " circle")
+    page.wait_for_selector("#record-title:text-is('Never force-push main')")
+    assert "file: app/models/order.rb" in page.inner_text("main")
+    assert errors == []
+
+
+def test_a_session_shows_what_was_asked_and_what_came_with_it(browser_page, seeded, conn):
+    """The digest SessionStart carried, each prompt as the user typed it (as text: it is user content), what was
+    injected for it, and a prompt that brought nothing; the list opens each session with its first request."""
+    from agentctx.store import sessions
+
+    pid, pinned = seeded["project"].id, seeded["pinned"]
+    sessions.log_injection(conn, session_id="sess-2", project_id=pid, event="SessionStart", prompt_hash=None,
+                           record_ids=[pinned.id, seeded["db"].id], scores=[], tokens=640,
+                           created_at="2030-03-02T09:00:00.000Z")
+    asked = "can we force-push the release branch? " + XSS
+    sessions.log_prompt(conn, session_id="sess-2", project_id=pid, prompt_hash="h1", text=asked, chars=len(asked),
+                        created_at="2030-03-02T09:01:00.000Z")
+    sessions.log_injection(conn, session_id="sess-2", project_id=pid, event="UserPromptSubmit", prompt_hash="h1",
+                           record_ids=[pinned.id], scores=[1.4], tokens=90, created_at="2030-03-02T09:01:00.000Z")
+    # Shorter than the prompt: its <private> span was left out, which is not a cut.
+    sessions.log_prompt(conn, session_id="sess-2", project_id=pid, prompt_hash="h2", text="rename the save button",
+                        chars=64, created_at="2030-03-02T09:05:00.000Z")
+    pasted = "Traceback (most recent call last):\n" + "  File \"app/api/invoices.py\", line 88, in issue\n" * 40
+    sessions.log_prompt(conn, session_id="sess-2", project_id=pid, prompt_hash="h3", text=pasted, chars=len(pasted),
+                        created_at="2030-03-02T09:09:00.000Z")
+    page, url, errors, dialogs = browser_page
+    page.goto(url.replace("#token=", "#/sessions/sess-2&token="))
+    page.wait_for_selector("#timeline")
+    entries = page.locator("#timeline > li")
+    assert entries.count() == 4
+    start, first, second, third = (entries.nth(i).inner_text() for i in range(4))
+    assert "digest" in start and "Never force-push main" in start and "Use PostgreSQL for orders" in start
+    assert page.locator("#timeline .asked").nth(0).inner_text() == asked
+    assert page.locator("#timeline img").count() == 0
+    assert "Never force-push main" in first and "90 tokens" in first
+    assert "rename the save button" in second and "Nothing injected" in second and "characters" not in second
+    assert f"the first 999 of {len(pasted)} characters" in third
+    page.goto(url.split("#")[0] + "#/sessions")
+    page.wait_for_selector("tr.row")
+    assert "can we force-push the release branch?" in page.locator("tr.row").first.inner_text()
+    page.wait_for_timeout(200)
+    assert dialogs == [] and errors == []

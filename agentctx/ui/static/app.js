@@ -40,6 +40,9 @@
     setTimeout(() => box.remove(), err ? 8000 : 4000);
   }
   const day = (iso) => (iso || "").slice(0, 10);
+  // Links to one record or session: ids are the store's (a session id is Claude Code's), encoded as a path segment.
+  const recordHref = (id) => `#/records/${encodeURIComponent(id)}`;
+  const sessionHref = (id) => `#/sessions/${encodeURIComponent(id)}`;
   const when = (iso) => (iso ? iso.replace("T", " ").replace(/\.\d+/, "").replace("+00:00", "Z") : "—");
 
   // ---- API --------------------------------------------------------------------------------------------------
@@ -68,20 +71,35 @@
 
   // ---- chrome -----------------------------------------------------------------------------------------------
   function takeToken() {
-    const m = location.hash.match(/(?:^#|&)token=([^&]+)/);
-    if (m) {
-      state.token = decodeURIComponent(m[1]);
+    // The fragment is `token=T`, or a view and the token joined by `&` in either order (`#/sessions/ID&token=T`):
+    // a deep link opened in a fresh tab, whose sessionStorage holds no token yet, still lands on its view.
+    const parts = location.hash.replace(/^#/, "").split("&");
+    const tok = parts.find((p) => p.startsWith("token="));
+    if (tok) {
+      state.token = decodeURIComponent(tok.slice(6));
       sessionStorage.setItem(TOKEN_KEY, state.token);
+      const view = parts.find((p) => p.startsWith("/")) || "/records";
       // Out of the address bar and out of history: the entry holding the token is replaced, not pushed.
-      history.replaceState(null, "", location.pathname + "#/records");
+      history.replaceState(null, "", location.pathname + "#" + view);
     } else {
       state.token = sessionStorage.getItem(TOKEN_KEY);
     }
   }
+  // A namespace as a person knows it: the store holds a hash of the remote; /api/meta names the projects it can.
+  function projectName(id) {
+    const m = state.meta;
+    if (id === m.project.id) return m.project.name;
+    if (id === m.global_id) return "Global (personal preferences)";
+    const p = m.projects.find((x) => x.id === id);
+    return p && p.name ? p.name : `project ${id.slice(0, 12)}…`;
+  }
+  // Capture names a file by its absolute path: within the opened project, show it from the project's root.
+  function displayPath(name) {
+    const root = state.meta.project.root.replace(/\/+$/, "") + "/";
+    return name.startsWith(root) ? name.slice(root.length) : name;
+  }
   function projectLabel(p) {
-    if (p.id === state.meta.project.id) return `${state.meta.project.name} (this project)`;
-    if (p.id === state.meta.global_id) return "Global (personal preferences)";
-    return `project ${p.id.slice(0, 12)}…`;
+    return p.id === state.meta.project.id ? `${projectName(p.id)} (this project)` : projectName(p.id);
   }
   function fillProjects() {
     const sel = $("#project");
@@ -147,11 +165,12 @@
     } catch (e) { list.replaceChildren(h("p", { role: "alert" }, e.message)); return; }
     state.sel = -1;
     const rows = data.items.map((r) => h("tr", { class: "row", tabindex: "0", "data-id": r.id,
-      onclick: () => go(`#/record/${r.id}`), onkeydown: (e) => { if (e.key === "Enter") go(`#/record/${r.id}`); } },
-      h("td", { class: "title" }, h("a", { href: `#/record/${r.id}` }, r.title), h("span", { class: "sum" }, r.summary),
+      onclick: () => go(recordHref(r.id)), onkeydown: (e) => { if (e.key === "Enter") go(recordHref(r.id)); } },
+      h("td", { class: "title" }, h("a", { href: recordHref(r.id) }, r.title), h("span", { class: "sum" }, r.summary),
         f.explain && r.relevance !== undefined ? h("span", { class: "explain" },
           `score ${r.score} · relevance ${r.relevance}`) : null),
-      h("td", {}, chips(r)), h("td", { class: "hide-narrow" }, r.source), h("td", { class: "hide-narrow" }, day(r.recorded_at))));
+      h("td", {}, chips(r), state.project === "_all" ? h("span", { class: "chip", title: r.project_id }, projectName(r.project_id)) : null),
+      h("td", { class: "hide-narrow" }, r.source), h("td", { class: "hide-narrow" }, day(r.recorded_at))));
     const explain = f.q && f.explain ? h("p", { class: "explain" },
       `terms: ${(data.terms || []).join(", ") || "none"}` + (data.degraded ? ` · degraded: ${data.degraded}` : "")) : null;
     const table = rows.length ? h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Record"), h("th", {}, "Kind"),
@@ -167,10 +186,11 @@
   }
   const p3 = (x) => (typeof x === "number" ? x.toFixed(3) : String(x));
   function candidate(c) {
-    return h("li", { class: c.injected ? "hit" : "miss" }, `${c.injected ? "injected" : "not injected"} · p ${p3(c.p)}`,
+    const what = c.injected ? "injected" : c.passed ? "already injected earlier in this session" : "not injected";
+    return h("li", { class: c.injected ? "hit" : "miss" }, `${what} · p ${p3(c.p)}`,
       c.threshold !== undefined && c.threshold !== null ? ` (threshold ${p3(c.threshold)})` : "", " · ",
-      `[${c.type || "?"}] `, c.id ? h("a", { href: `#/record/${c.id}` }, c.title || c.id) : (c.title || "?"),
-      c.reason ? h("span", { class: "muted" }, ` — ${c.reason}`) : null);
+      `[${c.type || "?"}] `, c.id ? h("a", { href: recordHref(c.id) }, c.title || c.id) : (c.title || "?"),
+      c.reason && !(c.passed && !c.injected) ? h("span", { class: "muted" }, ` — ${c.reason}`) : null);
   }
   let decisionSeq = 0;
   async function loadDecision(q, list) {
@@ -200,12 +220,13 @@
     }
     const r = d.record;
     const meta = h("dl", { class: "meta" },
-      [["id", r.id], ["project", r.project_id], ["type", `${r.type} (${r.scope})`],
+      [["id", r.id], ["project", h("span", { id: "record-project", title: r.project_id }, projectName(r.project_id))],
+        ["type", `${r.type} (${r.scope})`],
         ["confidence", r.confidence + (r.reinforce_count ? ` (seen ${r.reinforce_count}× more)` : "") + (r.confidence === "team" ? " (from the team file: a teammate's entry, not yours)" : "")],
         ["source", r.source], ["valid from", when(r.valid_from)], ["recorded", when(r.recorded_at)],
         ["superseded", r.superseded_at ? `${when(r.superseded_at)} by ${r.superseded_by}` : "no (current)"],
         ["read", `${r.access_count} times`]].map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]),
-      r.session_id ? [h("dt", {}, "session"), h("dd", {}, h("a", { href: `#/session/${r.session_id}` }, r.session_id))] : null);
+      r.session_id ? [h("dt", {}, "session"), h("dd", {}, h("a", { href: sessionHref(r.session_id) }, r.session_id))] : null);
     const actions = h("div", { class: "actions", id: "actions" });
     const card = h("section", { class: "card" }, h("h2", { id: "record-title" }, r.title), h("p", {}, chips(r)),
       h("div", { class: "body", id: "record-body" }, r.body),
@@ -218,21 +239,21 @@
         h("button", { id: "pin", onclick: () => act(r, "pin", { pinned: !r.pinned }, r.pinned ? "Unpinned" : "Pinned") }, r.pinned ? "Unpin" : "Pin")]);
     } else {
       const headId = d.history[d.history.length - 1].id;
-      actions.append(h("a", { href: `#/record/${headId}` }, "Go to the current version"));
+      actions.append(h("a", { href: recordHref(headId) }, "Go to the current version"));
     }
     actions.append(h("button", { class: "danger", id: "delete", onclick: () => askDelete(r, actions) }, "Delete…"));
     const timeline = h("ol", { class: "timeline", id: "timeline" }, d.history.map((v) => h("li", { class: v.id === r.id ? "cur" : "" },
-      h("a", { href: `#/record/${v.id}` }, v.title), " ", h("span", { class: `chip ${v.confidence}` }, v.confidence),
+      h("a", { href: recordHref(v.id) }, v.title), " ", h("span", { class: `chip ${v.confidence}` }, v.confidence),
       v.current ? h("span", { class: "chip explicit" }, "current") : h("span", { class: "chip superseded" }, "superseded"),
       h("div", { class: "muted" }, `valid from ${when(v.valid_from)} · recorded ${when(v.recorded_at)} · by ${v.source}`
         + (v.superseded_at ? ` · superseded ${when(v.superseded_at)}` : "")),
       rationale(v.body) ? h("div", {}, "Why: ", rationale(v.body)) : null)));
     const related = h("section", { class: "card" }, h("h3", {}, "Related"),
-      d.entities.length ? h("p", {}, d.entities.map((e) => h("span", { class: "chip" }, `${e.kind}: ${e.name}`))) : h("p", { class: "muted" }, "No linked files or branches."),
-      d.linked.length ? h("ul", {}, d.linked.map((l) => h("li", {}, `${l.rel}: `, h("a", { href: `#/record/${l.id}` }, l.title)))) : null,
+      d.entities.length ? h("p", {}, d.entities.map((e) => h("span", { class: "chip", title: e.name }, `${e.kind}: ${e.kind === "file" ? displayPath(e.name) : e.name}`))) : h("p", { class: "muted" }, "No linked files or branches."),
+      d.linked.length ? h("ul", {}, d.linked.map((l) => h("li", {}, `${l.rel}: `, h("a", { href: recordHref(l.id) }, l.title)))) : null,
       h("h3", {}, "Injected"),
       d.appearances.length ? h("ul", {}, d.appearances.map((a) => h("li", {}, `${when(a.at)} · ${a.event} · `,
-        a.session_id ? h("a", { href: `#/session/${a.session_id}` }, a.session_id) : "no session"))) : h("p", { class: "muted" }, "Never injected yet."));
+        a.session_id ? h("a", { href: sessionHref(a.session_id) }, a.session_id) : "no session"))) : h("p", { class: "muted" }, "Never injected yet."));
     mount(h("p", {}, h("a", { href: "#/records" }, "← Records")), card,
       h("div", { class: "grid2" }, h("section", { class: "card" }, h("h3", {}, "History"), timeline), related));
   }
@@ -247,7 +268,7 @@
       try {
         const res = await api("POST", `/api/records/${r.id}/supersede`, { title: title.value, body: body.value, rationale: why.value });
         flash("Saved as a new version; the old one stays in the history");
-        go(`#/record/${res.new.id}`);
+        go(recordHref(res.new.id));
       } catch (err) { flash(err.message, true); }
     } }, h("label", { for: "edit-title" }, "Title"), title, h("label", { for: "edit-body" }, "Body"), body,
     h("label", { for: "edit-rationale" }, "Rationale"), why,
@@ -270,40 +291,70 @@
   }
 
   // ---- sessions ---------------------------------------------------------------------------------------------
+  const clip = (text, n) => (text.length > n ? text.slice(0, n - 1).trimEnd() + "…" : text);
   async function viewSessions() {
     mount(h("p", { class: "muted" }, "Loading…"));
     let d;
     try { d = await api("GET", "/api/sessions?" + qs({ project: state.project, limit: 100 })); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
     if (!d.items.length) { mount(h("h2", {}, "Sessions"), h("p", { class: "muted" }, "No sessions recorded for this project yet.")); return; }
-    mount(h("h2", {}, "Sessions"), h("table", {}, h("thead", {}, h("tr", {}, ["Started", "Ended", "Injections", "Tokens", "Records written", "Extraction"].map((t, i) =>
-      h("th", { class: i === 1 || i === 5 ? "hide-narrow" : "" }, t)))),
-    h("tbody", {}, d.items.map((s) => h("tr", { class: "row", tabindex: "0", onclick: () => go(`#/session/${s.session_id}`),
-      onkeydown: (e) => { if (e.key === "Enter") go(`#/session/${s.session_id}`); } },
-      h("td", {}, h("a", { href: `#/session/${s.session_id}` }, when(s.started_at))), h("td", { class: "hide-narrow" }, when(s.ended_at)),
-      h("td", {}, s.injections), h("td", {}, s.tokens_injected), h("td", {}, s.records_written),
+    const narrow = new Set([2, 3, 5, 6]);
+    mount(h("h2", {}, "Sessions"), h("table", {}, h("thead", {}, h("tr", {},
+      ["Started", "First request", "Prompts", "Injections", "Tokens", "Records written", "Extraction"].map((t, i) =>
+        h("th", { class: narrow.has(i) ? "hide-narrow" : "" }, t)))),
+    h("tbody", {}, d.items.map((s) => h("tr", { class: "row", tabindex: "0", onclick: () => go(sessionHref(s.session_id)),
+      onkeydown: (e) => { if (e.key === "Enter") go(sessionHref(s.session_id)); } },
+      h("td", { class: "when" }, h("a", { href: sessionHref(s.session_id) }, when(s.started_at)),
+        s.ended_at ? null : h("span", { class: "chip" }, "open")),
+      h("td", { class: "title" }, s.first_prompt ? clip(s.first_prompt.replace(/\s+/g, " "), 140)
+        : h("span", { class: "muted" }, s.prompts ? "(all of it was <private>)" : "no prompt kept")),
+      h("td", { class: "hide-narrow" }, s.prompts), h("td", { class: "hide-narrow" }, s.injections), h("td", {}, s.tokens_injected),
+      h("td", { class: "hide-narrow" }, s.records_written),
       h("td", { class: "hide-narrow" }, `$${s.extraction_cost_usd.toFixed(4)}`))))));
+  }
+  function injectedList(records) {
+    return h("ul", { class: "injected" }, records.map((x) => h("li", {},
+      h("span", { class: "chip" }, x.type || "?"), h("a", { href: recordHref(x.id) }, x.title),
+      x.score === null || x.score === undefined ? null : h("span", { class: "muted" }, ` · score ${Number(x.score).toFixed(2)}`))));
+  }
+  function timelineEntry(e) {
+    const time = h("span", { class: "time" }, when(e.at).slice(11, 16) || "—");
+    if (e.kind === "digest") {
+      return h("li", { class: "digest" }, time, h("div", {},
+        h("div", { class: "what" }, `Session start: the digest carried ${e.records.length} record${e.records.length === 1 ? "" : "s"} (${e.tokens} tokens)`),
+        e.records.length ? injectedList(e.records) : null));
+    }
+    const asked = e.text === null || e.text === undefined
+      ? h("p", { class: "muted" }, `Prompt ${e.prompt_hash || "?"}: its words were not kept (asked before agentctx kept prompts)`)
+      : e.text ? h("blockquote", { class: "asked" }, e.text)
+      : h("p", { class: "muted" }, "(the whole prompt was <private>: not kept)");
+    // The store cuts a long prompt with "…"; a shorter text without it only lost its <private> spans (not a cut).
+    const cut = e.text && e.text.endsWith("…") && e.chars > e.text.length
+      ? h("div", { class: "muted" }, `the first ${e.text.length - 1} of ${e.chars} characters`) : null;
+    const thr = e.threshold !== null && e.threshold !== undefined ? ` (threshold ${p3(e.threshold)})` : "";
+    const outcome = e.records.length
+      ? [h("div", { class: "what" }, `Injected ${e.records.length} record${e.records.length === 1 ? "" : "s"} (${e.tokens} tokens)`), injectedList(e.records),
+        e.near_misses.length ? h("div", { class: "explain" }, `Also considered${thr}:`, h("ul", {}, e.near_misses.map(candidate))) : null]
+      : [h("div", { class: "what muted" }, "Nothing injected" + (e.near_misses.some((c) => c.passed)
+        ? ": what is relevant was injected earlier in this session" : e.near_misses.length
+        ? ": no candidate reached the threshold" : e.logged ? "" : ": no record matched")),
+        e.near_misses.length ? h("div", { class: "explain" }, `Its best candidates${thr}:`, h("ul", {}, e.near_misses.map(candidate))) : null];
+    return h("li", { class: "prompt" }, time, h("div", {}, h("div", { class: "who" }, "You asked"), asked, cut, outcome));
   }
   async function viewSession(id) {
     let d;
     try { d = await api("GET", `/api/sessions/${encodeURIComponent(id)}`); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
+    const day0 = day(d.started_at || (d.timeline[0] && d.timeline[0].at));
     mount(h("p", {}, h("a", { href: "#/sessions" }, "← Sessions")),
-      h("section", { class: "card" }, h("h2", {}, `Session ${d.session_id}`),
-        h("dl", { class: "meta" }, [["started", when(d.started_at)], ["ended", when(d.ended_at)], ["tokens injected", d.tokens_injected],
+      h("section", { class: "card" }, h("h2", { id: "session-title" }, `Session ${d.session_id}`),
+        h("dl", { class: "meta" }, [["project", d.project_id ? h("span", { title: d.project_id }, projectName(d.project_id)) : "—"],
+          ["started", when(d.started_at)], ["ended", d.ended_at ? when(d.ended_at) : "still open"],
+          ["prompts", d.prompts.length], ["tokens injected", d.tokens_injected],
           ["extraction cost", d.extraction_cost_usd === undefined ? "—" : `$${d.extraction_cost_usd.toFixed(4)}`]].map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))),
-      h("section", { class: "card" }, h("h3", {}, "What was injected, and why"),
-        d.injections.length ? h("ol", {}, d.injections.map((i) => h("li", {}, `${when(i.at)} · ${i.event} · ${i.tokens} tokens`,
-          i.prompt_hash ? ` · prompt ${i.prompt_hash}` : "",
-          h("ul", {}, i.records.map((x) => h("li", {}, x.score === null ? "" : `relevance ${x.score} · `, `[${x.type || "?"}] `,
-            h("a", { href: `#/record/${x.id}` }, x.title)))),
-          i.near_misses && i.near_misses.length ? h("div", { class: "explain" }, "Near misses" +
-            (i.threshold !== null && i.threshold !== undefined ? ` (threshold ${i.threshold})` : "") + ":",
-            h("ul", {}, i.near_misses.map(candidate))) : null))) : h("p", { class: "muted" }, "Nothing was injected.")),
-      d.uninjected_prompts && d.uninjected_prompts.length ? h("section", { class: "card" },
-        h("h3", {}, "Prompts that injected nothing, and their best candidates"),
-        h("ol", {}, d.uninjected_prompts.map((u) => h("li", {}, `${when(u.at)} · prompt ${u.prompt_hash} · ${u.prompt_chars} chars · ` +
-          `${u.prompt_class}, threshold ${u.threshold}`, h("ul", {}, u.candidates.map(candidate)))))) : null,
+      h("section", { class: "card" }, h("h3", {}, `What was asked, and what came with it${day0 ? " · " + day0 : ""}`),
+        d.timeline.length ? h("ol", { class: "story", id: "timeline" }, d.timeline.map(timelineEntry))
+          : h("p", { class: "muted" }, "Nothing was asked or injected in this session.")),
       h("section", { class: "card" }, h("h3", {}, "What this session wrote"),
-        d.written.length ? h("ul", {}, d.written.map((r) => h("li", {}, chips(r), h("a", { href: `#/record/${r.id}` }, r.title)))) : h("p", { class: "muted" }, "No records.")));
+        d.written.length ? h("ul", {}, d.written.map((r) => h("li", {}, chips(r), h("a", { href: recordHref(r.id) }, r.title)))) : h("p", { class: "muted" }, "No records.")));
   }
 
   // ---- drift ------------------------------------------------------------------------------------------------
@@ -313,7 +364,7 @@
     try { d = await api("GET", "/api/drift?" + qs({ project: state.project === state.meta.project.id ? "" : state.project })); } catch (e) {
       mount(h("h2", {}, "CLAUDE.md drift"), h("p", { role: "alert" }, e.message)); return;
     }
-    const list = (items) => h("ul", {}, items.map((m) => h("li", {}, h("a", { href: `#/record/${m.id}` }, m.title || m.id),
+    const list = (items) => h("ul", {}, items.map((m) => h("li", {}, h("a", { href: recordHref(m.id) }, m.title || m.id),
       m.line ? h("span", { class: "muted" }, ` — CLAUDE.md: ${m.line}`) : null)));
     const diff = h("pre", { class: "diff", id: "diff" }, (d.proposed_diff || "").split("\n").map((line) =>
       h("span", { class: line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : "" }, line + "\n")));
@@ -338,53 +389,125 @@
   const COLORS = { decision: "#2d5bd7", convention: "#7b3fc4", preference: "#c43f8e", discovery: "#0f8a8a",
     bugfix: "#b5460f", handover: "#6a7385", profile: "#1f7a3e", file: "#d9a400", branch: "#5a5a5a", symbol: "#9aa3b5",
     package: "#9aa3b5", module: "#9aa3b5" };
+  // What each kind of link means, in words (the store's rel types, SPEC §3.3).
+  const RELS = { applies_to: "about a file or branch", derives_from: "similar records", supersedes: "supersedes",
+    observed_in: "observed in", scoped_to: "scoped to" };
+  const CHAR_W = 6.1;  // the width of an average character of the 11-pixel label font, for placing labels apart
+  let graphData = null;
   async function viewGraph() {
     mount(h("p", { class: "muted" }, "Loading graph…"));
-    let d;
-    try { d = await api("GET", "/api/graph?" + qs({ project: state.project, limit: 300 })); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
-    if (!d.nodes.length) { mount(h("h2", {}, "Graph"), h("p", { class: "muted" }, "No records yet.")); return; }
-    const W = 1000, H = 640;
-    const pos = window.AgentctxGraph.layout(d.nodes.map((n) => n.id), d.links.map((l) => [l.source, l.target]), W, H);
+    try { graphData = await api("GET", "/api/graph?" + qs({ project: state.project, limit: 300 })); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
+    if (!graphData.nodes.length) { mount(h("h2", {}, "Graph"), h("p", { class: "muted" }, "No records yet.")); return; }
+    drawGraph(false);
+  }
+  function short(text, n) { return text.length > n ? text.slice(0, n - 1) + "…" : text; }
+  function drawGraph(withUnlinked) {
+    const d = graphData;
+    const degree = new Map();
+    for (const l of d.links) for (const end of [l.source, l.target]) degree.set(end, (degree.get(end) || 0) + 1);
+    // A record with no link says nothing in a graph: scattered around the edge, dozens of them hid the structure.
+    const linkedOnly = !withUnlinked && d.links.length > 0;
+    const nodes = linkedOnly ? d.nodes.filter((n) => degree.has(n.id)) : d.nodes;
+    const hidden = d.nodes.length - nodes.length;
+    // The drawing's units are the page's pixels (the box's width, 640 high; 420 in a narrow window): labels keep
+    // their size, and the layout uses the whole width.
+    const narrowWindow = window.matchMedia("(max-width: 720px)").matches;
+    const W = Math.max(320, $("#main").clientWidth - 34), H = narrowWindow ? 420 : 640;
+    const pos = window.AgentctxGraph.layout(nodes.map((n) => n.id), d.links.map((l) => [l.source, l.target]), W, H);
     const NS = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(NS, "svg");
-    svg.setAttribute("class", "graph");
-    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", `${d.nodes.length} nodes, ${d.links.length} links`);
+    const el = (tag, attrs) => {
+      const e = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      return e;
+    };
+    const svg = el("svg", { class: "graph", viewBox: `0 0 ${W} ${H}`, role: "group",
+      "aria-label": `${nodes.length} nodes, ${d.links.length} links` });
+    const lines = el("g", { class: "links" }), dots = el("g", { class: "nodes" });
+    svg.append(lines, dots);
+    const byNode = new Map();  // node id -> its lines and neighbours' groups, for the highlight
+    const groups = new Map();
     for (const l of d.links) {
       const a = pos[l.source], b = pos[l.target];
       if (!a || !b) continue;
-      const line = document.createElementNS(NS, "line");
-      line.setAttribute("x1", a[0]); line.setAttribute("y1", a[1]); line.setAttribute("x2", b[0]); line.setAttribute("y2", b[1]);
-      svg.appendChild(line);
-    }
-    for (const n of d.nodes) {
-      const p = pos[n.id];
-      const g = document.createElementNS(NS, "g");
-      const c = document.createElementNS(NS, "circle");
-      c.setAttribute("cx", p[0]); c.setAttribute("cy", p[1]); c.setAttribute("r", n.kind === "record" ? 7 : 5);
-      c.setAttribute("fill", COLORS[n.type || n.kind] || "#999");
-      const t = document.createElementNS(NS, "title");
-      t.textContent = `${n.type || n.kind}: ${n.label}`;
-      c.appendChild(t);
-      g.appendChild(c);
-      if (n.kind !== "record") {
-        const label = document.createElementNS(NS, "text");
-        label.setAttribute("x", p[0] + 7); label.setAttribute("y", p[1] + 3);
-        label.textContent = n.label.length > 28 ? "…" + n.label.slice(-27) : n.label;
-        g.appendChild(label);
-      } else {
-        g.setAttribute("tabindex", "0");
-        g.setAttribute("data-id", n.id);
-        g.addEventListener("click", () => go(`#/record/${n.id}`));
-        g.addEventListener("keydown", (e) => { if (e.key === "Enter") go(`#/record/${n.id}`); });
+      const line = el("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: `rel-${l.rel in RELS ? l.rel : "other"}`,
+        "data-rel": l.rel });
+      const t = el("title", {}); t.textContent = RELS[l.rel] || l.rel; line.appendChild(t);
+      lines.appendChild(line);
+      for (const [me, other] of [[l.source, l.target], [l.target, l.source]]) {
+        const e = byNode.get(me) || byNode.set(me, { lines: [], near: [] }).get(me);
+        e.lines.push(line); e.near.push(other);
       }
-      svg.appendChild(g);
     }
-    const legend = h("div", { class: "legend" }, Object.entries(COLORS).slice(0, 9).map(([k, v]) => {
-      const i = h("i", {}); i.style.background = v; return h("span", {}, i, k);
-    }));
-    mount(h("h2", {}, "Graph"), h("p", { class: "muted" }, `${d.nodes.length} nodes · ${d.links.length} links · newest 300 current records with their files and branches. Click a record to open it.`), legend, svg);
+    // Nodes first, then every label above them all, each beside its node where it covers neither another label nor
+    // a node: to the right, the left, above or below. Entities (few, the hubs) are placed first, then records by how
+    // linked they are; a label with no free place shows on hover and focus, so the names shown never overlap.
+    const labels = el("g", { class: "labels" });
+    svg.appendChild(labels);
+    const radius = (n) => (n.kind === "record" ? 6 : 7);
+    const taken = nodes.map((n) => { const p = pos[n.id], r = radius(n) + 1; return [p[0] - r, p[1] - r, p[0] + r, p[1] + r]; });
+    const clear = (b) => b[0] >= 0 && b[2] <= W && b[1] >= 0 && b[3] <= H &&
+      !taken.some((q) => b[0] < q[2] && q[0] < b[2] && b[1] < q[3] && q[1] < b[3]);
+    const order = [...nodes].sort((x, y) => (x.kind === "record") - (y.kind === "record") ||
+      (degree.get(y.id) || 0) - (degree.get(x.id) || 0));
+    const texts = new Map();
+    for (const n of order) {
+      const [x, y] = pos[n.id], r = radius(n);
+      const path = n.kind === "file" ? displayPath(n.label) : n.label;
+      const name = n.kind === "record" ? short(n.label, 34) : path.length > 34 ? "…" + path.slice(-33) : path;
+      const w = name.length * (n.kind === "record" ? CHAR_W : CHAR_W + 0.6);  // entities' names are bold
+      const spots = [[x + r + 3, y + 3.5, "start", [x + r + 2, y - 7, x + r + 4 + w, y + 5]],
+        [x - r - 3, y + 3.5, "end", [x - r - 4 - w, y - 7, x - r - 2, y + 5]],
+        [x, y - r - 4, "middle", [x - w / 2, y - r - 15, x + w / 2, y - r - 2]],
+        [x, y + r + 12, "middle", [x - w / 2, y + r + 2, x + w / 2, y + r + 15]]];
+      const spot = spots.find((sp) => clear(sp[3]));
+      const [tx, ty, anchor, box] = spot || spots[0];
+      const text = el("text", { x: tx, y: ty, "text-anchor": anchor, "data-for": n.id,
+        class: (n.kind === "record" ? "" : "entity ") + (spot ? "" : "spare") });
+      text.textContent = name;
+      if (spot) taken.push(box);
+      texts.set(n.id, text);
+      labels.appendChild(text);
+    }
+    for (const n of nodes) {
+      const [x, y] = pos[n.id], r = radius(n);
+      const isRecord = n.kind === "record";
+      const g = el("g", { class: isRecord ? "node record" : "node entity", tabindex: "0",
+        "aria-label": `${n.type || n.kind}: ${n.label}` });
+      g.appendChild(isRecord ? el("circle", { cx: x, cy: y, r, fill: COLORS[n.type] || "#999" })
+        : el("rect", { x: x - r, y: y - r, width: 2 * r, height: 2 * r, rx: 2, fill: COLORS[n.kind] || "#999" }));
+      const tip = el("title", {}); tip.textContent = `${n.type || n.kind}: ${n.label}`; g.appendChild(tip);
+      const text = texts.get(n.id);
+      if (isRecord) {
+        g.setAttribute("data-id", n.id);
+        for (const target of [g, text]) target.addEventListener("click", () => go(recordHref(n.id)));
+        g.addEventListener("keydown", (e) => { if (e.key === "Enter") go(recordHref(n.id)); });
+      }
+      const lit = (on) => {
+        const e = byNode.get(n.id);
+        svg.classList.toggle("focus", on);
+        for (const id of [n.id, ...(e ? e.near : [])]) {
+          const ng = groups.get(id), nt = texts.get(id);
+          if (ng) ng.classList.toggle("lit", on);
+          if (nt) nt.classList.toggle("lit", on);
+        }
+        for (const line of e ? e.lines : []) line.classList.toggle("lit", on);
+      };
+      for (const target of [g, text]) {
+        target.addEventListener("mouseenter", () => lit(true)); target.addEventListener("mouseleave", () => lit(false));
+      }
+      g.addEventListener("focus", () => lit(true)); g.addEventListener("blur", () => lit(false));
+      groups.set(n.id, g);
+      dots.appendChild(g);
+    }
+    const rels = [...new Set(d.links.map((l) => l.rel))];
+    const swatch = (cls) => { const i = h("i", { class: cls }); return i; };
+    const legend = h("div", { class: "legend", id: "graph-legend" },
+      Object.entries(COLORS).slice(0, 9).map(([k, v]) => { const i = swatch(k === "file" || k === "branch" ? "sq" : ""); i.style.background = v; return h("span", {}, i, k); }),
+      rels.map((rel) => h("span", {}, swatch(`line rel-${rel in RELS ? rel : "other"}`), `link: ${RELS[rel] || rel}`)));
+    const toggle = hidden || withUnlinked ? h("label", {}, h("input", { type: "checkbox", id: "graph-unlinked", checked: withUnlinked,
+      onchange: (e) => drawGraph(e.target.checked) }), ` show the ${withUnlinked ? "" : hidden + " "}records without links`) : null;
+    mount(h("h2", {}, "Graph"), h("p", { class: "muted" }, `${nodes.length} nodes · ${d.links.length} links · the newest 300 current records ` +
+      "with the files and branches they are about. Names that would overlap show on hover; click a record to open it."), toggle, legend, svg);
   }
 
   // ---- overview ---------------------------------------------------------------------------------------------
@@ -446,8 +569,9 @@
     const view = parts[0] || "records";
     for (const a of document.querySelectorAll("nav a")) a.classList.toggle("active", a.dataset.view === view || a.dataset.view === view + "s");
     const arg = parts[1] ? decodeURIComponent(parts[1]) : null;
-    if (view === "record" && arg) return viewRecord(arg);
-    if (view === "session" && arg) return viewSession(arg);
+    // `#/records/ID` and `#/sessions/ID` (as the API's paths); the singular forms are links older pages made.
+    if ((view === "records" || view === "record") && arg) return viewRecord(arg);
+    if ((view === "sessions" || view === "session") && arg) return viewSession(arg);
     if (view === "sessions") return viewSessions();
     if (view === "drift") return viewDrift();
     if (view === "graph") return viewGraph();
@@ -459,7 +583,7 @@
     const typing = tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT";
     if (e.key === "Escape") {
       if (typing) { e.target.blur(); return; }
-      if (/^#\/(record|session)\//.test(location.hash)) history.back();
+      if (/^#\/(records?|sessions?)\/./.test(location.hash)) history.back();
       return;
     }
     if (typing || e.ctrlKey || e.metaKey || e.altKey) return;

@@ -16,7 +16,7 @@ window.AgentctxGraph = (() => {
       const a = index.get(s), b = index.get(t);
       if (a !== undefined && b !== undefined && a !== b) pairs.push([a, b]);
     }
-    const k = Math.sqrt((width * height) / Math.max(n, 1)) * 0.75;
+    const k = Math.sqrt((width * height) / Math.max(n, 1)) * 1.1;
     const k2 = k * k;
     const steps = iterations || (n > 400 ? 120 : 220);
     let temp = Math.min(width, height) / 8;
@@ -46,15 +46,17 @@ window.AgentctxGraph = (() => {
       }
       temp = Math.max(temp - cool, 0.5);
     }
-    // Fit into the box with a margin.
+    // Fit into the box with a margin. Each axis may stretch up to 1.6 times the other: a wide box gets a wide
+    // drawing (room for the labels, which run sideways) without distorting the layout much.
     let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
     for (let i = 0; i < n; i++) { minX = Math.min(minX, x[i]); maxX = Math.max(maxX, x[i]); minY = Math.min(minY, y[i]); maxY = Math.max(maxY, y[i]); }
-    const m = 30, sx = (width - 2 * m) / Math.max(maxX - minX, 1), sy = (height - 2 * m) / Math.max(maxY - minY, 1);
-    const s = Math.min(sx, sy, 3);
+    const mx = 90, my = 24;  // labels run sideways: more room left and right than above and below
+    const fx = (width - 2 * mx) / Math.max(maxX - minX, 1), fy = (height - 2 * my) / Math.max(maxY - minY, 1);
+    const sx = Math.min(fx, 1.6 * fy, 3), sy = Math.min(fy, 1.6 * fx, 3);
     const out = {};
     for (let i = 0; i < n; i++) {
-      out[ids[i]] = [m + (x[i] - minX) * s + (width - 2 * m - (maxX - minX) * s) / 2,
-        m + (y[i] - minY) * s + (height - 2 * m - (maxY - minY) * s) / 2];
+      out[ids[i]] = [mx + (x[i] - minX) * sx + (width - 2 * mx - (maxX - minX) * sx) / 2,
+        my + (y[i] - minY) * sy + (height - 2 * my - (maxY - minY) * sy) / 2];
     }
     return out;
   }

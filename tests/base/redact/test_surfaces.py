@@ -193,3 +193,30 @@ def test_consolidation_rescrubs_records_stored_before_a_rule_existed(ready, conn
     assert "klmnopqrst" not in vocab
     assert consolidate.run(detect(ready))["records_rescrubbed"] is None  # once per rule change
     assert (paths.state_dir() / "redaction-rules").read_text().strip() == redact.rules_id()
+
+
+def test_a_prompt_is_stored_scrubbed_for_the_dashboard(ready, hook):
+    """What the user asked is kept for the sessions view: with its secrets masked before it enters the store."""
+    from agentctx.memory import pending
+    from agentctx.store import db
+
+    hook("user-prompt-submit", {"session_id": "sp", "cwd": str(ready),
+                                "prompt": f"deploy fails with SMTP_PASSWORD={SPECIAL} and key {STRIPE}, why?"})
+    conn = db.connect(paths.db_path())
+    try:
+        pending.drain_pending(conn)
+        (text,) = conn.execute("SELECT text FROM prompts WHERE session_id = 'sp'").fetchone()
+    finally:
+        conn.close()
+    assert text == "deploy fails with SMTP_PASSWORD=[REDACTED:secret] and key [REDACTED:stripe_key], why?"
+    assert _leaks(_store_bytes()) == []
+
+
+def test_consolidation_rescrubs_prompts_stored_before_a_rule_existed(ready, conn):
+    from agentctx.memory import consolidate
+
+    conn.execute("INSERT INTO prompts (session_id, project_id, prompt_hash, text, chars, created_at) "
+                 "VALUES ('old', ?, 'h', ?, 40, '2026-01-01')", (detect(ready).id, f"use {STRIPE} here"))
+    consolidate.run(detect(ready))
+    assert conn.execute("SELECT text FROM prompts").fetchone()[0] == "use [REDACTED:stripe_key] here"
+    assert _leaks(_store_bytes()) == []
