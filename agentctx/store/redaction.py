@@ -21,7 +21,7 @@ def rescrub(conn: sqlite3.Connection, scrub: Callable[[str], str], *, fts: bool)
         if new != old:
             changed.append((*new, rowid))
     prompts = [(new, rowid) for rowid, text in conn.execute("SELECT rowid, text FROM prompts")
-             if (new := scrub(text)) != text]
+               if (new := scrub(text)) != text]
     if not changed and not prompts:
         return 0
     conn.execute("PRAGMA secure_delete = ON")
