@@ -200,6 +200,20 @@ def pin(req: Request) -> dict[str, Any]:
     return {"record": record_json(records.set_pinned(req.conn, record.id, record.project_id, value))}
 
 
+def asked(req: Request) -> dict[str, Any]:
+    """Set how a record will be asked, in place (no new version: its fact does not change). A missing field is kept."""
+    record = _record(req)
+    fields: dict[str, list[str] | None] = {}
+    for name in ("questions", "aliases"):
+        value = req.body.get(name)
+        if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
+            raise ApiError(400, "invalid_field", f"{name} must be a list of strings")
+        fields[name] = value
+    if not record.is_current:
+        raise ApiError(409, "already_superseded", "only the current version of a record is searched: edit that one")
+    return {"record": record_json(records.set_asked(req.conn, record.id, record.project_id, **fields))}
+
+
 def delete(req: Request) -> dict[str, Any]:
     record = _record(req)
     if req.body.get("confirm") is not True:
@@ -372,6 +386,7 @@ ROUTES: dict[tuple[str, str], Handler] = {
     ("POST", "/api/records/*/supersede"): supersede,
     ("POST", "/api/records/*/confirm"): confirm,
     ("POST", "/api/records/*/pin"): pin,
+    ("POST", "/api/records/*/asked"): asked,
     ("POST", "/api/records/*/delete"): delete,
     ("GET", "/api/sessions"): list_sessions,
     ("GET", "/api/sessions/*"): get_session,

@@ -310,3 +310,19 @@ def test_a_candidate_already_injected_this_session_says_so(live, seeded, hook, a
     assert first["records"] and not again["records"]
     (repeat,) = [c for c in again["near_misses"] if c["id"] == first["records"][0]["id"]]
     assert repeat["passed"] is True and repeat["injected"] is False
+
+
+def test_questions_and_aliases_are_shown_and_set_in_place(live, seeded):
+    rid = seeded["pinned"].id
+    status, _, data = live.call("POST", f"/api/records/{rid}/asked",
+                                {"questions": ["which database do we use?", "  "], "aliases": ["rdbms"]})
+    assert status == 200 and data["record"]["questions"] == ["which database do we use?"]
+    assert data["record"]["id"] == rid and data["record"]["current"] is True  # no new version
+    _, _, got = live.call("GET", f"/api/records/{rid}")
+    assert got["record"]["aliases"] == ["rdbms"]
+    status, _, data = live.call("POST", f"/api/records/{rid}/asked", {"questions": "one string"})
+    assert status == 400 and data["code"] == "invalid_field"
+    status, _, data = live.call("POST", f"/api/records/{rid}/asked", {"aliases": [f"a{i}" for i in range(17)]})
+    assert status == 400 and "limit is 16" in data["error"]
+    _, _, got = live.call("GET", f"/api/records/{rid}")
+    assert got["record"]["aliases"] == ["rdbms"]  # a refused edit changes nothing

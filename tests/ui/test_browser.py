@@ -275,3 +275,22 @@ def test_a_session_shows_what_was_asked_and_what_came_with_it(browser_page, seed
     assert "can we force-push the release branch?" in page.locator("tr.row").first.inner_text()
     page.wait_for_timeout(200)
     assert dialogs == [] and errors == []
+
+
+def test_a_records_questions_and_aliases_are_shown_and_edited_in_place(browser_page, seeded, conn):
+    page, url, errors, _ = browser_page
+    rid = seeded["pinned"].id
+    page.goto(url.replace("#token=", f"#/records/{rid}&token="))
+    page.wait_for_selector("#asked-none")
+    page.click("#edit-asked")
+    page.fill("#edit-questions", "can I force-push to main?\n\n<b>why not rebase main?</b>")
+    page.fill("#edit-aliases", "git push --force\nbranch protection")
+    page.click("#save-asked")
+    page.wait_for_selector("#asked-questions li >> nth=1")
+    assert page.inner_text("#asked-questions").splitlines() == ["can I force-push to main?", "<b>why not rebase main?</b>"]
+    assert page.locator("#asked b").count() == 0  # shown as text
+    assert page.inner_text("#asked-aliases") == "Also: git push --force, branch protection"
+    got = records.get(conn, rid)
+    assert got.is_current and got.questions == ("can I force-push to main?", "<b>why not rebase main?</b>")
+    shot(page, "record-asked")
+    assert errors == []

@@ -231,12 +231,13 @@
     const card = h("section", { class: "card" }, h("h2", { id: "record-title" }, r.title), h("p", {}, chips(r)),
       h("div", { class: "body", id: "record-body" }, r.body),
       d.evidence ? h("blockquote", { class: "evidence", id: "evidence" }, h("span", { class: "muted" }, "In the developer's words: "), d.evidence) : null,
-      meta, actions);
+      askedAs(r), meta, actions);
     if (r.current) {
       append(actions, [
         h("button", { class: "primary", id: "edit", onclick: () => showEdit(r, card) }, "Edit (supersede)"),
         r.confidence !== "explicit" ? h("button", { id: "confirm", onclick: () => act(r, "confirm", {}, "Confirmed: now explicit") }, "Confirm") : null,
-        h("button", { id: "pin", onclick: () => act(r, "pin", { pinned: !r.pinned }, r.pinned ? "Unpinned" : "Pinned") }, r.pinned ? "Unpin" : "Pin")]);
+        h("button", { id: "pin", onclick: () => act(r, "pin", { pinned: !r.pinned }, r.pinned ? "Unpinned" : "Pinned") }, r.pinned ? "Unpin" : "Pin"),
+        h("button", { id: "edit-asked", onclick: () => showAskedEdit(r, card) }, "Edit questions and aliases")]);
     } else {
       const headId = d.history[d.history.length - 1].id;
       actions.append(h("a", { href: recordHref(headId) }, "Go to the current version"));
@@ -256,6 +257,37 @@
         a.session_id ? h("a", { href: sessionHref(a.session_id) }, a.session_id) : "no session"))) : h("p", { class: "muted" }, "Never injected yet."));
     mount(h("p", {}, h("a", { href: "#/records" }, "← Records")), card,
       h("div", { class: "grid2" }, h("section", { class: "card" }, h("h3", {}, "History"), timeline), related));
+  }
+  // How the record will be asked: searched as their own fields, never injected as its text.
+  function askedAs(r) {
+    const qs = r.questions || [], as = r.aliases || [];
+    return h("section", { class: "asked", id: "asked" },
+      h("h3", {}, "Asked as ", h("span", { class: "muted" }, "(searched, not injected)")),
+      qs.length || as.length ? [
+        qs.length ? h("ul", { id: "asked-questions" }, qs.map((q) => h("li", {}, q))) : null,
+        as.length ? h("p", { id: "asked-aliases" }, "Also: ", as.join(", ")) : null]
+        : h("p", { class: "muted", id: "asked-none" }, "No questions or aliases yet: the expansion pass adds them when an extraction backend is on (`agentctx expand`), or write them here."));
+  }
+  function showAskedEdit(r, card) {
+    if (card.querySelector("form.asked-edit")) return;
+    const qs = h("textarea", { id: "edit-questions", rows: "5" });
+    qs.value = (r.questions || []).join("\n");
+    const as = h("textarea", { id: "edit-aliases", rows: "3" });
+    as.value = (r.aliases || []).join("\n");
+    const lines = (t) => t.value.split("\n").map((x) => x.trim()).filter(Boolean);
+    const form = h("form", { class: "edit asked-edit", onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        await api("POST", `/api/records/${r.id}/asked`, { questions: lines(qs), aliases: lines(as) });
+        flash("Saved: the record is searched by these from now on");
+        viewRecord(r.id);
+      } catch (err) { flash(err.message, true); }
+    } }, h("label", { for: "edit-questions" }, "Questions it answers, one per line (at most 8)"), qs,
+    h("label", { for: "edit-aliases" }, "Other names for what it is about, one per line (at most 16)"), as,
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", id: "save-asked" }, "Save"),
+      h("button", { type: "button", onclick: () => form.remove() }, "Cancel")));
+    card.appendChild(form);
+    qs.focus();
   }
   function showEdit(r, card) {
     if (card.querySelector("form.edit")) return;
