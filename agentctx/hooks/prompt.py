@@ -11,7 +11,9 @@ if TYPE_CHECKING:
     from ..retrieval.relevance import Assessed
     from . import Payload
 
-HEADER = "Relevant project context (agentctx):"
+# One short line says where more comes from: clients that defer MCP tools show the model only their full names.
+HEADER = ("Relevant project context (agentctx project memory; search it with mcp__agentctx__ctx_search, whole "
+          "records with mcp__agentctx__ctx_get):")
 UNCONFIRMED = " (unconfirmed pattern)"
 TEAM = " (from the team file)"  # a teammate's entry, imported from .agentctx/context.md: not what this user said
 DEDUP_READ_LIMIT = 1024 * 1024  # ~37,000 ids: a session injecting more simply re-injects its oldest

@@ -133,7 +133,7 @@ def test_the_digest_reaches_the_model_as_session_start_context(world):
 
 def test_the_prompt_hooks_records_reach_the_model(world):
     context = world["A"].additional_context("UserPromptSubmit")
-    assert context.startswith("Relevant project context (agentctx):") and f"[decision] {DECISION}" in context
+    assert context.startswith("Relevant project context (agentctx project memory; search it with mcp__agentctx__ctx_search") and f"[decision] {DECISION}" in context
     for body in world["A_bodies"]:  # every request of the turn, the one after the tool call included
         assert "UserPromptSubmit hook additional context: " + context in _system_text(body)
 

@@ -49,7 +49,7 @@ def test_prompt_injects_top3_then_dedups(hook, add, repo):
         add(f"SQLite storage with WAL, variant {i}", f"We keep records in sqlite with WAL, variant {i}.")
     payload = {"session_id": "s1", "cwd": str(repo), "prompt": "how do we use sqlite storage with WAL?"}
     first = hook("user-prompt-submit", payload)["hookSpecificOutput"]["additionalContext"]
-    assert first.startswith("Relevant project context (agentctx):") and first.count("[decision]") == 3
+    assert first.startswith("Relevant project context (agentctx project memory; search it with mcp__agentctx__ctx_search") and first.count("[decision]") == 3
     second = hook("user-prompt-submit", payload)["hookSpecificOutput"]["additionalContext"]
     assert second.count("[decision]") == 1
     assert hook("user-prompt-submit", payload) is None
@@ -166,3 +166,11 @@ def test_the_hooks_private_rule_is_the_extractions():
                  "open <private>to the end", "<private><private>nested</private> rest</private> tail",
                  "<private></private>", "résumé <Private>ÉTÉ</private> ok", "İstanbul <private>x</private> after"):
         assert without_private(text) == strip_private(text), text
+
+
+def test_the_block_says_which_tool_searches_the_memory():
+    # Issue 26 item 15: under deferred MCP tools the model sees only full tool names; one line names them.
+    from agentctx.hooks.prompt import HEADER
+
+    assert "mcp__agentctx__ctx_search" in HEADER and "mcp__agentctx__ctx_get" in HEADER
+    assert "\n" not in HEADER and len(HEADER) < 160
