@@ -168,6 +168,8 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
             commands = {"floor": ([py, "-I", "-c", "import sqlite3, json"], [b""])}
             for event in group:
                 commands[f"{event}_ms"] = ([py, "-m", "agentctx", "hook", event], events[event])
+                # What `init` registers for a virtualenv or a uv/pipx tool install (claude/wiring.interpreter_command).
+                commands[f"{event}_isolated_ms"] = ([py, "-I", "-m", "agentctx", "hook", event], events[event])
                 if script.exists():
                     commands[f"{event}_script_ms"] = ([str(script), "hook", event], events[event])
             samples: dict[str, list[float]] = {name: [] for name in commands}
@@ -222,22 +224,27 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         res = bench(n, args.runs, py)
         floor = res["floor_ms"]
         print(f"\n{n:,} records   floor (python -I -c 'import sqlite3, json'): {floor:.1f} ms")
-        print(f"{'hook':<22}{'python -m':>12}{'ratio':>8}{'agentctx':>12}{'ratio':>8}")
-        for key in [k for k in res if k.endswith("_ms") and k != "floor_ms" and "_script" not in k]:
+        print(f"{'hook':<22}{'python -m':>12}{'ratio':>8}{'python -I -m':>14}{'ratio':>8}{'agentctx':>12}{'ratio':>8}")
+        for key in [k for k in res if k.endswith("_ms") and k != "floor_ms" and "_script" not in k
+                    and "_isolated" not in k]:
             event = key[:-3]
             script = res.get(f"{event}_script_ms")
             print(f"{event:<22}{res[key]:>10.1f}ms{res[f'{event}_ratio']:>7.2f}x"
+                  f"{res[f'{event}_isolated_ms']:>12.1f}ms{res[f'{event}_isolated_ratio']:>7.2f}x"
                   + (f"{script:>10.1f}ms{res[f'{event}_script_ratio']:>7.2f}x" if script else ""))
         tag = f"_{n // 1000}k" if len(args.records) > 1 else ""
         summary[f"floor_ms{tag}"] = f"{floor:.1f}"
         summary[f"ups_ratio{tag}"] = f"{res['user-prompt-submit_ratio']:.2f}"
         summary[f"session_start_ratio{tag}"] = f"{res['session-start_ratio']:.2f}"
+        summary[f"ups_isolated_ratio{tag}"] = f"{res['user-prompt-submit_isolated_ratio']:.2f}"
+        summary[f"session_start_isolated_ratio{tag}"] = f"{res['session-start_isolated_ratio']:.2f}"
         if "user-prompt-submit_script_ratio" in res:
             summary[f"ups_script_ratio{tag}"] = f"{res['user-prompt-submit_script_ratio']:.2f}"
     if len(args.records) > 1:  # the unsuffixed names refer to the first size
         first = f"_{args.records[0] // 1000}k"
         summary["ups_ratio"] = summary[f"ups_ratio{first}"]
         summary["session_start_ratio"] = summary[f"session_start_ratio{first}"]
+        summary["ups_isolated_ratio"] = summary[f"ups_isolated_ratio{first}"]
         if f"ups_script_ratio{first}" in summary:
             summary["ups_script_ratio"] = summary[f"ups_script_ratio{first}"]
     print(" ".join(f"{k}={v}" for k, v in summary.items()))

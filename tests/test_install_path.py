@@ -53,8 +53,10 @@ def test_readme_install_then_hooks_run_from_a_minimal_env(tool, tmp_path):
         (repo / ".git").mkdir()
     init = _run(["agentctx", "init"], login, repo)
     assert init.returncode == 0, init.stderr
-    # A tool install is registered by its ~/.local/bin path: it runs whatever PATH Claude Code starts with.
-    assert f"hooks and MCP server using `{local_bin / 'agentctx'}`" in init.stdout
+    # A tool install is registered by its venv's interpreter, by absolute path (it runs whatever PATH Claude Code
+    # starts with), isolated, not through the installer's script (which imports `re`: issue 26 item 16).
+    assert "hooks and MCP server using `" in init.stdout and " -I -m agentctx`" in init.stdout
+    assert str(local_bin / "agentctx") in init.stdout
     assert _run(["agentctx", "record", "--type", "decision", "--title", "Queue jobs in Postgres",
                  "--body", "No Redis."], login, repo).returncode == 0
 

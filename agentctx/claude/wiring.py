@@ -79,6 +79,19 @@ def is_this_installation(script: str) -> bool:
             and os.path.realpath(python) == os.path.realpath(sys.executable))
 
 
+def interpreter_command() -> tuple[str, ...]:
+    """This interpreter running agentctx as a module: `-I` in a virtualenv (uv and pipx tools are), so neither the
+    project directory Claude Code runs hooks in (a checkout holding an `agentctx` package) nor PYTHON* variables
+    change what runs; `-P` (3.11+) outside one, where `-I` would also hide the user site a `pip install --user` uses.
+    The installer-made `agentctx` script imports `re` before any of our code (~4 ms of a ~26 ms floor, measured in
+    docs/benchmarks.md), which is why hooks are not registered through it."""
+    if sys.prefix != sys.base_prefix:
+        return (sys.executable, "-I", "-m", "agentctx")
+    if sys.version_info >= (3, 11):
+        return (sys.executable, "-P", "-m", "agentctx")
+    return (sys.executable, "-m", "agentctx")
+
+
 def choose(*, shared: bool = False) -> Choice:
     """The login PATH's `agentctx` when it is this installation outside a virtualenv (bare for `shared` settings,
     else its absolute path); otherwise this interpreter with `-m agentctx`."""
@@ -87,9 +100,11 @@ def choose(*, shared: bool = False) -> Choice:
         if shared:
             return Choice(("agentctx",), True, f"using `agentctx` from PATH (shared project settings; here it is "
                                                f"{found}, on the login PATH)")
-        return Choice((found,), False, f"using `{found}`: this installation's command on the login PATH, "
-                                       "registered by its absolute path so it runs whatever PATH Claude Code has")
-    absolute = (sys.executable, "-m", "agentctx")
+        argv = interpreter_command()
+        return Choice(argv, False, f"using `{_join(argv)}`: the interpreter of this installation's command on the "
+                                   f"login PATH ({found}), by its absolute path so it runs whatever PATH Claude Code "
+                                   "has; a hook starts faster this way than through the installer's script")
+    absolute = interpreter_command()
     if sys.prefix != sys.base_prefix:
         why = f"this agentctx lives in a virtualenv ({sys.prefix}) that Claude Code will not have on its PATH"
     elif found:

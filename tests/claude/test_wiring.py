@@ -52,30 +52,34 @@ def test_activated_virtualenv_registers_the_absolute_command(fake_python, tmp_pa
     python = fake_python(tmp_path / "venv", venv=True)
     monkeypatch.setenv("PATH", f"{tmp_path / 'venv' / 'bin'}:{os.environ['PATH']}")
     choice = wiring.choose()
-    assert choice.argv == (str(python), "-m", "agentctx") and not choice.on_path
+    assert choice.argv == (str(python), "-I", "-m", "agentctx") and not choice.on_path
     assert "virtualenv" in choice.reason and str(python) in choice.reason
-    assert cs.launcher() == cs.Launcher((str(python), "-m", "agentctx"), False)
+    assert cs.launcher() == cs.Launcher((str(python), "-I", "-m", "agentctx"), False)
 
 
 def test_tool_install_in_local_bin_registers_that_command(fake_python, tmp_path, monkeypatch, isolated_home):
-    """uv and pipx keep a venv elsewhere and link its script into ~/.local/bin, a path that survives upgrades:
-    registered by its absolute path (an IDE may start Claude Code without ~/.local/bin on PATH), bare in the
-    project's shared settings."""
-    fake_python(tmp_path / "uv-tools" / "agentctx-memory", venv=True)
+    """uv and pipx keep a venv elsewhere and link its script into ~/.local/bin: registered as that venv's interpreter,
+    by its absolute path (an IDE may start Claude Code without ~/.local/bin on PATH), isolated (`-I`: the project
+    directory hooks run in cannot shadow the package), not through the installer's script (it imports `re`: issue 26
+    item 16); bare in the project's shared settings."""
+    python = fake_python(tmp_path / "uv-tools" / "agentctx-memory", venv=True)
     local_bin = isolated_home / ".local" / "bin"
     local_bin.mkdir(parents=True)
     (local_bin / "agentctx").symlink_to(tmp_path / "uv-tools" / "agentctx-memory" / "bin" / "agentctx")
     choice = wiring.choose()
-    assert choice.argv == (str(local_bin / "agentctx"),) and "login PATH" in choice.reason
+    assert choice.argv == (str(python), "-I", "-m", "agentctx") and "login PATH" in choice.reason
+    assert str(local_bin / "agentctx") in choice.reason
     shared = wiring.choose(shared=True)
     assert shared.argv == ("agentctx",) and shared.on_path and "shared project settings" in shared.reason
 
 
 def test_user_site_install_registers_that_command(fake_python, tmp_path, isolated_home):
-    """`pip install --user`: a system interpreter (no venv) and a script in ~/.local/bin whose shebang names it."""
+    """`pip install --user`: a system interpreter (no venv) and a script in ~/.local/bin whose shebang names it. Not
+    `-I`, which would hide the user site the package lives in; `-P` keeps the project directory off sys.path."""
     python = fake_python(tmp_path / "usr", venv=False)
     _script(isolated_home / ".local" / "bin" / "agentctx", str(python))
-    assert wiring.choose().argv == (str(isolated_home / ".local" / "bin" / "agentctx"),)
+    flags = ("-P",) if sys.version_info >= (3, 11) else ()
+    assert wiring.choose().argv == (str(python), *flags, "-m", "agentctx")
     assert wiring.choose(shared=True).argv == ("agentctx",)
 
 
@@ -83,13 +87,13 @@ def test_another_installation_on_the_login_path_is_not_used(fake_python, tmp_pat
     fake_python(tmp_path / "usr", venv=False)
     _script(isolated_home / ".local" / "bin" / "agentctx", "/opt/other/bin/python3")
     choice = wiring.choose()
-    assert choice.argv[1:] == ("-m", "agentctx") and "another installation" in choice.reason
+    assert choice.argv[-2:] == ("-m", "agentctx") and "another installation" in choice.reason
 
 
 def test_not_on_the_login_path_at_all(fake_python, tmp_path):
     fake_python(tmp_path / "usr", venv=False)  # e.g. pyenv: its bin is on the shell's PATH only
     choice = wiring.choose()
-    assert choice.argv[1:] == ("-m", "agentctx") and "no `agentctx` on the login PATH" in choice.reason
+    assert choice.argv[-2:] == ("-m", "agentctx") and "no `agentctx` on the login PATH" in choice.reason
     assert "a path of this machine" in wiring.choose(shared=True).reason
 
 
