@@ -89,9 +89,14 @@ def test_schema_version_is_the_latest_migration():
     assert db.SCHEMA_VERSION == migrations.LATEST
 
 
+# Versions another branch holds: this branch's later ones are renumbered at merge, or the gap closes then
+# (11 is the dashboard branch's `prompts`; the expansion pass's 12 was numbered after it).
+HELD_ELSEWHERE = {11}
+
+
 def test_migration_versions_are_appended_in_order():
     versions = [m.version for m in migrations.MIGRATIONS]
-    assert versions == list(range(1, len(versions) + 1))
+    assert versions == [v for v in range(1, versions[-1] + 1) if v not in HELD_ELSEWHERE]
 
 
 def test_reopening_is_idempotent(path, conn):
