@@ -15,7 +15,7 @@ from ..base.tokens import estimate
 from ..store import expansion as attempts
 from ..store import extraction as calls
 from ..store import records
-from . import backend, cost, quota
+from . import backend, cost, cursor, quota
 from . import client as api
 from .log import log
 
@@ -28,6 +28,9 @@ CONSOLIDATE_BATCHES = 2  # per consolidation: it runs at session end, in the bac
 # until its text changes. At least a day apart, so no record counts twice against one day's bound.
 RETRY_AFTER = (timedelta(days=1), timedelta(days=3))
 OUTPUT_PER_RECORD = 120  # tokens the model writes per record, for estimates only
+# One pass at a time, whoever runs it (two sessions ending together, `agentctx expand`): else both would pick the same
+# records and pay twice. Held with no wait: the other pass's records are the same ones.
+LOCK = "_expansion-pass"
 
 TOOL_NAME = "record_expansions"
 _STRINGS = {"type": "array", "items": {"type": "string"}}
@@ -186,6 +189,8 @@ def run(conn: sqlite3.Connection, project_id: str | None, *, limit: int | None =
     if per_day == 0:
         return _stop(result, "disabled", "config expansionRecordsPerDay is 0")
     if client is None and not choice.on and not dry_run:
+        if settings["extraction"] in ("api", "auto") and api.api_key() is not None and extras.missing("llm"):
+            return _stop(result, "missing_extra", extras.describe("llm"))
         return _stop(result, "off", choice.reason)
     if client is None and not dry_run and choice.backend == "claude-code":
         why = quota.paused()
@@ -206,18 +211,21 @@ def run(conn: sqlite3.Connection, project_id: str | None, *, limit: int | None =
             client = _client(choice)
         except MissingExtraError:
             return _stop(result, "missing_extra", extras.describe("llm"))
-    attempts.prune(conn, today - timedelta(days=1))
-    per_hour = int(settings["extractionCallsPerHour"])
-    while room > 0:
-        if result.backend == "claude-code" and quota.over_limit(conn, per_hour, now):
-            return _stop(result, "quota", f"{per_hour} Claude Code calls in the last hour (extractionCallsPerHour); "
-                                          "the rest waits")
-        due = attempts.due(conn, project_id, TYPES, limit=min(BATCH, room), now=now)
-        if not due:
-            break
-        room -= len(due)
-        if not _batch(conn, client, model, due, project_id, result, sleep, now, say):
-            break
+    with cursor.lock(LOCK, 0) as held:
+        if not held:
+            return _stop(result, "busy", "another expansion pass is running")
+        attempts.prune(conn, today - timedelta(days=1))
+        per_hour = int(settings["extractionCallsPerHour"])
+        while room > 0:
+            if result.backend == "claude-code" and quota.over_limit(conn, per_hour, now):
+                return _stop(result, "quota", f"{per_hour} Claude Code calls in the last hour "
+                                              "(extractionCallsPerHour); the rest waits")
+            due = attempts.due(conn, project_id, TYPES, limit=min(BATCH, room), now=now)
+            if not due:
+                break
+            room -= len(due)
+            if not _batch(conn, client, model, due, project_id, result, sleep, now, say):
+                break
     if result.calls == 0 and result.skipped is None:
         _stop(result, "nothing_due", "no record needs questions or aliases now")
     return result

@@ -234,6 +234,28 @@ def test_no_backend_sends_nothing_and_says_why(conn, pid, add, no_backend):
     assert expand.run(conn, pid, dry_run=True, now=NOW).skipped == "dry_run"  # a preview needs no backend
 
 
+def test_one_pass_at_a_time(conn, pid, add):
+    from agentctx.extract import cursor
+
+    add("Rule A")
+    llm = FakeLLM()
+    with cursor.lock(expand.LOCK, 0) as held:  # another process's pass
+        assert held
+        busy = _run(conn, pid, llm)
+    assert busy.skipped == "busy" and llm.requests == []
+    assert _run(conn, pid, llm).expanded == 1
+
+
+def test_a_key_without_the_llm_extra_is_said_plainly(conn, pid, add, no_backend, monkeypatch):
+    from agentctx.base import extras
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setattr(extras, "missing", lambda name: True)
+    add("Rule A")
+    result = expand.run(conn, pid, now=NOW)
+    assert result.skipped == "missing_extra" and "[llm]" in result.reason
+
+
 def test_the_claude_code_backend_runs_the_real_call_path(conn, pid, add, tmp_path, monkeypatch):
     fake = fake_claude(tmp_path, monkeypatch)
     rec = add("Feature flags live in LaunchDarkly")
