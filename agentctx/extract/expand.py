@@ -177,8 +177,8 @@ def run(conn: sqlite3.Connection, project_id: str | None, *, limit: int | None =
         max_batches: int | None = None, dry_run: bool = False, client: Any = None,
         settings: dict[str, Any] | None = None, out: Callable[[str], None] | None = None, sleep: Any = None,
         now: datetime | None = None) -> ExpandResult:
-    """Give the records visible from `project_id` (every project with None) that have neither questions nor aliases
-    theirs, newest first, BATCH to a call, within `expansionRecordsPerDay`, `limit` records and `max_batches` calls.
+    """Write questions and aliases for the records visible from `project_id` (every namespace with None) that have
+    neither, newest first, BATCH to a call, within `expansionRecordsPerDay`, `limit` records and `max_batches` calls.
     `client` replaces the backend's (tests). Backend failures are reported in the result, never raised."""
     settings = settings if settings is not None else config.load()
     say = out or (lambda line: None)
