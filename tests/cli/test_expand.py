@@ -60,6 +60,8 @@ def test_it_says_what_each_batch_did(in_p, proj_p, tmp_path, monkeypatch):
     assert len(fake.calls()) == 2
     assert set(_asked(proj_p).values()) == {("cliexpanded",)}
     assert in_p("expand").out.strip() == "nothing expanded (nothing_due: no record needs questions or aliases now)"
+    status = in_p("status")
+    assert "claude-code  expansion: 2 call(s), 1,400 tokens in" in status.out  # beside extraction's calls per day
 
 
 def test_limit_dry_run_all_projects_and_json(in_p, in_q, proj_p, proj_q, tmp_path, monkeypatch):
