@@ -96,6 +96,10 @@ KEYS: dict[str, Key] = {
     "claudeCodePath": Key(None, _optional_text, "the `claude` executable extraction runs (set by `init`; else PATH)"),
     "extractionCallsPerHour": Key(12, _non_negative_int,
                                   "most extraction calls through the Claude Code CLI in any hour (0: no limit)"),
+    # docs/extraction.md "The expansion pass": records that came without questions and aliases get them, batched.
+    "expansionRecordsPerDay": Key(300, _non_negative_int,
+                                  "most records the expansion pass sends to the extraction backend per UTC day, "
+                                  "every project together (0: no expansion)"),
     "embeddings": Key(True, _bool, "embed records for hybrid retrieval (needs the [vectors] extra)"),
     "modelTier": Key("default", _choice("default", "quality"), "embedding model tier"),
     "reinforceThreshold": Key(3, _positive_int, "sessions an inferred record must recur in before it is reinforced"),

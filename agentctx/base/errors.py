@@ -42,6 +42,7 @@ MESSAGES: dict[str, str] = {
     "config_unknown_key": "unknown config key {key!r}: known keys are {known}",
     "config_bad_value": "config key {key!r}: {problem}",
     "missing_extra": "{feature} needs the [{extra}] extra, which is not installed; add it with: {fix}",
+    "no_llm_backend": "{feature} needs an LLM backend and none is on ({reason}): {fix}",
     "not_confirmed": "{action} cancelled: not confirmed (use --force to skip the question)",
     "file_unreadable": "cannot read {path}: {detail}",
     "file_unwritable": "cannot write {path}: {detail}",

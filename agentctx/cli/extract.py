@@ -1,4 +1,4 @@
-"""`agentctx extract` (one session, what is new) and `agentctx backfill` (past transcripts of this project)."""
+"""`agentctx extract` (one session, what is new), `backfill` (past transcripts) and `expand` (questions, aliases)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,15 @@ def register(sub: Any) -> None:
     b.add_argument("--yes", action="store_true", help="do not ask before spending")
     add_json(b)
     b.set_defaults(handler=backfill_cmd)
+
+    e = sub.add_parser("expand", help="give records stored without them the questions they answer and other names "
+                                      "for what they are about (LLM, batched)")
+    e.add_argument("--limit", type=int, metavar="N",
+                   help="at most N records (default: what is left of today's expansionRecordsPerDay)")
+    e.add_argument("--all-projects", action="store_true", help="every project's records, not only this project's")
+    e.add_argument("--dry-run", action="store_true", help="list the batches and their estimated cost, send nothing")
+    add_json(e)
+    e.set_defaults(handler=expand_cmd)
 
 
 def extract_cmd(args: argparse.Namespace, ctx: Context) -> int:
@@ -72,6 +81,28 @@ def _summary(r: Any) -> str:
         return f"nothing extracted ({r.skipped}): {_reason(r.skipped)}"
     return (f"{r.written} records written, {r.reinforced} reinforced, {r.dropped} dropped; "
             f"{r.calls} call(s), {r.tokens_sent} tokens, ${r.cost_usd:.4f}")
+
+
+def expand_cmd(args: argparse.Namespace, ctx: Context) -> int:
+    from ..base.errors import AgentctxError, MissingExtraError, UsageError
+    from ..extract import expand
+
+    if args.limit is not None and args.limit < 1:
+        raise UsageError("invalid_field", field="--limit", problem="must be at least 1")
+    result = expand.run(ctx.conn, None if args.all_projects else ctx.project.id, limit=args.limit,
+                        dry_run=args.dry_run, out=None if ctx.json else ctx.out)
+    if result.skipped == "missing_extra":
+        raise MissingExtraError("the expansion pass", "llm")
+    if result.skipped == "off":
+        fix = ("turn it on with `agentctx config set llm true` and `agentctx config set extraction auto`"
+               if "config" in str(result.reason) else "set ANTHROPIC_API_KEY with the [llm] extra, or install Claude "
+               "Code (`claude` on PATH, or `agentctx config set claudeCodePath PATH`)")
+        raise AgentctxError("no_llm_backend", feature="the expansion pass", reason=result.reason, fix=fix)
+    if ctx.json:
+        ctx.emit(asdict(result))
+    else:
+        ctx.out(expand.describe(result))
+    return 0
 
 
 def backfill_cmd(args: argparse.Namespace, ctx: Context) -> int:

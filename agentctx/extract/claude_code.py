@@ -57,6 +57,15 @@ def child_env(base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+def quiet_dir() -> str:
+    """An empty private directory for the CLI child to run in: no project settings or files around it."""
+    from ..base import paths
+
+    directory = os.path.join(paths.state_dir_str(), "claude-code")
+    paths.ensure_private_dir_str(directory)
+    return directory
+
+
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
     return lines[-1][:300] if lines else ""

@@ -22,6 +22,11 @@ _RETRY_STATUS = {408, 409, 429}
 
 _fallback: dict[str, OutputMode] = {}  # models that rejected output_config: use the forced tool from then on
 
+# What a call asks the model for: the forced tool's name and description, and the output schema. Extraction's is the
+# default; the expansion pass has its own (extract/expand.py).
+Contract = tuple[str, str, dict[str, Any]]
+EXTRACTION: Contract = (prompt.TOOL_NAME, "Record what was extracted from the transcript.", prompt.SCHEMA)
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -51,26 +56,27 @@ def make(key: str | None = None) -> Any:
     return anthropic.Anthropic(api_key=key or api_key(), max_retries=0, timeout=TIMEOUT_S)
 
 
-def should_cache(model: str, system: str, mode: OutputMode, calls: int) -> bool:
+def should_cache(model: str, system: str, mode: OutputMode, calls: int, contract: Contract = EXTRACTION) -> bool:
     """Set a breakpoint only when it can pay: the prefix reaches the model's minimum and several calls share it."""
     minimum = cost.cache_minimum(model)
-    prefix = estimate(system) + (estimate(str(prompt.SCHEMA)) if mode == "tool" else 0)
+    prefix = estimate(system) + (estimate(str(contract[2])) if mode == "tool" else 0)
     return minimum is not None and prefix >= minimum and calls >= 2
 
 
-def request(model: str, system: str, user: str, *, mode: OutputMode, cache: bool) -> dict[str, Any]:
+def request(model: str, system: str, user: str, *, mode: OutputMode, cache: bool,
+            contract: Contract = EXTRACTION) -> dict[str, Any]:
     """The `messages.create` keyword arguments (no sampling parameters: SDK 2.x rejects them)."""
+    tool, description, schema = contract
     block: dict[str, Any] = {"type": "text", "text": system}
     if cache:
         block["cache_control"] = {"type": "ephemeral"}
     kwargs: dict[str, Any] = {"model": model, "max_tokens": MAX_TOKENS, "system": [block],
                               "messages": [{"role": "user", "content": user}]}
     if mode == "json_schema":
-        kwargs["output_config"] = {"format": {"type": "json_schema", "schema": prompt.SCHEMA}}
+        kwargs["output_config"] = {"format": {"type": "json_schema", "schema": schema}}
     else:
-        kwargs["tools"] = [{"name": prompt.TOOL_NAME, "description": "Record what was extracted from the transcript.",
-                            "input_schema": prompt.SCHEMA}]
-        kwargs["tool_choice"] = {"type": "tool", "name": prompt.TOOL_NAME, "disable_parallel_tool_use": True}
+        kwargs["tools"] = [{"name": tool, "description": description, "input_schema": schema}]
+        kwargs["tool_choice"] = {"type": "tool", "name": tool, "disable_parallel_tool_use": True}
     return kwargs
 
 
@@ -78,12 +84,12 @@ def _get(obj: Any, name: str) -> Any:
     return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
 
 
-def _decode(message: Any, mode: OutputMode) -> dict[str, Any] | None:
+def _decode(message: Any, mode: OutputMode, tool: str = prompt.TOOL_NAME) -> dict[str, Any] | None:
     from .validate import decode
 
     for block in _get(message, "content") or []:
         kind = _get(block, "type")
-        if mode == "tool" and kind == "tool_use" and _get(block, "name") == prompt.TOOL_NAME:
+        if mode == "tool" and kind == "tool_use" and _get(block, "name") == tool:
             data = _get(block, "input")
             return dict(data) if isinstance(data, dict) else None
         if kind == "text":
@@ -137,12 +143,14 @@ def _once(client: Any, kwargs: dict[str, Any], sleep: Any) -> tuple[Any, Excepti
             sleep(max(delay, after) if after is not None else delay)
 
 
-def complete(client: Any, model: str, system: str, user: str, *, calls: int = 1, sleep: Any = None) -> Answer:
+def complete(client: Any, model: str, system: str, user: str, *, calls: int = 1, sleep: Any = None,
+             contract: Contract = EXTRACTION) -> Answer:
     """One structured-output call; a model that rejects `output_config` is retried once with a forced tool."""
     sleep = sleep or time.sleep
     mode: OutputMode = _fallback.get(model, "json_schema")
     while True:
-        kwargs = request(model, system, user, mode=mode, cache=should_cache(model, system, mode, calls))
+        kwargs = request(model, system, user, mode=mode, cache=should_cache(model, system, mode, calls, contract),
+                         contract=contract)
         message, failure = _once(client, kwargs, sleep)
         if failure is not None:
             if _status(failure) == 400 and mode == "json_schema":
@@ -153,7 +161,7 @@ def complete(client: Any, model: str, system: str, user: str, *, calls: int = 1,
         usage = cost.usage_of(_get(message, "usage"))
         priced = _get(message, "model")
         reported = _get(message, "total_cost_usd")
-        data = _decode(message, mode)
+        data = _decode(message, mode, contract[0])
         return Answer(data, usage, priced if isinstance(priced, str) else model,
                       None if data is not None else "unparseable", mode,
                       cost_usd=float(reported) if isinstance(reported, (int, float)) else None)

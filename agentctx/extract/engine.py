@@ -165,13 +165,6 @@ def _settle_offline(conn: sqlite3.Connection, session_id: str, project_id: str, 
     sessions.end(conn, session_id, project_id, at=to_iso(datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)))
 
 
-def _quiet_dir() -> str:
-    """An empty private directory for the CLI child to run in: no project settings or files around it."""
-    directory = os.path.join(paths.state_dir_str(), "claude-code")
-    paths.ensure_private_dir_str(directory)
-    return directory
-
-
 def plan_tokens(plan: policy.Plan, lines: list[str], handover: str) -> tuple[int, int]:
     """(input tokens, calls) a plan will send, estimated as chars / 4; used by dry runs and backfill."""
     fixed = estimate(prompt.SYSTEM) + estimate(json.dumps(prompt.SCHEMA))
@@ -281,9 +274,9 @@ def _locked(conn: sqlite3.Connection, session_id: str, path: Path, *, cwd: str |
             log(f"extract skipped for session {session_id}: {per_hour} Claude Code extraction calls in the last "
                 "hour (extractionCallsPerHour); the rest waits for the next Stop or SessionEnd")
             return ExtractResult(session_id, skipped="quota", mode=plan.mode)
-        from .claude_code import ClaudeCodeClient
+        from .claude_code import ClaudeCodeClient, quiet_dir
 
-        client = ClaudeCodeClient(str(via.claude), cwd=_quiet_dir())
+        client = ClaudeCodeClient(str(via.claude), cwd=quiet_dir())
     if client is None:
         try:
             client = api.make()

@@ -1,4 +1,4 @@
-"""`agentctx consolidate`: final extraction, session wrap-up, confidence lifecycle, decay, duplicates, the digest."""
+"""`agentctx consolidate`: final extraction, session wrap-up, lifecycle, decay, duplicates, expansion, the digest."""
 
 from __future__ import annotations
 
@@ -138,7 +138,8 @@ def _vectors(conn: sqlite3.Connection, project_id: str) -> object:
 
 def run(project: Project, *, session_id: str | None = None, transcript: str | None = None,
         rebuild: bool = False, close_stale: bool = True) -> dict[str, object]:
-    """One consolidation pass for `project` (with `rebuild`: every project, from scratch). Never needs the network.
+    """One consolidation pass for `project` (with `rebuild`: every project, from scratch). Needs the network only for
+    the final extraction and the expansion pass, and only when an LLM backend is on.
 
     With `close_stale`, sessions that ended without SessionEnd are closed first (`close_stale_sessions`)."""
     report: dict[str, object] = {"project_id": project.id}
@@ -223,6 +224,8 @@ def describe(report: dict[str, object]) -> list[str]:
             lines.append(f"the next SessionStart digest: {value} tokens")
         elif key == "stale_sessions_closed" and isinstance(value, list):
             lines.append(plural(len(value), "session left open closed", "sessions left open closed"))
+        elif key == "expansion" and isinstance(value, dict):
+            lines.append(f"expansion: {value['summary']}")
         elif key == "decisions_log_trimmed":
             lines.append("the prompt decisions log trimmed")
         elif isinstance(value, str) and value.startswith("skipped"):
@@ -253,6 +256,7 @@ def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object]
     report["reinforced"] = capture_sql.promote_reinforced(conn, int(config.load()["reinforceThreshold"]))
     report["scores_updated"] = decay(conn, None if rebuild else project.id)
     report["duplicates_folded"] = dedup(conn, project.id)
+    report["expansion"] = _expansion(conn, project)  # before the term statistics: it adds words to the index
     report["term_stats"] = _term_stats(conn)
     report["vectors"] = _vectors(conn, project.id)
     report["decisions_log_trimmed"] = _trim_decisions_log()
@@ -266,6 +270,30 @@ def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object]
         report["digests_rebuilt"] = len(others) + 1
     data = digest.refresh(conn, project.id, project=project)
     report["digest_tokens"] = data["tokens"]
+
+
+def _expansion(conn: sqlite3.Connection, project: Project) -> dict[str, object] | str | None:
+    """Questions and aliases for a few batches of the project's records stored without them, when an LLM backend is
+    on (extract/expand.py); None when there is no backend or nothing was due. Never raises: the records wait."""
+    from dataclasses import asdict
+
+    from ..extract.backend import choose
+
+    settings = config.load()
+    if not choose(settings).on or not settings["expansionRecordsPerDay"]:
+        return None  # `status` says why no backend runs; nothing to add here
+    try:
+        from ..extract import expand
+
+        result = expand.run(conn, project.id, max_batches=expand.CONSOLIDATE_BATCHES, settings=settings)
+    except Exception as exc:  # consolidation goes on; the next pass sends these records again
+        from ..extract.log import log
+
+        log(f"expand: failed in consolidation: {type(exc).__name__}: {exc}")
+        return f"skipped ({type(exc).__name__}: {exc})"
+    if result.skipped == "nothing_due":
+        return None
+    return {**asdict(result), "summary": expand.describe(result)}
 
 
 def _trim_decisions_log() -> bool:

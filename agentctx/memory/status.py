@@ -103,7 +103,8 @@ def render(data: dict[str, Any]) -> str:
         f"extraction cost  ${data['extraction_cost_usd']:.4f}"
         + ("" if data["llm"] else f"  (LLM extraction off: {data['llm_off_reason']})"),
         _extraction_line(data["extraction"]),
-        *(f"  {d['day']}  {d['backend']:<12} {d['calls']} call(s), {d['input_tokens']:,} tokens in, "
+        *(f"  {d['day']}  {d['backend']:<12} " + ("expansion: " if d.get("purpose") == "expand" else "")
+          + f"{d['calls']} call(s), {d['input_tokens']:,} tokens in, "
           f"{d['output_tokens']:,} out, ${d['cost_usd']:.4f}" + (f", {d['failed_runs']} failed" if d["failed_runs"] else "")
           for d in data["extraction"]["per_day"]),
         "extras    " + "  ".join(f"[{name}] {'yes' if ok else 'no'}" for name, ok in data["extras"].items()),

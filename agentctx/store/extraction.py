@@ -11,12 +11,15 @@ from .db import atomic
 
 
 def log_call(conn: sqlite3.Connection, *, backend: str, project_id: str | None, session_id: str | None, calls: int,
-             input_tokens: int, output_tokens: int, cost_usd: float, outcome: str, at: str | None = None) -> None:
+             input_tokens: int, output_tokens: int, cost_usd: float, outcome: str, at: str | None = None,
+             purpose: str = "extract") -> None:
+    """One run's calls; `purpose` is `extract` (a transcript) or `expand` (the expansion pass, no session)."""
     with atomic(conn):
         conn.execute(
             "INSERT INTO extraction_calls (at, backend, project_id, session_id, calls, input_tokens, output_tokens, "
-            "cost_usd, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (at or now_iso(), backend, project_id, session_id, calls, input_tokens, output_tokens, cost_usd, outcome))
+            "cost_usd, outcome, purpose) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (at or now_iso(), backend, project_id, session_id, calls, input_tokens, output_tokens, cost_usd, outcome,
+             purpose))
 
 
 def calls_since(conn: sqlite3.Connection, backend: str, since: datetime) -> int:
@@ -27,12 +30,13 @@ def calls_since(conn: sqlite3.Connection, backend: str, since: datetime) -> int:
 
 
 def per_day(conn: sqlite3.Connection, *, days: int = 7, now: datetime | None = None) -> list[dict[str, object]]:
-    """Calls, tokens and cost per UTC day and backend over the last `days` days, newest first (every project)."""
+    """Calls, tokens and cost per UTC day, backend and purpose (extract, expand) over the last `days` days, newest
+    first (every project)."""
     now = now or datetime.now(timezone.utc)
     since = (now - timedelta(days=days - 1)).replace(hour=0, minute=0, second=0, microsecond=0)
     rows = conn.execute(
-        "SELECT substr(at, 1, 10) AS day, backend, sum(calls), sum(input_tokens), sum(output_tokens), sum(cost_usd), "
-        "sum(outcome != 'ok') FROM extraction_calls WHERE at >= ? GROUP BY day, backend ORDER BY day DESC, backend",
-        (to_iso(since),)).fetchall()
-    return [{"day": r[0], "backend": r[1], "calls": int(r[2]), "input_tokens": int(r[3]), "output_tokens": int(r[4]),
-             "cost_usd": round(float(r[5]), 6), "failed_runs": int(r[6])} for r in rows]
+        "SELECT substr(at, 1, 10) AS day, backend, purpose, sum(calls), sum(input_tokens), sum(output_tokens), "
+        "sum(cost_usd), sum(outcome != 'ok') FROM extraction_calls WHERE at >= ? GROUP BY day, backend, purpose "
+        "ORDER BY day DESC, backend, purpose DESC", (to_iso(since),)).fetchall()
+    return [{"day": r[0], "backend": r[1], "purpose": r[2], "calls": int(r[3]), "input_tokens": int(r[4]),
+             "output_tokens": int(r[5]), "cost_usd": round(float(r[6]), 6), "failed_runs": int(r[7])} for r in rows]

@@ -306,6 +306,25 @@ def m011_prompts(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m012_expansion(conn: sqlite3.Connection) -> None:
+    # The expansion pass (issue 25) writes questions and aliases for records that came without them. Each record it
+    # tried is remembered with a fingerprint of the text it saw, so a failure is retried later, a few times at most,
+    # and an edited record is tried again; `last_at` is also what bounds the records sent per day. Its model calls go
+    # in `extraction_calls` beside extraction's, told apart by `purpose` (the CLI quota counts both).
+    _run(conn, (
+        """CREATE TABLE expansion_attempts (
+            record_id TEXT PRIMARY KEY,
+            stamp     TEXT NOT NULL,
+            attempts  INTEGER NOT NULL,
+            last_at   TEXT NOT NULL,
+            retry_at  TEXT,
+            outcome   TEXT NOT NULL
+        )""",
+        "CREATE INDEX expansion_attempts_at ON expansion_attempts(last_at)",
+        "ALTER TABLE extraction_calls ADD COLUMN purpose TEXT NOT NULL DEFAULT 'extract'",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -318,6 +337,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "team_confidence", m009_team_confidence),
     Migration(10, "asked_as", m010_asked_as),
     Migration(11, "prompts", m011_prompts),
+    Migration(12, "expansion", m012_expansion),
 )
 
 LATEST = MIGRATIONS[-1].version
