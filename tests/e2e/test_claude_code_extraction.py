@@ -33,7 +33,10 @@ def model(body: dict[str, Any]) -> list[dict[str, Any]]:
     request a short text."""
     if offers_tool(body, "StructuredOutput"):
         answer = {"decisions": [{"what": TITLE, "rationale": "keeps the client small", "supersedes": None,
-                                 "confidence": "explicit", "evidence": "retries go in a transport wrapper"}],
+                                 "confidence": "explicit", "evidence": "retries go in a transport wrapper",
+                                 # The schema requires them (the CLI validates StructuredOutput against it).
+                                 "questions": ["where do we retry failed requests?", "does the client retry?"],
+                                 "aliases": ["backoff", "retry policy"]}],
                   "preferences": [], "conventions": [], "gotchas": [],
                   "active_work": {"current_task": "Move retries into a transport wrapper", "blockers": [],
                                   "next_steps": ["write the wrapper"], "open_questions": []},
@@ -109,6 +112,9 @@ def test_a_grounded_record_lands_and_the_next_session_start_shows_it(world):
     (rid, source, session_id), = world["record"]
     assert source == "llm_extraction" and session_id == world["first"].session_id
     assert TITLE in world["second"].additional_context("SessionStart")
+    # How it will be asked came in the same call, through the CLI's structured output (issue 25).
+    assert world["box"].query("SELECT questions, aliases FROM records WHERE id = ?", rid) == [
+        ("where do we retry failed requests?\ndoes the client retry?", "backoff\nretry policy")]
 
 
 def test_the_child_ran_none_of_our_hooks_and_left_no_session(world):
