@@ -41,6 +41,8 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         text, ids = digest.read_carried(project_id)
     if not text:
         text = _profile_fallback(project_id)
+    if text and os.environ.get("CLAUDE_PLUGIN_ROOT") and os.environ.get("AGENTCTX_PLUGIN_ROOT"):
+        text = _plugin_tool_names(text, payload.cwd)
     if text and digest.estimate(text) > digest.SESSION_START_BUDGET:  # a hand-edited or foreign digest file
         from ..base import tokens
 
@@ -60,6 +62,17 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     if text:
         output["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": text}
     return output or None
+
+
+def _plugin_tool_names(text: str, cwd: str) -> str:
+    """The digest names our MCP tools as a server registered as `agentctx` offers them (mcp__agentctx__ctx_search);
+    Claude Code offers the plugin's server under another prefix (claude/aside.py), unless it stands aside for a
+    server `agentctx init` registered."""
+    from ..claude import aside
+
+    if aside.USER_TOOL_PREFIX not in text or aside.mcp_registered(cwd) is not None:
+        return text
+    return text.replace(aside.USER_TOOL_PREFIX, aside.PLUGIN_TOOL_PREFIX)
 
 
 def _dedup_carried(payload: "Payload", text: str, ids: "list[str]") -> "tuple[str, list[str]]":
