@@ -78,12 +78,12 @@ def _runs_here(raw: bytes) -> bool:
 def mcp_registered(cwd: str) -> "str | None":
     """~/.claude.json when it registers a server named `agentctx` at user scope, or at local scope for this project
     (what `init` and `claude mcp add` write), else None."""
-    import json
-
     path = os.path.join(os.path.expanduser("~"), ".claude.json")
     raw = _read(path)
     if b'"agentctx"' not in raw:
-        return None
+        return None  # SessionStart asks on the plugin's every start: no json module (~4 ms) unless it may be there
+    import json
+
     try:
         data = json.loads(raw)
     except ValueError:

@@ -140,18 +140,23 @@ print(json.dumps({{"output": out.getvalue(), "modules": modules}}))
 """
 
 
-def test_the_plugin_route_loads_no_heavy_module_on_the_prompt(seeded, user_settings):
-    """The plugin's check reads settings files as bytes: no json, re or pathlib on the prompt's path."""
+@pytest.mark.parametrize("event, payload, expect", [
+    ("user-prompt-submit", {"prompt": "sqlite storage decision: WAL and busy timeout"}, "[decision] Storage decision"),
+    ("session-start", {"source": "startup"}, "mcp__plugin_agentctx_agentctx__ctx_search"),
+])
+def test_the_plugin_route_loads_no_heavy_module(seeded, user_settings, isolated_home, event, payload, expect):
+    """The plugin's checks read settings files and ~/.claude.json as bytes: no json, re or pathlib on the prompt's
+    path or SessionStart's."""
     user_settings.parent.mkdir(parents=True)
     user_settings.write_text(json.dumps({"enabledPlugins": {"agentctx@agentctx": True}}, indent=2))
-    code = HOT_PATH_CODE.format(root=str(ROOT), payload=json.dumps({"session_id": "s1", "cwd": str(seeded),
-                                                           "prompt": "sqlite storage decision: WAL and busy timeout"}),
-                       event="user-prompt-submit")
+    (isolated_home / ".claude.json").write_text(json.dumps({"numStartups": 3, "projects": {str(seeded): {}}}))
+    code = HOT_PATH_CODE.format(root=str(ROOT), payload=json.dumps({"session_id": "s1", "cwd": str(seeded), **payload}),
+                                event=event)
     env = {**os.environ, "CLAUDE_PLUGIN_ROOT": str(ROOT / "plugin"), "AGENTCTX_PLUGIN_ROOT": str(ROOT / "plugin")}
     done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, timeout=60,
                           check=True)
     got = json.loads(done.stdout)
-    assert "[decision] Storage decision" in got["output"]
+    assert expect in got["output"]
     assert [m for m in HEAVY if m in got["modules"]] == []
 
 
