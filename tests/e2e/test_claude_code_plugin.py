@@ -120,6 +120,16 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return w
 
 
+def test_the_pinned_cli_validates_the_marketplace_and_the_plugin_strictly(tmp_path):
+    """`claude plugin validate --strict`: unknown fields, missing metadata and other warnings fail (exit 1)."""
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "DISABLE_AUTOUPDATER": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    for path in (ROOT, ROOT / "plugin"):
+        done = subprocess.run([str(CLAUDE), "plugin", "validate", "--strict", str(path)], capture_output=True,
+                              text=True, env=env, timeout=120)
+        assert done.returncode == 0 and "Validation passed" in done.stdout, done.stdout + done.stderr
+
+
 def test_the_plugin_installs_from_the_checkout_with_no_agentctx_on_path(world):
     box: PluginSandbox = world["box"]
     assert shutil.which("agentctx", path=box.env["PATH"]) is None
