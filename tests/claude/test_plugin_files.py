@@ -126,6 +126,19 @@ def test_the_launcher_uses_the_remembered_python_without_probing(launch, tmp_pat
     assert marker.read_text().count("\n") == 1 and not (tmp_path / "probed").exists()
 
 
+@pytest.mark.parametrize("shell", ["/bin/sh", "bash"])
+def test_a_data_directory_that_is_not_there_costs_no_stderr(launch, tmp_path, shell):
+    import shutil
+
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} not here")
+    (launch.bin / "python3.14").symlink_to(sys.executable)
+    env = {"HOME": os.environ["HOME"], "PATH": f"{launch.bin}:/usr/bin:/bin",
+           "CLAUDE_PLUGIN_DATA": str(tmp_path / "not" / "created")}
+    done = subprocess.run([shell, str(LAUNCHER), "--version"], capture_output=True, text=True, env=env, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"agentctx {__version__}\n", "")
+
+
 def test_a_remembered_python_that_is_gone_is_looked_for_again(launch):
     (launch.data / "python").write_text("/nonexistent/python3\n")
     (launch.bin / "python3.14").symlink_to(sys.executable)
