@@ -171,6 +171,12 @@ def test_without_a_suitable_python_a_hook_says_why_and_exits_0(launch):
     assert launch("status", path=only_fakes).returncode == 69
 
 
+def test_an_agentctx_python_that_is_not_there_is_said_and_a_hook_still_exits_0(launch):
+    done = launch("hook", "stop", stdin="{}", AGENTCTX_PYTHON="/nonexistent/python3")
+    assert done.returncode == 0 and done.stdout == ""
+    assert "no Python 3.10 or newer" in done.stderr and "AGENTCTX_PYTHON=/nonexistent/python3 (not executable)" in done.stderr
+
+
 def test_the_plugins_package_runs_not_one_in_the_working_directory(launch):
     (launch.bin / "python3.14").symlink_to(sys.executable)
     shadow = launch.work / "agentctx"
