@@ -89,8 +89,8 @@ def _set_up(cwd: str, project_id: str) -> bool:
         pass
     try:
         paths.ensure_private_dir_str(os.path.dirname(stamp))
-        with open(stamp, "w", encoding="utf-8"):
-            pass
+        os.close(os.open(stamp, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))  # private, as all
+        os.utime(stamp)  # its age is the retry clock
     except OSError:
         return False
     from ..base.spawn import agentctx_argv, detached

@@ -41,6 +41,7 @@ def test_the_first_session_of_a_project_starts_init_and_says_so(repo, hook, as_p
     assert hook("session-start", {"session_id": "s2", "cwd": str(repo), "source": "startup"}) is None
     assert len(spawned) == 1
     stamp = paths.setup_stamp_file(detect(repo).id)
+    assert os.stat(stamp).st_mode & 0o777 == 0o600
     old = time.time() - session.SETUP_RETRY_S - 1
     os.utime(stamp, (old, old))  # that init died: the next session tries again
     hook("session-start", {"session_id": "s3", "cwd": str(repo), "source": "startup"})
