@@ -2,9 +2,12 @@
 
 python bench/hooks.py [--records N ...] [--runs K]
 python bench/hooks.py --against OLD_CHECKOUT [--records N] [--runs K]
-Ends with one line of name=value pairs (ups_ratio, session_start_ratio: hook median / floor median). With
-`--against`, an A/B: the same store, the hooks of both installs interleaved round by round, and B/A per hook (the
-median of per-round ratios; B is this checkout, A the other one).
+Ends with one line of name=value pairs (ups_ratio, session_start_ratio: hook median / floor median). Each hook is
+timed in three forms: `python -m agentctx hook E` and the installed `agentctx` script (a tool install), and the
+Claude Code plugin's command, `sh plugin/bin/agentctx hook E` with the plugin's environment (its launcher, the
+interpreter it remembered, the package from the plugin directory). With `--against`, an A/B: the same store, the
+hooks of both installs interleaved round by round, and B/A per hook (the median of per-round ratios; B is this
+checkout, A the other one).
 """
 
 from __future__ import annotations
@@ -133,6 +136,19 @@ def ab(n: int, runs: int, new_py: str, old_py: str) -> dict[str, float]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _plugin_env(env: dict[str, str], tmp: Path, home: Path, repo: Path, py: str) -> dict[str, str]:
+    """The environment Claude Code gives a plugin's hook: CLAUDE_PLUGIN_ROOT, a data directory where the launcher
+    has remembered its interpreter (`py`: on the usual path it probes nothing), CLAUDE_PROJECT_DIR; and a user
+    settings file naming the plugin, which the hook reads to know it need not stand aside."""
+    root = Path(__file__).resolve().parent.parent / "plugin"
+    data = tmp / "plugin-data"
+    data.mkdir(exist_ok=True)
+    (data / "python").write_text(py + "\n")
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"enabledPlugins": {"agentctx@agentctx": True}}))
+    return {**env, "CLAUDE_PLUGIN_ROOT": str(root), "CLAUDE_PLUGIN_DATA": str(data), "CLAUDE_PROJECT_DIR": str(repo)}
+
+
 def bench(n: int, runs: int, py: str) -> dict[str, float]:
     tmp = Path(tempfile.mkdtemp(prefix="agentctx-bench-"))
     try:
@@ -163,6 +179,8 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         # Two groups, each with its own floor: the hooks the user waits for (SessionStart, UserPromptSubmit) are
         # not timed while the detached work of Stop, PreCompact and PostToolUse still runs on this 2-core machine.
         script = Path(py).parent / "agentctx"
+        plugin_env = _plugin_env(env, tmp, home, repo, py)
+        launcher = str(Path(__file__).resolve().parent.parent / "plugin" / "bin" / "agentctx")
         out: dict[str, float] = {}
         for group in (("session-start", "user-prompt-submit"), ("post-tool-use", "stop", "pre-compact")):
             commands = {"floor": ([py, "-I", "-c", "import sqlite3, json"], [b""])}
@@ -172,13 +190,16 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
                 commands[f"{event}_isolated_ms"] = ([py, "-I", "-m", "agentctx", "hook", event], events[event])
                 if script.exists():
                     commands[f"{event}_script_ms"] = ([str(script), "hook", event], events[event])
+                # What the plugin's hooks.json runs (Claude Code substitutes ${CLAUDE_PLUGIN_ROOT}).
+                commands[f"{event}_plugin_ms"] = (["sh", launcher, "hook", event], events[event])
             samples: dict[str, list[float]] = {name: [] for name in commands}
             for i in range(runs + 2):
                 for name, (argv, payloads) in commands.items():
                     start = time.perf_counter()
                     # cwd = the project, as Claude Code runs hooks (and `python -m` must not find a checkout's package).
                     subprocess.run(argv, input=payloads[i % len(payloads)], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, env=env, check=False, cwd=str(repo))
+                                   stderr=subprocess.DEVNULL, env=plugin_env if "_plugin" in name else env,
+                                   check=False, cwd=str(repo))
                     if i >= 2:  # two warm-up rounds: page cache and bytecode
                         samples[name].append((time.perf_counter() - start) * 1000)
             out.setdefault("floor_ms", statistics.median(samples["floor"]))
@@ -224,14 +245,16 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         res = bench(n, args.runs, py)
         floor = res["floor_ms"]
         print(f"\n{n:,} records   floor (python -I -c 'import sqlite3, json'): {floor:.1f} ms")
-        print(f"{'hook':<22}{'python -m':>12}{'ratio':>8}{'python -I -m':>14}{'ratio':>8}{'agentctx':>12}{'ratio':>8}")
+        print(f"{'hook':<22}{'python -m':>12}{'ratio':>8}{'python -I -m':>14}{'ratio':>8}{'agentctx':>12}{'ratio':>8}"
+              f"{'plugin':>12}{'ratio':>8}")
         for key in [k for k in res if k.endswith("_ms") and k != "floor_ms" and "_script" not in k
-                    and "_isolated" not in k]:
+                    and "_plugin" not in k and "_isolated" not in k]:
             event = key[:-3]
-            script = res.get(f"{event}_script_ms")
-            print(f"{event:<22}{res[key]:>10.1f}ms{res[f'{event}_ratio']:>7.2f}x"
-                  f"{res[f'{event}_isolated_ms']:>12.1f}ms{res[f'{event}_isolated_ratio']:>7.2f}x"
-                  + (f"{script:>10.1f}ms{res[f'{event}_script_ratio']:>7.2f}x" if script else ""))
+            line = f"{event:<22}{res[key]:>10.1f}ms{res[f'{event}_ratio']:>7.2f}x"
+            for form, width in (("isolated", 12), ("script", 10), ("plugin", 10)):
+                ms = res.get(f"{event}_{form}_ms")
+                line += f"{ms:>{width}.1f}ms{res[f'{event}_{form}_ratio']:>7.2f}x" if ms else f"{'':>{width + 8}}"
+            print(line.rstrip())
         tag = f"_{n // 1000}k" if len(args.records) > 1 else ""
         summary[f"floor_ms{tag}"] = f"{floor:.1f}"
         summary[f"ups_ratio{tag}"] = f"{res['user-prompt-submit_ratio']:.2f}"
@@ -240,13 +263,14 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         summary[f"session_start_isolated_ratio{tag}"] = f"{res['session-start_isolated_ratio']:.2f}"
         if "user-prompt-submit_script_ratio" in res:
             summary[f"ups_script_ratio{tag}"] = f"{res['user-prompt-submit_script_ratio']:.2f}"
+        summary[f"ups_plugin_ratio{tag}"] = f"{res['user-prompt-submit_plugin_ratio']:.2f}"
+        summary[f"session_start_plugin_ratio{tag}"] = f"{res['session-start_plugin_ratio']:.2f}"
     if len(args.records) > 1:  # the unsuffixed names refer to the first size
         first = f"_{args.records[0] // 1000}k"
-        summary["ups_ratio"] = summary[f"ups_ratio{first}"]
-        summary["session_start_ratio"] = summary[f"session_start_ratio{first}"]
-        summary["ups_isolated_ratio"] = summary[f"ups_isolated_ratio{first}"]
-        if f"ups_script_ratio{first}" in summary:
-            summary["ups_script_ratio"] = summary[f"ups_script_ratio{first}"]
+        for name in ("ups_ratio", "session_start_ratio", "ups_isolated_ratio", "session_start_isolated_ratio",
+                     "ups_script_ratio", "ups_plugin_ratio", "session_start_plugin_ratio"):
+            if f"{name}{first}" in summary:
+                summary[name] = summary[f"{name}{first}"]
     print(" ".join(f"{k}={v}" for k, v in summary.items()))
     return 0
 

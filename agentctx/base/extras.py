@@ -2,7 +2,9 @@
 
 Nothing is published under `agentctx-memory` on the package index, so no advice may install `agentctx-memory[x]`
 from it: a checkout is re-installed with the extra, a tool install gets the extra's packages added to its own
-environment, and anything else gets the packages installed next to agentctx."""
+environment, and anything else gets the packages installed next to agentctx. The Claude Code plugin runs on a
+Python it found (often the system's, which PEP 668 closes to pip): its extras go into a virtualenv at
+`$AGENTCTX_HOME/venv`, which the plugin's launcher prefers once it exists (plugin/bin/agentctx)."""
 
 from __future__ import annotations
 
@@ -26,7 +28,9 @@ MODULES: dict[str, tuple[str, ...]] = {"llm": ("anthropic",), "vectors": ("faste
 PURPOSE = {"llm": "LLM extraction (extract, backfill, Stop)", "vectors": "hybrid retrieval with local embeddings",
            "mcp-sdk": "`agentctx mcp --sdk`"}
 
-Kind = Literal["uv-tool", "pipx", "checkout", "venv", "system"]
+Kind = Literal["uv-tool", "pipx", "checkout", "venv", "system", "plugin"]
+# Set by the plugin's launcher: the plugin directory this agentctx was imported from.
+PLUGIN_ROOT_ENV = "AGENTCTX_PLUGIN_ROOT"
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ def installed(extra: str) -> bool:
 def installation() -> Installation:
     """Read the environment (uv's receipt, pipx's metadata) and the distribution's direct_url.json (PEP 610)."""
     prefix = Path(sys.prefix)
+    if os.environ.get(PLUGIN_ROOT_ENV):
+        return Installation("plugin", os.environ[PLUGIN_ROOT_ENV])
     source, editable = _direct_url()
     if (prefix / "uv-receipt.toml").exists():
         return Installation("uv-tool", source, editable)
@@ -141,6 +147,12 @@ def install_command(extra: str, inst: Installation | None = None) -> str:
     reqs = list(REQUIREMENTS[extra])
     q = shlex.quote
     python = q(sys.executable)
+    if inst.kind == "plugin":
+        venv = os.path.join(_home(), "venv")
+        pip = f"{q(os.path.join(venv, 'bin', 'python'))} -m pip install " + " ".join(q(r) for r in reqs)
+        if os.path.realpath(sys.prefix) == os.path.realpath(venv):
+            return pip
+        return f"{python} -m venv {q(venv)} && {pip}"
     source_here = inst.source is not None and (not os.path.isabs(inst.source) or os.path.isdir(inst.source))
     if inst.kind == "uv-tool":
         withs, ours = _uv_receipt(Path(sys.prefix))
@@ -157,6 +169,12 @@ def install_command(extra: str, inst: Installation | None = None) -> str:
     if source_here and os.path.isabs(inst.source or ""):
         return f"{python} -m pip install " + ("-e " if inst.editable else "") + q(f"{inst.source}[{extra}]")
     return f"{python} -m pip install " + " ".join(q(r) for r in reqs)
+
+
+def _home() -> str:
+    from .paths import home_dir
+
+    return home_dir()
 
 
 def describe(extra: str) -> str:

@@ -73,6 +73,11 @@ def compact_file(session_id: str) -> str:
     return os.path.join(state_dir_str(), f"compact-{_safe(session_id)}.txt")
 
 
+def setup_stamp_file(project_id: str) -> str:
+    """When the plugin's SessionStart last started setting a project up (`agentctx init`, detached)."""
+    return os.path.join(state_dir_str(), f"setup-{_safe(project_id)}")
+
+
 def open_marker_file(session_id: str) -> str:
     """The marker of a session Claude Code has open (SessionStart writes it, SessionEnd removes it)."""
     return os.path.join(state_dir_str(), "open", f"{_safe(session_id)}.json")

@@ -7,7 +7,7 @@ import sqlite3
 import stat
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Any, Callable, Literal
 
 from ..base import config, paths
 from ..base.errors import AgentctxError
@@ -274,13 +274,23 @@ def check_claude_code(project_root: Path | None) -> list[Check]:
     from . import wiring
     from .settings import settings_path
 
+    from . import plugin
+
     files = [settings_path(None)] + ([settings_path(project_root)] if project_root is not None else [])
     state = paths.claude_json()
     probes = wiring.check(files, state)
+    found = plugin.installs(project_root)
+    active = next((i for i in found if i.enabled), None)
+    out = [] if active is None else [check_plugin(active, [w for p in probes for w in p.where])]
     if not probes:
-        return [Check("claude-code", "warn", f"agentctx is not registered with Claude Code (no hooks in "
-                      f"{', '.join(map(str, files))}, no MCP server in {state})", "agentctx init")]
-    out = []
+        if active is not None:
+            return out
+        detail = (f"agentctx is not registered with Claude Code (no hooks in {', '.join(map(str, files))}, no MCP "
+                  f"server in {state}")
+        if found:
+            return [Check("claude-code", "warn", f"{detail}; the Claude Code plugin {found[0].describe()} is installed)",
+                          f"claude plugin enable {found[0].id} (or `agentctx init`)")]
+        return [Check("claude-code", "warn", detail + ")", "agentctx init")]
     env = f"env -i HOME=… PATH={wiring.login_path()}"
     for p in probes:
         where = p.registrations()
@@ -298,6 +308,29 @@ def check_claude_code(project_root: Path | None) -> list[Check]:
         else:
             out.append(Check("claude-code", "ok", f"`{p.prefix}` runs from a login environment ({p.detail}); {where}"))
     return out
+
+
+def check_plugin(install: "Any", registered: list[str]) -> Check:
+    """The enabled agentctx plugin: its launcher finds a Python and runs from a login environment; and whether it
+    stands aside for registrations `agentctx init` made (`registered`: where they are)."""
+    import shlex
+
+    from . import plugin, wiring
+
+    if registered:
+        where = "; ".join(dict.fromkeys(registered))
+        return Check("claude-plugin", "warn", f"{install.describe()} stands aside: agentctx is also registered by "
+                     f"`agentctx init` ({where}), and those registrations run",
+                     f"`agentctx uninstall` to keep only the plugin, or `{plugin.uninstall_hint(install)}` to keep "
+                     "only the tool install")
+    prefix = f"sh {shlex.quote(install.path + '/bin/agentctx')}"
+    ok, detail = wiring.probe(prefix)
+    if ok:
+        return Check("claude-plugin", "ok", f"{install.describe()}: runs `{prefix}` ({detail})")
+    return Check("claude-plugin", "fail", f"{install.describe()}: `{prefix}` does not run from a login environment "
+                 f"(env -i HOME=… PATH={wiring.login_path()}): {detail}",
+                 "install Python 3.10 or newer with SQLite FTS5 where Claude Code finds it (python3.1x or python3 on "
+                 "its PATH), or set AGENTCTX_PYTHON to one in the environment Claude Code starts with")
 
 
 def run(repair: bool = False, *, project_root: Path | None = None, wiring: bool = True) -> list[Check]:

@@ -59,10 +59,38 @@ def reset_project(project: Project) -> int:
         conn.close()
 
 
-def wire_claude(*, project_root: Path | None = None, mcp: bool = True) -> list[str]:
-    """Register the hooks (user settings, or the project's with `project_root`) and the MCP server; what was done."""
+def wire_claude(*, project_root: Path | None = None, mcp: bool = True, here: Path | None = None,
+                force: bool = False) -> list[str]:
+    """Register the hooks (user settings, or the project's with `project_root`) and the MCP server; what was done.
+
+    Not while the agentctx plugin is enabled for `here` (the project `init` runs in): its own hooks and server are
+    the registration, and both would inject the same records twice. `force` registers anyway (the plugin then
+    stands aside); a process started by the plugin never registers itself (its interpreter finds the package only
+    through the plugin's launcher)."""
+    from . import plugin
     from . import settings as cs
     from . import wiring
+
+    running = plugin.running_from_plugin()
+    found = plugin.installs(here if here is not None else project_root)
+    active = next((i for i in found if i.enabled), None)
+    if running is not None:
+        line = (f"this agentctx runs from the Claude Code plugin ({running}), which registers its own hooks and MCP "
+                "server: nothing written to Claude Code's settings")
+        if active is None:
+            line += f"; the plugin is not enabled here: `claude plugin enable {plugin.PLUGIN_ID}`"
+        return [line]
+    if active is not None and not force:
+        return [f"the Claude Code plugin {active.describe()} provides the hooks and the MCP server: nothing written "
+                f"to {cs.settings_path(project_root)} or {paths.claude_json()} (`agentctx init --force` registers "
+                "them there too, and the plugin then stands aside)"]
+    notes = []
+    if active is not None:
+        notes.append(f"the Claude Code plugin {active.describe()} stands aside while these registrations exist "
+                     f"(`agentctx uninstall` removes them; `{plugin.uninstall_hint(active)}` removes the plugin)")
+    elif found:
+        notes.append(f"the Claude Code plugin {found[0].describe()} is installed; enabled, it would stand aside "
+                     "while these registrations exist")
 
     hooks = wiring.choose(shared=project_root is not None)  # a project's settings are committed and shared
     server = wiring.choose()  # the MCP entry is always the user's own (~/.claude.json)
@@ -78,11 +106,12 @@ def wire_claude(*, project_root: Path | None = None, mcp: bool = True) -> list[s
         state = paths.claude_json()
         done.append(("registered MCP server `agentctx` in " if cs.install_mcp(state, cs.Launcher(server.argv, server.on_path))
                      else "MCP server `agentctx` already registered in ") + str(state))
-    return done
+    return done + notes
 
 
-def unwire_claude(*, project_root: Path | None = None) -> list[str]:
-    """Remove our hooks (user and, with `project_root`, project settings) and MCP entry, restoring the user's files."""
+def unwire_claude(*, project_root: Path | None = None, here: Path | None = None) -> list[str]:
+    """Remove our hooks (user and, with `project_root`, project settings) and MCP entry, restoring the user's files;
+    an installed agentctx plugin (for `here`, the current project) is left alone, and named with how to remove it."""
     from . import settings as cs
 
     done = []
@@ -92,7 +121,32 @@ def unwire_claude(*, project_root: Path | None = None) -> list[str]:
             done.append(f"removed agentctx hooks from {settings}")
     if cs.remove_mcp(paths.claude_json()):
         done.append(f"removed MCP server `agentctx` from {paths.claude_json()}")
-    return done or ["nothing of agentctx was registered with Claude Code"]
+    done = done or ["nothing of agentctx was registered in Claude Code's settings"]
+    from . import plugin
+
+    for install in plugin.installs(here if here is not None else project_root):
+        done.append(f"the Claude Code plugin {install.describe()} is still installed: `{plugin.uninstall_hint(install)}` "
+                    f"removes it (the store in {paths.home()} stays)")
+    return done
+
+
+def claude_code_state(here: Path) -> dict[str, object]:
+    """Which registration runs agentctx in Claude Code for the project at `here`: the plugin, `init`'s entries in
+    the settings files, or both (the plugin then stands aside), in one line for `status`."""
+    from . import plugin, wiring
+    from .settings import settings_path
+
+    active = plugin.active(here)
+    settings = bool(wiring.registered([settings_path(None), settings_path(here)], paths.claude_json()))
+    if active is not None and settings:
+        line = f"plugin {active.describe()} stands aside for what `agentctx init` registered (`agentctx doctor`)"
+    elif active is not None:
+        line = f"plugin {active.describe()}"
+    elif settings:
+        line = "hooks and MCP server registered by `agentctx init`"
+    else:
+        line = "not registered: `agentctx init`, or the Claude Code plugin"
+    return {"plugin": active.describe() if active is not None else None, "settings": settings, "line": line}
 
 
 def profile_and_digest(project: Project) -> list[str]:

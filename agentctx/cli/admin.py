@@ -14,7 +14,8 @@ from .parser import add_json
 
 def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
     done = setup.initialize()
-    done += setup.wire_claude(project_root=ctx.project.root if args.project else None, mcp=not args.no_mcp)
+    done += setup.wire_claude(project_root=ctx.project.root if args.project else None, mcp=not args.no_mcp,
+                              here=ctx.project.root, force=args.force)
     done += [] if args.no_profile else setup.profile_and_digest(ctx.project)
     if ctx.json:
         ctx.emit({"home": str(paths.home()), "database": str(paths.db_path()), "done": done})
@@ -27,6 +28,7 @@ def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
 
 def cmd_status(args: argparse.Namespace, ctx: Context) -> int:
     data = status_mod.report(ctx.conn, ctx.project)
+    data["claude_code"] = setup.claude_code_state(ctx.project.root)
     if ctx.json:
         ctx.emit(data)
     else:
@@ -108,6 +110,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--project", action="store_true", help="register the hooks in this project's .claude/settings.json")
     p.add_argument("--no-mcp", action="store_true", help="do not register the MCP server in ~/.claude.json")
     p.add_argument("--no-profile", action="store_true", help="skip project profile detection")
+    p.add_argument("--force", action="store_true",
+                   help="register in Claude Code's settings even when the agentctx plugin is enabled")
     add_json(p)
     p.set_defaults(handler=cmd_init)
 

@@ -14,7 +14,7 @@ from .parser import add_json
 def cmd_uninstall(args: argparse.Namespace, ctx: Context) -> int:
     if args.data and not args.force and not ctx.confirm(f"Delete every agentctx record and {paths.home()}?"):
         raise UsageError("not_confirmed", action="uninstall --data")
-    done = setup.unwire_claude(project_root=ctx.project.root if args.project else None)
+    done = setup.unwire_claude(project_root=ctx.project.root if args.project else None, here=ctx.project.root)
     if args.data:
         ctx.close()
         done.append(setup.remove_data())

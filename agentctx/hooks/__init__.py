@@ -193,6 +193,16 @@ def run(argv: list[str]) -> int:
             log(event, "stdin is not a JSON object; nothing done")
             return 0
         payload = Payload.from_json(data)
+        if os.environ.get("CLAUDE_PLUGIN_ROOT") and os.environ.get("AGENTCTX_PLUGIN_ROOT"):
+            # Run as the plugin's hook (Claude Code sets the first for plugin hooks only, our launcher the second):
+            # it stands aside while `agentctx init` registered hooks of its own, which run too (claude/aside.py).
+            from ..claude import aside
+
+            where = aside.hooks_registered(payload.cwd)
+            if where is not None:
+                if event == "session-start":
+                    sys.stdout.write(jsonfast.dumps({"systemMessage": aside.message(where)}, ensure_ascii=False) + "\n")
+                return 0
         module = __import__(f"{__name__}.{target[0]}", fromlist=[target[1]])
         output = getattr(module, target[1])(payload)
         if output:

@@ -33,6 +33,8 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         from . import log
 
         log("SessionStart", f"team file check: {type(exc).__name__}: {exc}")
+    plugin = bool(os.environ.get("CLAUDE_PLUGIN_ROOT") and os.environ.get("AGENTCTX_PLUGIN_ROOT"))
+    setting_up = plugin and _set_up(payload.cwd, project_id)
     if payload.source in ("compact", "clear") and payload.session_id:
         _forget_injected(payload.session_id)
     text = _after_compaction(project_id, payload.session_id) if payload.source == "compact" else ""
@@ -41,6 +43,8 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         text, ids = digest.read_carried(project_id)
     if not text:
         text = _profile_fallback(project_id)
+    if text and plugin:
+        text = _plugin_tool_names(text, payload.cwd)
     if text and digest.estimate(text) > digest.SESSION_START_BUDGET:  # a hand-edited or foreign digest file
         from ..base import tokens
 
@@ -53,13 +57,56 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
                     "tokens": digest.estimate(text) if text else 0, "record_ids": ids})
     _track(payload, project_id)
     output: dict[str, object] = {}
-    line = notice.session_line(project_id, notify=notify, source=payload.source,
-                               tokens=digest.estimate(text) if text else 0)
+    line = SETTING_UP if setting_up and notify != "off" else notice.session_line(
+        project_id, notify=notify, source=payload.source, tokens=digest.estimate(text) if text else 0)
     if line:
         output["systemMessage"] = line  # shown to the user; the model-facing context below is unchanged
     if text:
         output["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": text}
     return output or None
+
+
+SETTING_UP = ("agentctx: setting up this project (the store in ~/.agentctx, the project profile, a digest for the next "
+              "session) · `agentctx doctor`")
+SETUP_RETRY_S = 120.0
+
+
+def _set_up(cwd: str, project_id: str) -> bool:
+    """The plugin has no `agentctx init` step: for a project with no digest yet (and on first use, no store), start
+    what `init` does, detached: store and config, Claude Code's CLI for extraction, the profile, the first digest.
+    Registers nothing (it runs from the plugin). At most once in SETUP_RETRY_S per project; True when started."""
+    import time
+
+    from ..base import paths
+
+    if os.path.exists(paths.digest_file(project_id)):
+        return False
+    stamp = paths.setup_stamp_file(project_id)
+    try:
+        if time.time() - os.stat(stamp).st_mtime < SETUP_RETRY_S:
+            return False  # started moments ago (parallel sessions): it is still running
+    except OSError:
+        pass
+    try:
+        paths.ensure_private_dir_str(os.path.dirname(stamp))
+        os.close(os.open(stamp, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))  # private, as all
+        os.utime(stamp)  # its age is the retry clock
+    except OSError:
+        return False
+    from ..base.spawn import agentctx_argv, detached
+
+    return detached(agentctx_argv("init"), cwd=cwd) is not None
+
+
+def _plugin_tool_names(text: str, cwd: str) -> str:
+    """The digest names our MCP tools as a server registered as `agentctx` offers them (mcp__agentctx__ctx_search);
+    Claude Code offers the plugin's server under another prefix (claude/aside.py), unless it stands aside for a
+    server `agentctx init` registered."""
+    from ..claude import aside
+
+    if aside.USER_TOOL_PREFIX not in text or aside.mcp_registered(cwd) is not None:
+        return text
+    return text.replace(aside.USER_TOOL_PREFIX, aside.PLUGIN_TOOL_PREFIX)
 
 
 def _dedup_carried(payload: "Payload", text: str, ids: "list[str]") -> "tuple[str, list[str]]":

@@ -34,6 +34,7 @@ class Session:
     protocol_version: str | None = None
     client: dict[str, Any] | None = None
     initialized: bool = False
+    aside: str | None = None  # the plugin's copy standing aside for a server `init` registered: why (no tools)
 
 
 def negotiate(requested: Any) -> str:
@@ -59,7 +60,7 @@ def on_initialize(session: Session, req: Request) -> dict[str, Any]:
     session.client = info if isinstance(info, dict) else None
     return {"protocolVersion": session.protocol_version, "capabilities": {"tools": {"listChanged": False}},
             "serverInfo": {"name": "agentctx", "title": "agentctx project memory", "version": __version__},
-            "instructions": INSTRUCTIONS}
+            "instructions": session.aside or INSTRUCTIONS}
 
 
 def on_ping(session: Session, req: Request) -> dict[str, Any]:
@@ -70,6 +71,8 @@ def on_tools_list(session: Session, req: Request) -> dict[str, Any]:
     # All seven tools fit one page; we never hand out a cursor, so any cursor is one we did not issue.
     if _params(req).get("cursor") is not None:
         raise Fault(INVALID_PARAMS, "Invalid params: unknown cursor", req.id)
+    if session.aside:
+        return {"tools": []}  # the other agentctx server offers them: the model must not see every tool twice
     return {"tools": [tool.to_dict() for tool in TOOLS.values()]}
 
 
@@ -85,6 +88,8 @@ def on_tools_call(session: Session, req: Request) -> dict[str, Any]:
         arguments = {}
     if not isinstance(arguments, dict):
         raise Fault(INVALID_PARAMS, 'Invalid params: "arguments" must be an object', req.id)
+    if session.aside:
+        return {"content": [{"type": "text", "text": session.aside}], "isError": True}
     return call(session.tools, name, arguments).to_dict()
 
 
@@ -164,9 +169,10 @@ def _read_line(stream: BinaryIO) -> "bytes | Overlong | None":
     return line
 
 
-def serve(stdin: BinaryIO, stdout: BinaryIO, tools: ToolContext) -> int:
-    """Answer requests line by line, in order, until EOF; a malformed line is answered and skipped."""
-    session = Session(tools)
+def serve(stdin: BinaryIO, stdout: BinaryIO, tools: ToolContext, *, aside: str | None = None) -> int:
+    """Answer requests line by line, in order, until EOF; a malformed line is answered and skipped. With `aside`
+    (why), the server offers no tools and says why in its instructions."""
+    session = Session(tools, aside=aside)
     try:
         while True:
             line = _read_line(stdin)
@@ -204,6 +210,17 @@ def make_context(environ: Mapping[str, str] | None = None, cwd: str | None = Non
     return ToolContext(project=project, session_id=env.get("CLAUDE_CODE_SESSION_ID") or None)
 
 
+def plugin_aside(environ: Mapping[str, str], cwd: str | None = None) -> str | None:
+    """Started as the plugin's server (Claude Code sets CLAUDE_PLUGIN_ROOT for it, our launcher AGENTCTX_PLUGIN_ROOT)
+    while `agentctx init` registered a server of its own: why this one offers nothing (claude/aside.py), else None."""
+    if not (environ.get("CLAUDE_PLUGIN_ROOT") and environ.get("AGENTCTX_PLUGIN_ROOT")):
+        return None
+    from ..claude import aside
+
+    where = aside.mcp_registered(str(project_root(environ, cwd)))
+    return aside.message(where) if where else None
+
+
 def main(cwd: str | None = None) -> int:
     """`agentctx mcp`: serve on the process's stdin/stdout; anything else printed goes to stderr."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
@@ -214,6 +231,6 @@ def main(cwd: str | None = None) -> int:
 
     vector_search.PREFER = "numpy"  # a server lives long: the cached matrix beats a per-query SQL scan
     try:
-        return serve(stdin, stdout, tools)
+        return serve(stdin, stdout, tools, aside=plugin_aside(os.environ, cwd))
     finally:
         tools.close()

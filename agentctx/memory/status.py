@@ -92,6 +92,7 @@ def render(data: dict[str, Any]) -> str:
     p = data["project"]
     lines = [f"project   {p['name']}  ({p['remote'] or p['root']})", f"id        {p['id'][:16]}…",
              f"agentctx  {data['control']['detail']}",
+             *([f"claude    {data['claude_code']['line']}"] if data.get("claude_code") else []),
              f"database  {data['database']}", f"retrieval {data['retrieval']}", "", "records"]
     for type_, n in data["records"].items():
         lines.append(f"  {type_:<12} {n}")

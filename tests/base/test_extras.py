@@ -59,6 +59,18 @@ def test_installation_kinds_from_the_environment(tmp_path, monkeypatch):
     assert extras.installation().kind == "pipx"
 
 
+def test_the_plugins_extras_go_into_the_virtualenv_its_launcher_prefers(tmp_path, monkeypatch, isolated_home):
+    monkeypatch.setenv("AGENTCTX_PLUGIN_ROOT", str(ROOT / "plugin"))
+    inst = extras.installation()
+    assert (inst.kind, inst.source) == ("plugin", str(ROOT / "plugin"))
+    venv = isolated_home / ".agentctx" / "venv"
+    command = extras.install_command("vectors", inst)
+    assert command == (f"{sys.executable} -m venv {venv} && {venv}/bin/python -m pip install 'fastembed>=0.9' "
+                       "'sqlite-vec>=0.1.6' 'numpy>=1.24'")
+    monkeypatch.setattr(sys, "prefix", str(venv))  # already running in it: add to it
+    assert extras.install_command("llm", inst) == f"{venv}/bin/python -m pip install 'anthropic>=2,<3'"
+
+
 def test_missing_sees_a_hidden_module(monkeypatch):
     monkeypatch.setitem(sys.modules, "anthropic", None)  # as if the [llm] extra were not installed
     assert extras.missing("llm") == "anthropic" and not extras.installed("llm")

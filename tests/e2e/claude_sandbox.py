@@ -104,8 +104,9 @@ class Sandbox:
                 "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1", "DISABLE_BUG_COMMAND": "1",
                 "CLAUDE_CODE_DISABLE_TERMINAL_TITLE": "1"}
 
-    def run(self, prompt: str, base_url: str, *, timeout: float = 60) -> Run:
-        done = subprocess.run([self.claude, "-p", prompt, *PROMPT_FLAGS], cwd=self.repo,
+    def run(self, prompt: str, base_url: str, *, timeout: float = 60, allowed: tuple[str, ...] = ()) -> Run:
+        """`allowed`: tools allowed beyond Bash (headless runs deny any tool not allowed)."""
+        done = subprocess.run([self.claude, "-p", prompt, *PROMPT_FLAGS, *allowed], cwd=self.repo,
                               env=self.claude_env(base_url), capture_output=True, text=True, timeout=timeout)
         return Run(done.stdout, done.returncode, done.stderr)
 
@@ -152,3 +153,51 @@ def wait_for(predicate: Any, timeout: float = 20.0, interval: float = 0.1) -> bo
             return True
         time.sleep(interval)
     return bool(predicate())
+
+
+class PluginSandbox(Sandbox):
+    """The same, without agentctx installed anywhere: Claude Code's PATH holds a fresh virtualenv with no packages (its
+    interpreter under every name the plugin's launcher looks for) and the system directories. agentctx comes only from
+    the plugin (`claude plugin marketplace add` / `install`)."""
+
+    def __init__(self, base: Path, claude: str) -> None:
+        super().__init__(base, claude)
+        self.python_dir = base / "python"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(self.python_dir)], check=True, timeout=120)
+        bin_dir = self.python_dir / "bin"
+        version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+        for name in ("python3.14", "python3.13", "python3.12", "python3.11", "python3.10"):
+            if not (bin_dir / name).exists():  # the launcher tries these before python3: all are this virtualenv
+                (bin_dir / name).symlink_to(version)
+        self.env["PATH"] = os.pathsep.join([str(bin_dir), "/usr/bin", "/bin"])
+
+    def claude_cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """`claude <args>` (plugin management: no API call)."""
+        done = subprocess.run([self.claude, *args], cwd=self.repo, env=self.claude_env("http://127.0.0.1:9"),
+                              capture_output=True, text=True, timeout=120)
+        if check and done.returncode != 0:
+            raise AssertionError(f"claude {' '.join(args)} exited {done.returncode}: {done.stdout}{done.stderr}")
+        return done
+
+    def installed(self) -> dict[str, Any]:
+        """Claude Code's record of the plugin's (user-scope) install."""
+        data = json.loads((self.home / ".claude" / "plugins" / "installed_plugins.json").read_text(encoding="utf-8"))
+        (entry,) = data["plugins"]["agentctx@agentctx"]
+        return entry
+
+    def plugin_cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """The plugin's own `agentctx` (the copy in Claude Code's plugin cache), as a person would run it."""
+        launcher = Path(self.installed()["installPath"]) / "bin" / "agentctx"
+        done = subprocess.run(["sh", str(launcher), *args], cwd=self.repo, env=self.env, capture_output=True,
+                              text=True, timeout=120)
+        if check and done.returncode != 0:
+            raise AssertionError(f"agentctx {' '.join(args)} exited {done.returncode}: {done.stderr}")
+        return done
+
+    def settings(self) -> dict[str, Any]:
+        path = self.home / ".claude" / "settings.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+    def claude_state(self) -> dict[str, Any]:
+        path = self.home / ".claude.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
