@@ -98,13 +98,23 @@ def block(hit: "SearchHit") -> str:
     return f"[{r.type}] {r.title}{label} (id {r.id})\n{body}"
 
 
+def header() -> str:
+    """HEADER, naming the tools as the model sees them: Claude Code offers the plugin's server under its own prefix
+    (claude/aside.py). Only the environment is read: this runs on every prompt (the rare plugin-beside-`init`-MCP
+    case keeps the plugin's names here; SessionStart's digest checks ~/.claude.json)."""
+    if os.environ.get("CLAUDE_PLUGIN_ROOT") and os.environ.get("AGENTCTX_PLUGIN_ROOT"):
+        return HEADER.replace("mcp__agentctx__", "mcp__plugin_agentctx_agentctx__")
+    return HEADER
+
+
 def render(hits: "list[SearchHit]") -> "tuple[list[SearchHit], str]":
     """The hits that fit the prompt budget (a block that does not fit is skipped, the next may) and the text."""
     from ..base import tokens
 
-    blocks = [HEADER] + [block(h) for h in hits]
+    head = header()
+    blocks = [head] + [block(h) for h in hits]
     kept = tokens.fit(blocks, tokens.PROMPT_BUDGET, char_cap=tokens.PROMPT_CHAR_CAP)
-    if len(kept) < 2 or kept[0] != HEADER:
+    if len(kept) < 2 or kept[0] != head:
         return [], ""
     kept_set = set(kept[1:])
     chosen = [h for h, b in zip(hits, blocks[1:]) if b in kept_set]

@@ -174,3 +174,13 @@ def test_the_block_says_which_tool_searches_the_memory():
 
     assert "mcp__agentctx__ctx_search" in HEADER and "mcp__agentctx__ctx_get" in HEADER
     assert "\n" not in HEADER and len(HEADER) < 160
+
+
+def test_from_the_plugin_the_block_names_the_plugins_tools(monkeypatch):
+    from agentctx.claude import aside
+    from agentctx.hooks.prompt import header
+
+    assert header().count(aside.USER_TOOL_PREFIX) == 2
+    monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", "/plugins/agentctx")
+    monkeypatch.setenv("AGENTCTX_PLUGIN_ROOT", "/plugins/agentctx")
+    assert header().count(aside.PLUGIN_TOOL_PREFIX) == 2 and aside.USER_TOOL_PREFIX not in header()
