@@ -8,13 +8,13 @@ is enabled (unless forced). Claude Code's files and fields: vendor-notes/claude-
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..base import paths
+from .wiring import json_object
 
 PLUGIN_NAME = "agentctx"
 MARKETPLACE_NAME = "agentctx"
@@ -46,14 +46,6 @@ def running_from_plugin() -> str | None:
     return os.environ.get(ROOT_ENV) or None
 
 
-def _json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def installed_file() -> Path:
     """Claude Code's record of installed plugins: id -> one entry per scope (scope, installPath, version, …)."""
     return paths.claude_home() / "plugins" / "installed_plugins.json"
@@ -70,7 +62,7 @@ def _settings_files(project_root: Path | None) -> list[Path]:
 def is_enabled(plugin_id: str, project_root: Path | None) -> bool:
     """`enabledPlugins[plugin_id]` as Claude Code merges settings (the most specific file that names it decides)."""
     for path in _settings_files(project_root):
-        enabled = _json(path).get("enabledPlugins")
+        enabled = json_object(path).get("enabledPlugins")
         if isinstance(enabled, dict) and plugin_id in enabled:
             return enabled[plugin_id] is True
     return False
@@ -86,7 +78,7 @@ def _same_dir(a: str, b: Path) -> bool:
 def installs(project_root: Path | None = None) -> list[Install]:
     """Installs of the agentctx plugin that apply here: user and managed scope, and project or local scope of
     `project_root`. Empty when Claude Code has none (or its file is unreadable)."""
-    data = _json(installed_file()).get("plugins")
+    data = json_object(installed_file()).get("plugins")
     out = []
     for plugin_id, entries in (data.items() if isinstance(data, dict) else []):
         if not isinstance(plugin_id, str) or plugin_id.split("@", 1)[0] != PLUGIN_NAME:

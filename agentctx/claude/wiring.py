@@ -156,7 +156,7 @@ def registered(settings_files: list[Path], state_file: Path) -> dict[str, list[s
     """Command prefix -> where it is registered, for our hooks in `settings_files` and our MCP entry in `state_file`."""
     out: dict[str, list[str]] = {}
     for path in settings_files:
-        data = _json(path)
+        data = json_object(path)
         hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
         for event, groups in hooks.items():
             for group in groups if isinstance(groups, list) else []:
@@ -165,7 +165,7 @@ def registered(settings_files: list[Path], state_file: Path) -> dict[str, list[s
                         prefix = prefix_of_hook(handler["command"])
                         if prefix is not None:
                             out.setdefault(prefix, []).append(f"hook in {path}")
-    servers = _json(state_file).get("mcpServers")
+    servers = json_object(state_file).get("mcpServers")
     entry = servers.get(MCP_NAME) if isinstance(servers, dict) else None
     if isinstance(entry, dict) and isinstance(entry.get("command"), str):
         args = entry.get("args") if isinstance(entry.get("args"), list) else []
@@ -175,7 +175,8 @@ def registered(settings_files: list[Path], state_file: Path) -> dict[str, list[s
     return out
 
 
-def _json(path: Path) -> dict[str, Any]:
+def json_object(path: Path) -> dict[str, Any]:
+    """The JSON object a Claude Code file holds; {} when it is missing, unreadable, malformed or not an object."""
     import json
 
     try:
