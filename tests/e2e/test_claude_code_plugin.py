@@ -161,7 +161,8 @@ def test_a_session_gets_the_digest_and_the_prompts_record_from_the_plugins_hooks
     assert digest.startswith("Project profile (agentctx):") and f"- {DECISION}:" in digest
     assert f"{SEARCH}(query)" in digest  # the digest names the plugin's tools as Claude Code offers them
     context = run.additional_context("UserPromptSubmit")
-    assert context.startswith("Relevant project context (agentctx):") and f"[decision] {DECISION}" in context
+    assert context.startswith("Relevant project context (agentctx project memory;") and f"[decision] {DECISION}" in context
+    assert f"search it with {SEARCH}" in context  # the block names the plugin's tools too
     first = world["A_bodies"][0]
     assert "SessionStart hook additional context: " + digest in _system_text(first)
     for body in world["A_bodies"]:
