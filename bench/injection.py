@@ -130,11 +130,11 @@ class Bench:
                 and str(a.get("title") or "").strip()]  # a decision without a title cannot be a record
         for adr in adrs:
             body = (adr.get("decision") or adr["title"]).strip()[:2000]
-            exp = (expansions or {}).get(adr.get("id") or "") or {}
+            exp = (expansions or {}).get(adr.get("id") or adr["title"]) or {}
+            asked_q, asked_a = asked_within_limits(exp)
             records.insert(conn, NewRecord(type="decision", title=adr["title"][:120], body=body,
                                            project_id=project.id, confidence="explicit",
-                                           questions=tuple(exp.get("questions") or ()),
-                                           aliases=tuple(exp.get("terms") or ())))
+                                           questions=asked_q, aliases=asked_a))
         if own_records:
             profile.refresh(conn, project)
         for rec in own_records:
@@ -191,6 +191,18 @@ class Bench:
         if conn is not None:
             conn.close()
         return results
+
+
+def asked_within_limits(exp: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """An expansions line's questions and terms as the store takes them: items past its limits are left out (a
+    model may write more or longer ones than a record holds; the product's extraction trims the same way)."""
+    from agentctx.base.models import ALIAS_CHARS, ALIASES_MAX, QUESTION_CHARS, QUESTIONS_MAX
+
+    def keep(items: object, most: int, chars: int) -> tuple[str, ...]:
+        out = [" ".join(i.split()) for i in items or () if isinstance(i, str)] if isinstance(items, list) else []
+        return tuple(i for i in out if i and len(i) <= chars)[:most]
+
+    return (keep(exp.get("questions"), QUESTIONS_MAX, QUESTION_CHARS), keep(exp.get("terms"), ALIASES_MAX, ALIAS_CHARS))
 
 
 def read_expansions(path: str | Path | None) -> dict[str, dict] | None:

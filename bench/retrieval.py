@@ -85,8 +85,9 @@ def adr_docs(rows: list[dict], expansions: dict[str, dict] | None = None) -> lis
         key = r.get("id") or r["title"]
         doc: tuple = (key, r["title"][:120], (r.get("decision") or r["title"])[:2000], None, None)
         if expansions is not None:
-            exp = expansions.get(key) or {}
-            doc += (tuple(exp.get("questions") or ()), tuple(exp.get("terms") or ()))
+            from injection import asked_within_limits  # bench/injection.py: the same trimming
+
+            doc += asked_within_limits(expansions.get(key) or {})
         out.append(doc)
     return out
 

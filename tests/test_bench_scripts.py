@@ -78,3 +78,21 @@ def test_retrieval_bench_reads_conversations_one_per_file_or_upstreams_list(tmp_
                                             encoding="utf-8")
     lines = [_run(["bench/retrieval.py", "--data", str(d)], tmp_path).strip().splitlines()[-1] for d in (one, upstream)]
     assert lines[0] == lines[1] and lines[0].endswith("n=2")
+
+
+EXPANSIONS = [  # written by hand in the format of adr-dev/expansions.jsonl, with items past the store's limits
+    {"id": "acme/1", "questions": ["how do services hear about new orders?", "do we use rabbitmq?", "x" * 300],
+     "terms": ["message bus", "event streaming", "pub/sub"] + [f"t{i}" for i in range(20)]},
+    {"id": "Store sessions in Redis", "questions": ["where do web sessions live?"], "terms": ["cache"]},
+]
+
+
+def test_both_benches_take_recorded_expansions(tmp_path):
+    adrs = str(_write(tmp_path / "adrs.jsonl", ADRS))
+    exp = str(_write(tmp_path / "expansions.jsonl", EXPANSIONS))
+    out = _run(["bench/injection.py", "--adrs", adrs, "--questions", str(_write(tmp_path / "q.jsonl", QUESTIONS)),
+                "--prompts", str(_write(tmp_path / "p.jsonl", PROMPTS)), "--no-cases", "--expansions", exp], tmp_path)
+    summary = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
+    assert summary["records"] == "2" and float(summary["question_hit"]) == 1.0
+    out = _run(["bench/retrieval.py", "--adr", adrs, "--expansions", exp, "--no-baselines"], tmp_path)
+    assert dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())["n"] == "2"

@@ -96,7 +96,7 @@ BODY_MAX = 2000
 QUESTIONS_MAX = 8
 QUESTION_CHARS = 200
 ALIASES_MAX = 16
-ALIAS_CHARS = 60
+ALIAS_CHARS = 80
 
 
 class NewRecord(record_type("NewRecord", "type title body project_id scope confidence source session_id pinned valid_from "

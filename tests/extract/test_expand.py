@@ -89,7 +89,7 @@ def test_a_partial_answer_keeps_the_good_entries_and_ignores_unknown_ids(conn, p
             {"id": f"[{by_title['Rule 4']}]",
              "questions": ["q " * 150, "  how   do we do rule 4? ", "HOW DO WE DO RULE 4?"],
              "aliases": [f"alias{i}" for i in range(30)] + [""]},
-            {"id": by_title["Rule 3"], "questions": 42, "aliases": [None, "", "x" * 61]},  # nothing usable
+            {"id": by_title["Rule 3"], "questions": 42, "aliases": [None, "", "x" * 81]},  # nothing usable
             {"id": by_title["Rule 2"], "questions": ["what about rule 2?"], "aliases": []},
             {"id": by_title["Rule 2"], "questions": ["a second entry for rule 2"], "aliases": ["dup"]},
         ]}  # Rule 1: not answered at all

@@ -122,7 +122,7 @@ def test_the_grounding_quote_is_kept_with_the_record(conn, pid):
 
 def test_extracted_records_carry_their_questions_and_aliases(conn, pid):
     dec = {**_dec("Use SQLite for storage"), "questions": ["which database do we use?", "  ", 7, "why no server?"],
-           "aliases": ["rdbms", "persistence", "x" * 80, "RDBMS"]}
+           "aliases": ["rdbms", "persistence", "x" * 81, "RDBMS"]}
     out = _run(conn, pid, answer(decisions=[dec]))
     (rec,) = [r for r in out.written if r.type == "decision"]
     assert rec.questions == ("which database do we use?", "why no server?")  # blanks, non-text dropped
