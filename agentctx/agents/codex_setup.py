@@ -316,3 +316,13 @@ def unwire() -> list[str]:
     if remove_config(keys):
         done.append(f"removed MCP server `agentctx` and our hooks' trust from {config_file()}")
     return done
+
+
+def mcp_registered() -> bool:
+    """`[mcp_servers.agentctx]` is in config.toml."""
+    try:
+        data = tomltext.loads(config_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    servers = data.get("mcp_servers")
+    return isinstance(servers, dict) and isinstance(servers.get(MCP_NAME), dict)

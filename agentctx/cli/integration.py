@@ -14,7 +14,12 @@ from .parser import add_json
 def cmd_uninstall(args: argparse.Namespace, ctx: Context) -> int:
     if args.data and not args.force and not ctx.confirm(f"Delete every agentctx record and {paths.home()}?"):
         raise UsageError("not_confirmed", action="uninstall --data")
-    done = setup.unwire_claude(project_root=ctx.project.root if args.project else None)
+    from . import agents
+
+    done = []
+    for agent in agents.chosen(args.agent) if args.agent else agents.NAMES:  # default: every agent
+        done += agents.unwire(agent, ctx, args) or ([f"nothing of agentctx was registered with "
+                                                     f"{agents.LABELS[agent]}"] if args.agent else [])
     if args.data:
         ctx.close()
         done.append(setup.remove_data())
@@ -148,7 +153,9 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("uninstall", help="remove agentctx from Claude Code (restoring your settings files)")
+    p = sub.add_parser("uninstall", help="remove agentctx from every agent (restoring your settings files)")
+    p.add_argument("--agent", action="append", choices=("claude", "codex", "gemini", "all"),
+                   help="only this agent (repeatable; default: every one)")
     p.add_argument("--project", action="store_true", help="also clean this project's .claude/settings.json")
     p.add_argument("--data", action="store_true", help="also delete the store and every record (asks first)")
     p.add_argument("--force", action="store_true", help="do not ask")
