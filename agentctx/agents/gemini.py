@@ -19,6 +19,8 @@ OUTPUT_EVENTS = {neutral: event for event, (neutral, _, _) in EVENTS.items()}
 # Gemini's tool names -> the neutral (Claude Code) names capture knows (fact 11).
 TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit"}
 OPEN, CLOSE = "<hook_context>", "</hook_context>"
+# Gemini names an MCP tool mcp_<server>_<tool> (fact 21); Claude Code and Codex mcp__<server>__<tool>.
+CLAUDE_TOOL_PREFIX, TOOL_PREFIX = "mcp__agentctx__", "mcp_agentctx_"
 _WRAP = ("<untrusted_context>", "</untrusted_context>")
 
 
@@ -78,7 +80,11 @@ def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[typ
         return out
     specific = out.get("hookSpecificOutput")
     if isinstance(specific, dict) and event in OUTPUT_EVENTS:
-        out = {**out, "hookSpecificOutput": {**specific, "hookEventName": OUTPUT_EVENTS[event]}}
+        specific = {**specific, "hookEventName": OUTPUT_EVENTS[event]}
+        text = specific.get("additionalContext")
+        if isinstance(text, str):  # the digest names our MCP tools as Claude Code and Codex do
+            specific["additionalContext"] = text.replace(CLAUDE_TOOL_PREFIX, TOOL_PREFIX)
+        out = {**out, "hookSpecificOutput": specific}
     return out
 
 

@@ -23,7 +23,10 @@ def test_session_start_gives_the_digest_as_json_context(agent_hook, add, repo):
     consolidate.run(detect(repo))
     out = agent_hook("gemini", "session-start", {**_common(repo, "SessionStart"), "source": "startup"})
     assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    assert "Storage decision" in out["hookSpecificOutput"]["additionalContext"]
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert "Storage decision" in text
+    # the digest names the MCP tools as Gemini offers them (mcp_<server>_<tool>, fact 21)
+    assert "mcp_agentctx_ctx_search" in text and "mcp__agentctx__" not in text
 
 
 def test_before_agent_injects_under_its_own_event_name(agent_hook, add, repo):
