@@ -22,7 +22,8 @@ SCHEMA = {
     "nodes": ["id", "project_id", "kind", "name"],
     "edges": ["id", "from_id", "to_id", "rel_type", "weight"],
     "record_entities": ["record_id", "entity_id"],
-    "sessions": ["session_id", "project_id", "started_at", "ended_at", "tokens_injected", "extraction_cost_usd"],
+    "sessions": ["session_id", "project_id", "started_at", "ended_at", "tokens_injected", "extraction_cost_usd",
+                 "agent"],
     "injections": ["id", "session_id", "project_id", "event", "prompt_hash", "record_ids", "scores", "tokens",
                    "created_at"],
     "records_fts": ["title", "body", "questions", "aliases"],
@@ -91,7 +92,10 @@ def test_schema_version_is_the_latest_migration():
 
 def test_migration_versions_are_appended_in_order():
     versions = [m.version for m in migrations.MIGRATIONS]
-    assert versions == list(range(1, len(versions) + 1))
+    # 11 and 12 belong to a branch merged separately (issue 28's migration is numbered 13 so that neither a store
+    # migrated on one branch nor on the other ever records a version the other means differently); after the
+    # merge the numbers are contiguous again.
+    assert versions == [v for v in range(1, versions[-1] + 1) if v not in (11, 12)]
 
 
 def test_reopening_is_idempotent(path, conn):

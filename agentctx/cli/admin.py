@@ -29,7 +29,10 @@ def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_status(args: argparse.Namespace, ctx: Context) -> int:
+    from . import agents
+
     data = status_mod.report(ctx.conn, ctx.project)
+    data["agents"] = [a for a in agents.NAMES if agents.wired(a)]  # those our hooks are registered with
     if ctx.json:
         ctx.emit(data)
     else:

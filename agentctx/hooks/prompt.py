@@ -143,7 +143,7 @@ def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tok
 
     record_pending({"event": "UserPromptSubmit", "session_id": payload.session_id, "project_id": project_id,
                     "prompt_hash": sha256_hex(payload.prompt)[:16], "record_ids": [h.record.id for h in hits],
-                    "scores": [round(h.score, 4) for h in hits], "tokens": n_tokens})
+                    "scores": [round(h.score, 4) for h in hits], "tokens": n_tokens, "agent": payload.agent})
 
 
 def _note(payload: "Payload", project_id: str, weighed: "list[Assessed]", chosen: "list[SearchHit]") -> None:

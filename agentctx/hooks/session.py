@@ -50,7 +50,7 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     from . import record_pending
 
     record_pending({"event": "SessionStart", "session_id": payload.session_id, "project_id": project_id,
-                    "tokens": digest.estimate(text) if text else 0, "record_ids": ids})
+                    "tokens": digest.estimate(text) if text else 0, "record_ids": ids, "agent": payload.agent})
     _track(payload, project_id)
     output: dict[str, object] = {}
     line = notice.session_line(project_id, notify=notify, source=payload.source,

@@ -286,6 +286,15 @@ def m010_asked_as(conn: sqlite3.Connection) -> None:
     # Term statistics count documents per term across all columns: unchanged until words are added, kept as they are.
 
 
+def m013_session_agent(conn: sqlite3.Connection) -> None:
+    # Which coding agent a session ran in (issue 28): claude, codex or gemini, from the hook that saw it first. Every
+    # session recorded before this version was Claude Code's: it was the only agent agentctx served.
+    _run(conn, (
+        "ALTER TABLE sessions ADD COLUMN agent TEXT",
+        "UPDATE sessions SET agent = 'claude'",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -297,6 +306,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "extraction_calls", m008_extraction_calls),
     Migration(9, "team_confidence", m009_team_confidence),
     Migration(10, "asked_as", m010_asked_as),
+    # 11 and 12 are another branch's (being merged); this one is renumbered after them if needed.
+    Migration(13, "session_agent", m013_session_agent),
 )
 
 LATEST = MIGRATIONS[-1].version

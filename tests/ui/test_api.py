@@ -223,3 +223,15 @@ def test_overview_shows_extraction_calls_and_tokens_per_day(live, seeded, conn):
     (day,) = ov["extraction"]["per_day"]
     assert (day["backend"], day["calls"], day["input_tokens"], day["output_tokens"]) == ("claude-code", 2, 1800, 240)
     assert ov["extraction"]["backend"] in ("api", "claude-code", "off") and ov["extraction"]["reason"]
+
+
+def test_sessions_and_records_say_which_agent(live, seeded, conn):
+    """Issue 28: a session records the agent it ran in; the dashboard shows it for the session and its records."""
+    from agentctx.store import sessions
+
+    sessions.touch(conn, "sess-1", seeded["project"].id, agent="codex")
+    status, _, data = live.call("GET", "/api/sessions")
+    assert status == 200 and [s["agent"] for s in data["items"] if s["session_id"] == "sess-1"] == ["codex"]
+    assert live.call("GET", "/api/sessions/sess-1")[2]["agent"] == "codex"
+    (inferred,) = [r for r in live.call("GET", "/api/records")[2]["items"] if r["title"].startswith("Tests run")]
+    assert live.call("GET", f"/api/records/{inferred['id']}")[2]["agent"] == "codex"

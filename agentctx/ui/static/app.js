@@ -5,6 +5,7 @@
   const TOKEN_KEY = "agentctx-token";
   const PAGE = 50;
   const SEARCH_PAGE = 10;  // as `agentctx search` (its default --limit); pages go on to its 50 at most
+  const AGENTS = { claude: "Claude Code", codex: "Codex CLI", gemini: "Gemini CLI" };  // agents/__init__.py LABELS
   const pageSize = () => (state.filters.q ? SEARCH_PAGE : PAGE);
   const state = { token: null, meta: null, project: null, filters: { q: "", type: "", confidence: "", source: "",
     pinned: "", superseded: "exclude", explain: false }, offset: 0, sel: -1 };
@@ -205,7 +206,8 @@
         ["source", r.source], ["valid from", when(r.valid_from)], ["recorded", when(r.recorded_at)],
         ["superseded", r.superseded_at ? `${when(r.superseded_at)} by ${r.superseded_by}` : "no (current)"],
         ["read", `${r.access_count} times`]].map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]),
-      r.session_id ? [h("dt", {}, "session"), h("dd", {}, h("a", { href: `#/session/${r.session_id}` }, r.session_id))] : null);
+      r.session_id ? [h("dt", {}, "session"), h("dd", {}, h("a", { href: `#/session/${r.session_id}` }, r.session_id),
+        d.agent ? ` (${AGENTS[d.agent] || d.agent})` : "")] : null);
     const actions = h("div", { class: "actions", id: "actions" });
     const card = h("section", { class: "card" }, h("h2", { id: "record-title" }, r.title), h("p", {}, chips(r)),
       h("div", { class: "body", id: "record-body" }, r.body),
@@ -275,11 +277,12 @@
     let d;
     try { d = await api("GET", "/api/sessions?" + qs({ project: state.project, limit: 100 })); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
     if (!d.items.length) { mount(h("h2", {}, "Sessions"), h("p", { class: "muted" }, "No sessions recorded for this project yet.")); return; }
-    mount(h("h2", {}, "Sessions"), h("table", {}, h("thead", {}, h("tr", {}, ["Started", "Ended", "Injections", "Tokens", "Records written", "Extraction"].map((t, i) =>
-      h("th", { class: i === 1 || i === 5 ? "hide-narrow" : "" }, t)))),
+    mount(h("h2", {}, "Sessions"), h("table", {}, h("thead", {}, h("tr", {}, ["Started", "Agent", "Ended", "Injections", "Tokens", "Records written", "Extraction"].map((t, i) =>
+      h("th", { class: i === 2 || i === 6 ? "hide-narrow" : "" }, t)))),
     h("tbody", {}, d.items.map((s) => h("tr", { class: "row", tabindex: "0", onclick: () => go(`#/session/${s.session_id}`),
       onkeydown: (e) => { if (e.key === "Enter") go(`#/session/${s.session_id}`); } },
-      h("td", {}, h("a", { href: `#/session/${s.session_id}` }, when(s.started_at))), h("td", { class: "hide-narrow" }, when(s.ended_at)),
+      h("td", {}, h("a", { href: `#/session/${s.session_id}` }, when(s.started_at))), h("td", {}, AGENTS[s.agent] || s.agent || "—"),
+      h("td", { class: "hide-narrow" }, when(s.ended_at)),
       h("td", {}, s.injections), h("td", {}, s.tokens_injected), h("td", {}, s.records_written),
       h("td", { class: "hide-narrow" }, `$${s.extraction_cost_usd.toFixed(4)}`))))));
   }
@@ -288,7 +291,7 @@
     try { d = await api("GET", `/api/sessions/${encodeURIComponent(id)}`); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
     mount(h("p", {}, h("a", { href: "#/sessions" }, "← Sessions")),
       h("section", { class: "card" }, h("h2", {}, `Session ${d.session_id}`),
-        h("dl", { class: "meta" }, [["started", when(d.started_at)], ["ended", when(d.ended_at)], ["tokens injected", d.tokens_injected],
+        h("dl", { class: "meta" }, [["agent", AGENTS[d.agent] || d.agent || "—"], ["started", when(d.started_at)], ["ended", when(d.ended_at)], ["tokens injected", d.tokens_injected],
           ["extraction cost", d.extraction_cost_usd === undefined ? "—" : `$${d.extraction_cost_usd.toFixed(4)}`]].map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))),
       h("section", { class: "card" }, h("h3", {}, "What was injected, and why"),
         d.injections.length ? h("ol", {}, d.injections.map((i) => h("li", {}, `${when(i.at)} · ${i.event} · ${i.tokens} tokens`,
