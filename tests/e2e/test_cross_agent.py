@@ -48,11 +48,25 @@ def _wanted(prompt: str) -> dict[str, str] | None:
     return {"type": "decision", "title": title, "body": body}
 
 
+def _first_prompt(body: dict[str, Any]) -> str:
+    users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
+    return ms.text_of(users[0].get("content")) if users else ""
+
+
 def claude_model(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """Records through ctx_record. A client that defers MCP tools (Claude Code 2.1.332, vendor-notes fact 25) offers
+    only ToolSearch: the tool's schema is fetched first, then it is called."""
     content = ms.last_user_content(body)
-    args = _wanted(ms.text_of(content))
-    if args and not ms.has_tool_result(content) and ms.offers_tool(body, "mcp__agentctx__ctx_record"):
-        return [{"type": "tool_use", "id": "toolu_rec1", "name": "mcp__agentctx__ctx_record", "input": args}]
+    args = _wanted(_first_prompt(body))
+    done = json.dumps(body.get("messages"))
+    if args and "toolu_rec1" not in done:
+        if ms.offers_tool(body, "mcp__agentctx__ctx_record") or "toolu_search1" in done:
+            return [{"type": "tool_use", "id": "toolu_rec1", "name": "mcp__agentctx__ctx_record", "input": args}]
+        if ms.offers_tool(body, "ToolSearch"):
+            return [{"type": "tool_use", "id": "toolu_search1", "name": "ToolSearch",
+                     "input": {"query": "select:mcp__agentctx__ctx_record"}}]
+    if ms.has_tool_result(content):
+        return [{"type": "text", "text": "Done."}]
     return ms.scripted_model(body)
 
 
