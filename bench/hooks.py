@@ -2,12 +2,14 @@
 
 python bench/hooks.py [--records N ...] [--runs K]
 python bench/hooks.py --against OLD_CHECKOUT [--records N] [--runs K]
-Ends with one line of name=value pairs (ups_ratio, session_start_ratio: hook median / floor median). Each hook is
-timed in three forms: `python -m agentctx hook E` and the installed `agentctx` script (a tool install), and the
-Claude Code plugin's command, `sh plugin/bin/agentctx hook E` with the plugin's environment (its launcher, the
-interpreter it remembered, the package from the plugin directory). With `--against`, an A/B: the same store, the
-hooks of both installs interleaved round by round, and B/A per hook (the median of per-round ratios; B is this
-checkout, A the other one).
+Ends with one line of name=value pairs (ups_ratio, session_start_ratio: hook median / floor median; the same per
+adapter: ups_ratio_codex, session_start_ratio_gemini, ...). Each Claude Code hook is timed in four forms: `python -m
+agentctx hook E`, `python -I -m agentctx hook E` (what `init` registers for a tool install or a virtualenv), the
+installed `agentctx` script, and the Claude Code plugin's command, `sh plugin/bin/agentctx hook E` with the
+plugin's environment (its launcher, the interpreter it remembered, the package from the plugin directory); each
+Codex and Gemini form as `python -m` and `python -I -m`. With `--against`, an A/B: the same store, the hooks of
+both installs interleaved round by round, and B/A per hook (the median of per-round ratios; B is this checkout, A
+the other one).
 """
 
 from __future__ import annotations
@@ -149,6 +151,39 @@ def _plugin_env(env: dict[str, str], tmp: Path, home: Path, repo: Path, py: str)
     return {**env, "CLAUDE_PLUGIN_ROOT": str(root), "CLAUDE_PLUGIN_DATA": str(data), "CLAUDE_PROJECT_DIR": str(repo)}
 
 
+# Each hook as Codex CLI and Gemini CLI run it (`--agent`, their own payloads: vendor-notes/codex-cli.md,
+# gemini-cli.md); the user waits for the first four, the rest run beside the turn.
+AGENT_FORMS = ("session-start:codex", "user-prompt-submit:codex", "session-start:gemini", "user-prompt-submit:gemini",
+               "post-tool-use:codex", "post-tool-use:gemini", "stop:codex", "stop:gemini")
+
+
+def agent_events(base: dict[str, str], prompts: list[bytes]) -> dict[str, list[bytes]]:
+    """The payloads of AGENT_FORMS. Gemini's prompt arrives with SessionStart's context in front of it (headless),
+    which its adapter strips: a digest-sized prefix here."""
+    prefix = "<hook_context>Active decisions and conventions (agentctx):\n" + "- a decision: its reason\n" * 40
+    gemini_prompts, codex_prompts = [], []
+    for raw in prompts:  # sessions of their own: a record injected in one form's session is not deduped in another's
+        payload = json.loads(raw)
+        codex_prompts.append(json.dumps({**payload, "session_id": payload["session_id"] + "-codex", "turn_id": "t",
+                                         "hook_event_name": "UserPromptSubmit", "model": "gpt-5.5"}).encode())
+        payload.update(session_id=payload["session_id"] + "-gemini", hook_event_name="BeforeAgent",
+                       prompt=f"{prefix}</hook_context>\n\n{payload['prompt']}")
+        gemini_prompts.append(json.dumps(payload).encode())
+    shell = {"session_id": "b", "tool_input": {"command": "pytest"}}
+    return {
+        "session-start:codex": [json.dumps({**base, "session_id": "b", "source": "startup", "model": "gpt-5.5"}).encode()],
+        "user-prompt-submit:codex": codex_prompts,
+        "session-start:gemini": [json.dumps({**base, "session_id": "b", "source": "startup"}).encode()],
+        "user-prompt-submit:gemini": gemini_prompts,
+        "post-tool-use:codex": [json.dumps({**base, **shell, "tool_name": "Bash", "tool_response": "3 passed"}).encode()],
+        "post-tool-use:gemini": [json.dumps({**base, **shell, "tool_name": "run_shell_command", "tool_response": {
+            "llmContent": "<untrusted_context>\nOutput: 3 passed\nProcess Group PGID: 1\n</untrusted_context>",
+            "returnDisplay": "3 passed"}}).encode()],
+        "stop:codex": [json.dumps({**base, "session_id": "b", "stop_hook_active": False}).encode()],
+        "stop:gemini": [json.dumps({**base, "session_id": "b", "stop_hook_active": False}).encode()],
+    }
+
+
 def bench(n: int, runs: int, py: str) -> dict[str, float]:
     tmp = Path(tempfile.mkdtemp(prefix="agentctx-bench-"))
     try:
@@ -174,6 +209,7 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
             "stop": [json.dumps({**base, "session_id": "b"}).encode()],
             "pre-compact": [json.dumps({**base, "session_id": "b", "trigger": "auto"}).encode()],
         }
+        events.update(agent_events(base, prompts))
         # Interleaved rounds: each round times the floor and every hook once, so a noisy neighbour slows them
         # alike; the reported ratio is the median of per-round ratios, the milliseconds are plain medians.
         # Two groups, each with its own floor: the hooks the user waits for (SessionStart, UserPromptSubmit) are
@@ -182,16 +218,21 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         plugin_env = _plugin_env(env, tmp, home, repo, py)
         launcher = str(Path(__file__).resolve().parent.parent / "plugin" / "bin" / "agentctx")
         out: dict[str, float] = {}
-        for group in (("session-start", "user-prompt-submit"), ("post-tool-use", "stop", "pre-compact")):
+        for group in (("session-start", "user-prompt-submit", *AGENT_FORMS[:4]),
+                      ("post-tool-use", "stop", "pre-compact", *AGENT_FORMS[4:])):
             commands = {"floor": ([py, "-I", "-c", "import sqlite3, json"], [b""])}
-            for event in group:
-                commands[f"{event}_ms"] = ([py, "-m", "agentctx", "hook", event], events[event])
+            for form in group:
+                event, _, agent = form.partition(":")  # "user-prompt-submit:codex": the Codex adapter's form
+                extra = ["--agent", agent] if agent else []
+                commands[f"{form}_ms"] = ([py, "-m", "agentctx", "hook", event, *extra], events[form])
                 # What `init` registers for a virtualenv or a uv/pipx tool install (claude/wiring.interpreter_command).
-                commands[f"{event}_isolated_ms"] = ([py, "-I", "-m", "agentctx", "hook", event], events[event])
+                commands[f"{form}_isolated_ms"] = ([py, "-I", "-m", "agentctx", "hook", event, *extra], events[form])
+                if agent:
+                    continue
                 if script.exists():
-                    commands[f"{event}_script_ms"] = ([str(script), "hook", event], events[event])
+                    commands[f"{form}_script_ms"] = ([str(script), "hook", event], events[form])
                 # What the plugin's hooks.json runs (Claude Code substitutes ${CLAUDE_PLUGIN_ROOT}).
-                commands[f"{event}_plugin_ms"] = (["sh", launcher, "hook", event], events[event])
+                commands[f"{form}_plugin_ms"] = (["sh", launcher, "hook", event], events[form])
             samples: dict[str, list[float]] = {name: [] for name in commands}
             for i in range(runs + 2):
                 for name, (argv, payloads) in commands.items():
@@ -245,12 +286,12 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         res = bench(n, args.runs, py)
         floor = res["floor_ms"]
         print(f"\n{n:,} records   floor (python -I -c 'import sqlite3, json'): {floor:.1f} ms")
-        print(f"{'hook':<22}{'python -m':>12}{'ratio':>8}{'python -I -m':>14}{'ratio':>8}{'agentctx':>12}{'ratio':>8}"
+        print(f"{'hook':<30}{'python -m':>12}{'ratio':>8}{'python -I -m':>14}{'ratio':>8}{'agentctx':>12}{'ratio':>8}"
               f"{'plugin':>12}{'ratio':>8}")
         for key in [k for k in res if k.endswith("_ms") and k != "floor_ms" and "_script" not in k
                     and "_plugin" not in k and "_isolated" not in k]:
             event = key[:-3]
-            line = f"{event:<22}{res[key]:>10.1f}ms{res[f'{event}_ratio']:>7.2f}x"
+            line = f"{event:<30}{res[key]:>10.1f}ms{res[f'{event}_ratio']:>7.2f}x"
             for form, width in (("isolated", 12), ("script", 10), ("plugin", 10)):
                 ms = res.get(f"{event}_{form}_ms")
                 line += f"{ms:>{width}.1f}ms{res[f'{event}_{form}_ratio']:>7.2f}x" if ms else f"{'':>{width + 8}}"
@@ -261,6 +302,9 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         summary[f"session_start_ratio{tag}"] = f"{res['session-start_ratio']:.2f}"
         summary[f"ups_isolated_ratio{tag}"] = f"{res['user-prompt-submit_isolated_ratio']:.2f}"
         summary[f"session_start_isolated_ratio{tag}"] = f"{res['session-start_isolated_ratio']:.2f}"
+        for agent in ("codex", "gemini"):  # the same bounds per adapter (issue 28)
+            summary[f"ups_ratio_{agent}{tag}"] = f"{res[f'user-prompt-submit:{agent}_ratio']:.2f}"
+            summary[f"session_start_ratio_{agent}{tag}"] = f"{res[f'session-start:{agent}_ratio']:.2f}"
         if "user-prompt-submit_script_ratio" in res:
             summary[f"ups_script_ratio{tag}"] = f"{res['user-prompt-submit_script_ratio']:.2f}"
         summary[f"ups_plugin_ratio{tag}"] = f"{res['user-prompt-submit_plugin_ratio']:.2f}"
@@ -268,7 +312,8 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
     if len(args.records) > 1:  # the unsuffixed names refer to the first size
         first = f"_{args.records[0] // 1000}k"
         for name in ("ups_ratio", "session_start_ratio", "ups_isolated_ratio", "session_start_isolated_ratio",
-                     "ups_script_ratio", "ups_plugin_ratio", "session_start_plugin_ratio"):
+                     "ups_script_ratio", "ups_plugin_ratio", "session_start_plugin_ratio", "ups_ratio_codex",
+                     "session_start_ratio_codex", "ups_ratio_gemini", "session_start_ratio_gemini"):
             if f"{name}{first}" in summary:
                 summary[name] = summary[f"{name}{first}"]
     print(" ".join(f"{k}={v}" for k, v in summary.items()))

@@ -176,6 +176,16 @@ def claude_json() -> "Path":
     return _path(os.path.join(os.path.expanduser("~"), ".claude.json"))
 
 
+def codex_home() -> "Path":
+    """Codex CLI's user directory: `$CODEX_HOME`, else `~/.codex` (vendor-notes/codex-cli.md fact 20)."""
+    return _path(os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex"))
+
+
+def gemini_home() -> "Path":
+    """Gemini CLI's user directory (`~/.gemini`): settings.json, trustedFolders.json, chat files (vendor-notes)."""
+    return _path(os.path.join(os.path.expanduser("~"), ".gemini"))
+
+
 def claude_project_dir() -> str | None:
     """The project directory Claude Code gives the processes it starts (hooks, MCP servers), if any."""
     return os.environ.get("CLAUDE_PROJECT_DIR") or None

@@ -13,9 +13,11 @@ from .parser import add_json
 
 
 def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
+    from . import agents
+
     done = setup.initialize()
-    done += setup.wire_claude(project_root=ctx.project.root if args.project else None, mcp=not args.no_mcp,
-                              here=ctx.project.root, force=args.force)
+    for agent in agents.chosen(args.agent):  # every agent installed here, or those named by --agent
+        done += agents.wire(agent, ctx, args)
     done += [] if args.no_profile else setup.profile_and_digest(ctx.project)
     if ctx.json:
         ctx.emit({"home": str(paths.home()), "database": str(paths.db_path()), "done": done})
@@ -27,8 +29,11 @@ def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def cmd_status(args: argparse.Namespace, ctx: Context) -> int:
+    from . import agents
+
     data = status_mod.report(ctx.conn, ctx.project)
     data["claude_code"] = setup.claude_code_state(ctx.project.root)
+    data["agents"] = [a for a in agents.NAMES if agents.wired(a)]  # those our hooks are registered with
     if ctx.json:
         ctx.emit(data)
     else:
@@ -96,7 +101,12 @@ def _config_keys_help() -> str:
 
 
 def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
+    from . import agents
+
     checks = doctor.run(repair=args.repair, project_root=ctx.project.root)
+    for agent in ("codex", "gemini"):  # Claude Code's own checks are in doctor.run
+        if agents.wired(agent) or agents.DETECT[agent]():
+            checks += agents.checks(agent, str(ctx.project.root))
     if ctx.json:
         ctx.emit([c.to_dict() for c in checks])
     else:
@@ -106,9 +116,15 @@ def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("init", help="create the store and config, wire agentctx into Claude Code, detect the profile")
-    p.add_argument("--project", action="store_true", help="register the hooks in this project's .claude/settings.json")
-    p.add_argument("--no-mcp", action="store_true", help="do not register the MCP server in ~/.claude.json")
+    p = sub.add_parser("init", help="create the store and config, wire agentctx into your coding agents (Claude Code, "
+                                    "Codex CLI, Gemini CLI), detect the profile")
+    p.add_argument("--agent", action="append", choices=("claude", "codex", "gemini", "all"),
+                   help="wire this agent (repeatable; default: every one installed here, else Claude Code)")
+    p.add_argument("--yes", action="store_true",
+                   help="turn an agent's hooks on if its own settings switched them off (otherwise: asked)")
+    p.add_argument("--project", action="store_true",
+                   help="Claude Code: register the hooks in this project's .claude/settings.json")
+    p.add_argument("--no-mcp", action="store_true", help="do not register the MCP server with the agents")
     p.add_argument("--no-profile", action="store_true", help="skip project profile detection")
     p.add_argument("--force", action="store_true",
                    help="register in Claude Code's settings even when the agentctx plugin is enabled")

@@ -14,7 +14,12 @@ from .parser import add_json
 def cmd_uninstall(args: argparse.Namespace, ctx: Context) -> int:
     if args.data and not args.force and not ctx.confirm(f"Delete every agentctx record and {paths.home()}?"):
         raise UsageError("not_confirmed", action="uninstall --data")
-    done = setup.unwire_claude(project_root=ctx.project.root if args.project else None, here=ctx.project.root)
+    from . import agents
+
+    done = []
+    for agent in agents.chosen(args.agent) if args.agent else agents.NAMES:  # default: every agent
+        done += agents.unwire(agent, ctx, args) or ([f"nothing of agentctx was registered with "
+                                                     f"{agents.LABELS[agent]}"] if args.agent else [])
     if args.data:
         ctx.close()
         done.append(setup.remove_data())
@@ -107,6 +112,15 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
 
     pending.drain_pending(ctx.conn)  # the hooks append ledger rows to a file; bring them in first
     rows = sessions.injections(ctx.conn, ctx.project.id, session_id=args.session, limit=args.limit)
+    from ..agents import LABELS
+    from ..retrieval.explain import describe, plain, recent
+
+    prompts = recent(ctx.conn, ctx.project.id, session_id=args.session, limit=args.limit)
+    agents = sessions.agents_of(ctx.conn, [i.session_id for i in rows] + [p.get("session_id") for p in prompts])
+
+    def session_label(sid: object) -> str:  # "s1 (Codex CLI)": which agent's session it was
+        agent = agents.get(sid) if isinstance(sid, str) else None
+        return f"{sid or '-'}" + (f" ({LABELS.get(agent, agent)})" if agent else "")
     out = []
     for inj in rows:
         items = []
@@ -115,18 +129,17 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
             items.append({"id": rid, "score": inj.scores[i] if i < len(inj.scores) else None,
                           "type": rec.type if rec else None, "title": rec.title if rec else "(deleted)",
                           "current": bool(rec and rec.is_current)})
-        out.append({"at": inj.created_at, "session_id": inj.session_id, "event": inj.event,
-                    "prompt_hash": inj.prompt_hash, "tokens": inj.tokens, "records": items})
-    from ..retrieval.explain import describe, plain, recent
-
-    prompts = recent(ctx.conn, ctx.project.id, session_id=args.session, limit=args.limit)
+        out.append({"at": inj.created_at, "session_id": inj.session_id, "agent": agents.get(inj.session_id or ""),
+                    "event": inj.event, "prompt_hash": inj.prompt_hash, "tokens": inj.tokens, "records": items})
+    for row in prompts:
+        row["agent"] = agents.get(row.get("session_id") or "")
     if ctx.json:
         ctx.emit({"injections": out, "prompts": prompts})
         return 0
     if not out:
         ctx.out("nothing injected yet" + (f" in session {args.session}" if args.session else ""))
     for row in out:
-        ctx.out(f"{row['at']}  {row['event']}  session {row['session_id'] or '-'}  {row['tokens']} tokens"
+        ctx.out(f"{row['at']}  {row['event']}  session {session_label(row['session_id'])}  {row['tokens']} tokens"
                 + (f"  prompt {row['prompt_hash']}" if row["prompt_hash"] else ""))
         for item in row["records"]:
             score = "" if item["score"] is None else f"{item['score']:.3f}"
@@ -136,7 +149,7 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
                 + ("" if args.verbose else " (--verbose: the numbers)"))
     for row in prompts:
         if args.verbose:
-            ctx.out(f"{row.get('at')}  session {row.get('session_id') or '-'}  prompt {row.get('prompt_hash')} "
+            ctx.out(f"{row.get('at')}  session {session_label(row.get('session_id'))}  prompt {row.get('prompt_hash')} "
                     f"({row.get('prompt_chars')} chars, {row.get('prompt_class')}; threshold {row.get('threshold')})")
         else:
             ctx.out(f"{row.get('at')}  a prompt of {row.get('prompt_chars')} characters")
@@ -148,7 +161,9 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("uninstall", help="remove agentctx from Claude Code (restoring your settings files)")
+    p = sub.add_parser("uninstall", help="remove agentctx from every agent (restoring your settings files)")
+    p.add_argument("--agent", action="append", choices=("claude", "codex", "gemini", "all"),
+                   help="only this agent (repeatable; default: every one)")
     p.add_argument("--project", action="store_true", help="also clean this project's .claude/settings.json")
     p.add_argument("--data", action="store_true", help="also delete the store and every record (asks first)")
     p.add_argument("--force", action="store_true", help="do not ask")

@@ -11,6 +11,7 @@ from ..base.models import ALIASES_MAX, QUESTIONS_MAX, RECORD_TYPES, SCOPES, NewR
 from ..retrieval import search as search_mod
 from ..store import records
 from ..team.export import to_markdown
+from ..agents import LABELS
 from .context import Context
 from .parser import add_json
 
@@ -61,7 +62,21 @@ def cmd_supersede(args: argparse.Namespace, ctx: Context) -> int:
     return 0
 
 
-def _show_text(record: Record, head: Record | None = None) -> str:
+def _agents(ctx: Context, chain: "list[Record]") -> dict[str, str]:
+    """Session id -> the agent it ran in, for the records shown (store.sessions; older sessions may not say)."""
+    from ..store import sessions
+
+    wanted = [r.session_id for r in chain if r.session_id]
+    found = sessions.agents_of(ctx.conn, wanted)
+    if set(wanted) - set(found):  # a live session: its start may still be in the hooks' pending ledger
+        from ..memory import pending
+
+        pending.drain_pending(ctx.conn)
+        found = sessions.agents_of(ctx.conn, wanted)
+    return found
+
+
+def _show_text(record: Record, head: Record | None = None, agents: "dict[str, str] | None" = None) -> str:
     state = "CURRENT" if record.is_current else f"SUPERSEDED by {record.superseded_by} at {record.superseded_at}"
     if head is not None and head.id != record.id:
         state += f"\n  current     {head.id} ({head.title})"
@@ -71,7 +86,8 @@ def _show_text(record: Record, head: Record | None = None) -> str:
         f"  type        {record.type} ({record.scope}{', pinned' if record.pinned else ''})",
         f"  confidence  {record.confidence}" + (f" (seen {record.reinforce_count}x more)" if record.reinforce_count else "")
         + (" (from the team file: a teammate's entry; `agentctx review --team`)" if record.confidence == "team" else ""),
-        f"  source      {record.source}" + (f", session {record.session_id}" if record.session_id else ""),
+        f"  source      {record.source}" + (f", session {record.session_id}" if record.session_id else "")
+        + (f" ({LABELS.get(agent, agent)})" if (agent := (agents or {}).get(record.session_id or "")) else ""),
         f"  valid from  {record.valid_from}",
         f"  recorded    {record.recorded_at}",
         f"  state       {state}",
@@ -90,17 +106,20 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     record = records.resolve(ctx.conn, args.id, ctx.project.id)
     if args.history:
         chain = records.history(ctx.conn, record.id, ctx.project.id)
+        agents = _agents(ctx, chain)
         if ctx.json:
-            ctx.emit([_record_dict(r) for r in chain])
+            ctx.emit([{**_record_dict(r), "agent": agents.get(r.session_id or "")} for r in chain])
         else:
-            ctx.out("\n\n".join(_show_text(r) for r in chain))
+            ctx.out("\n\n".join(_show_text(r, agents=agents) for r in chain))
         return 0
     # A read never fails on a superseded record: it is shown as such, with the record that replaced it.
     head = None if record.is_current else records.head(ctx.conn, record)
+    agents = _agents(ctx, [record])
     if ctx.json:
-        ctx.emit({**_record_dict(record), "head": head.id if head else record.id})
+        ctx.emit({**_record_dict(record), "head": head.id if head else record.id,
+                  "agent": agents.get(record.session_id or "")})
     else:
-        ctx.out(_show_text(record, head))
+        ctx.out(_show_text(record, head, agents))
     return 0
 
 

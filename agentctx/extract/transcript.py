@@ -1,4 +1,5 @@
-"""Claude Code transcript JSONL: the developer's words and the assistant's text, read defensively from a byte offset."""
+"""Transcript JSONL (Claude Code's, and through their adapters Codex's rollout and Gemini's chat file): the
+developer's words and the assistant's text, read defensively from a byte offset."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Literal
+
+from ..agents import line_adapter
 
 Role = Literal["developer", "assistant"]
 
@@ -100,6 +103,25 @@ def _assistant_text(content: Any) -> str:
     return "\n".join(p for p in parts if isinstance(p, str) and p.strip()).strip()
 
 
+def _add_agent_turn(turns: list[Turn], open_msg: dict[str, int], agent: Any, line: dict[str, Any], start: int,
+                    stop: int) -> None:
+    """One line of another agent's transcript as a turn; a record it rewrites (same key) replaces the earlier one."""
+    found = agent.line_turn(line)
+    if found is None:
+        return
+    role, text = found
+    stamp = line.get("timestamp") if isinstance(line.get("timestamp"), str) else None
+    key = agent.line_key(line)
+    if key is not None and f"{agent.NAME}:{key}" in open_msg:
+        i = open_msg[f"{agent.NAME}:{key}"]
+        prev = turns[i]
+        turns[i] = Turn(role, text, prev.offset, stop, prev.timestamp)
+        return
+    if key is not None:
+        open_msg[f"{agent.NAME}:{key}"] = len(turns)
+    turns.append(Turn(role, text, start, stop, stamp))
+
+
 def parse(data: bytes, base: int = 0) -> Slice:
     """Turns in `data` (bytes read from offset `base`), skipping noise; `end` is past the last complete line."""
     turns: list[Turn] = []
@@ -118,6 +140,11 @@ def parse(data: bytes, base: int = 0) -> Slice:
             continue
         if not isinstance(line, dict):
             skipped += 1
+            continue
+        agent = line_adapter(line)
+        if agent is not None:  # another agent's transcript: its adapter says who spoke (agents/codex.py, gemini.py)
+            cwd = cwd or agent.line_cwd(line)
+            _add_agent_turn(turns, open_msg, agent, line, start, stop)
             continue
         kind = line.get("type")
         if kind not in ("user", "assistant"):
@@ -180,6 +207,9 @@ def session_cwd(path: str | Path, limit: int = 64 * 1024) -> str | None:
             continue
         if isinstance(line, dict) and isinstance(line.get("cwd"), str):
             return str(line["cwd"])
+        agent = line_adapter(line) if isinstance(line, dict) else None
+        if agent is not None and agent.line_cwd(line):
+            return str(agent.line_cwd(line))
     return None
 
 

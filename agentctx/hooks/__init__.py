@@ -1,5 +1,5 @@
-"""`agentctx hook <event>`: read Claude Code's hook JSON as a Payload, dispatch by table, print at most one JSON
-object, exit 0.
+"""`agentctx hook <event> [--agent NAME]`: read the agent's hook JSON as a Payload (through its adapter), dispatch by
+table, print at most one JSON object, exit 0.
 
 May import: every layer below the surfaces (lazily: each handler loads only what its event needs).
 """
@@ -34,8 +34,8 @@ STDIN_WAIT_S = 5.0
 # An immutable tuple with named fields (models.record_type) rather than a frozen dataclass: `dataclasses` pulls in
 # `inspect`, about 8 ms of imports on every hook process (measured: bench/hooks.py).
 _FIELDS = ("session_id", "transcript_path", "cwd", "event_name", "source", "prompt", "tool_name", "tool_input",
-           "tool_response", "trigger", "reason", "stop_hook_active", "error")
-_DEFAULTS = ("", "", "", "", "", "", "", None, None, "", "", False, "")
+           "tool_response", "trigger", "reason", "stop_hook_active", "error", "agent")
+_DEFAULTS = ("", "", "", "", "", "", "", None, None, "", "", False, "", "claude")
 
 
 def _text(value: object) -> str:
@@ -47,17 +47,19 @@ def _obj(value: object) -> object:
 
 
 class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
-    """What Claude Code sends on stdin (vendor-notes/claude-code-hooks.md facts 5-6); unknown keys are ignored.
+    """What Claude Code sends on stdin (vendor-notes/claude-code-hooks.md facts 5-6), the neutral shape every agent's
+    adapter (`agentctx.agents`) maps its own payload to; unknown keys are ignored.
 
     `source` is SessionStart's startup|resume|clear|compact|fork, `prompt` UserPromptSubmit's text, `tool_*`
     PostToolUse's, `error` PostToolUseFailure's (the failed call's output: "Exit code N", then stderr and stdout),
-    `trigger` PreCompact's manual|auto, `reason` SessionEnd's. A wrong type reads as empty.
+    `trigger` PreCompact's manual|auto, `reason` SessionEnd's, `agent` whose session it is (`agents.NAMES`: data for
+    the ledger rows, never a branch in a handler). A wrong type reads as empty.
     """
 
     __slots__ = ()
 
     @classmethod
-    def from_json(cls, data: dict) -> "Payload":  # type: ignore[type-arg]
+    def from_json(cls, data: dict, agent: str = "claude") -> "Payload":  # type: ignore[type-arg]
         return cls(
             session_id=_text(data.get("session_id")),
             transcript_path=_text(data.get("transcript_path")),
@@ -72,6 +74,7 @@ class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
             reason=_text(data.get("reason")),
             stop_hook_active=data.get("stop_hook_active") is True,
             error=_text(data.get("error")),
+            agent=agent,
         )
 
 
@@ -162,12 +165,24 @@ def canonical(event: str) -> str:
     return kebab if kebab in HANDLERS else event
 
 
+def agent_of(args: list[str]) -> str:
+    """The agent named by `--agent NAME` (or `--agent=NAME`) among the arguments after the event; Claude Code
+    without one (its registered commands predate the option)."""
+    for i, arg in enumerate(args):
+        if arg == "--agent":
+            return args[i + 1] if i + 1 < len(args) else ""
+        if arg.startswith("--agent="):
+            return arg[8:]
+    return "claude"
+
+
 def run(argv: list[str]) -> int:
     """Run one hook event. Always 0: a hook must never block or break the agent's session."""
     if os.environ.get("AGENTCTX_EXTRACTION_CHILD"):  # the `claude` an extraction runs (extract.backend.CHILD_ENV)
         return 0  # its hooks must not write into the store they are extracting for
     event = canonical(argv[0]) if argv else ""
     target = HANDLERS.get(event)
+    agent = agent_of(argv[1:])
     if target is None:
         from . import usage
 
@@ -176,6 +191,12 @@ def run(argv: list[str]) -> int:
             return usage.unknown(event)
         log(event, f"unknown hook event {event!r}")
         return 0
+    from ..agents import NAMES, adapter as adapter_of
+
+    if agent not in NAMES:  # a newer registration than this agentctx: nothing is done, nothing is printed
+        log(event, f"unknown agent {agent!r}; nothing done")
+        return 0
+    adapter = adapter_of(agent)
     from . import budget
 
     watchdog = budget.arm(event)  # the hook's own wall-clock budget (budget.TOTAL_S)
@@ -192,7 +213,11 @@ def run(argv: list[str]) -> int:
         if not isinstance(data, dict):
             log(event, "stdin is not a JSON object; nothing done")
             return 0
-        payload = Payload.from_json(data)
+        if adapter is not None:  # the agent's payload in the neutral shape; None: nothing for us in it
+            data = adapter.payload(event, data)
+            if data is None:
+                return 0
+        payload = Payload.from_json(data, agent)
         if os.environ.get("CLAUDE_PLUGIN_ROOT") and os.environ.get("AGENTCTX_PLUGIN_ROOT"):
             # Run as the plugin's hook (Claude Code sets the first for plugin hooks only, our launcher the second):
             # it stands aside while `agentctx init` registered hooks of its own, which run too (claude/aside.py).
@@ -205,6 +230,8 @@ def run(argv: list[str]) -> int:
                 return 0
         module = __import__(f"{__name__}.{target[0]}", fromlist=[target[1]])
         output = getattr(module, target[1])(payload)
+        if adapter is not None:
+            output = adapter.output(event, output)
         if output:
             sys.stdout.write(jsonfast.dumps(output, ensure_ascii=False) + "\n")
             sys.stdout.flush()

@@ -157,6 +157,6 @@ def _end_session(payload: "Payload") -> None:
     from . import log, record_pending
 
     row = {"event": "SessionEnd", "write": "session_end", "session_id": payload.session_id,
-           "project_id": detect(payload.cwd).id, "ended_at": now_iso()}
+           "project_id": detect(payload.cwd).id, "ended_at": now_iso(), "agent": payload.agent}
     if not record_pending(row):
         log("session-end", "the pending ledger could not be written: the session's end is left to consolidation")

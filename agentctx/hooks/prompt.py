@@ -165,7 +165,7 @@ def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tok
                     "prompt_hash": sha256_hex(payload.prompt)[:16], "record_ids": [h.record.id for h in hits],
                     "scores": [round(h.score, 4) for h in hits], "tokens": n_tokens,
                     "prompt": without_private(payload.prompt)[:PENDING_PROMPT_CHARS],
-                    "prompt_chars": len(payload.prompt)})
+                    "prompt_chars": len(payload.prompt), "agent": payload.agent})
 
 
 def without_private(text: str) -> str:

@@ -54,7 +54,7 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     from . import record_pending
 
     record_pending({"event": "SessionStart", "session_id": payload.session_id, "project_id": project_id,
-                    "tokens": digest.estimate(text) if text else 0, "record_ids": ids})
+                    "tokens": digest.estimate(text) if text else 0, "record_ids": ids, "agent": payload.agent})
     _track(payload, project_id)
     output: dict[str, object] = {}
     line = SETTING_UP if setting_up and notify != "off" else notice.session_line(

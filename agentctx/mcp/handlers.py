@@ -34,6 +34,7 @@ class ToolContext:
 
     project: Project
     session_id: str | None = None
+    find_session: bool = False  # look the session up from the open-session markers (`session`)
     db_path: Path | None = None
     now: Callable[[], datetime] = lambda: datetime.now(timezone.utc)
     _conn: sqlite3.Connection | None = field(default=None, repr=False)
@@ -44,6 +45,15 @@ class ToolContext:
         if self._conn is None:
             self._conn = db.connect(self.db_path or paths.db_path())
         return self._conn
+
+    def session(self) -> str | None:
+        """The session this server serves: Claude Code names it; for another agent it is the open session its own
+        agent process started (the SessionStart hook's marker), looked up when a record is written."""
+        if self.session_id is None and self.find_session:
+            from ..memory.open_sessions import session_of_client
+
+            self.session_id = session_of_client(self.project.id)
+        return self.session_id
 
     def close(self) -> None:
         if self._conn is not None:
@@ -175,7 +185,7 @@ def _scrub(text: str) -> str:
 def ctx_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     new = NewRecord(type=args["type"], title=_scrub(args["title"]), body=_scrub(args["body"]),
                     project_id=ctx.project.id, scope=args.get("scope", "project"), confidence="explicit",
-                    source="mcp_tool", session_id=ctx.session_id, questions=tuple(args.get("questions") or ()),
+                    source="mcp_tool", session_id=ctx.session(), questions=tuple(args.get("questions") or ()),
                     aliases=tuple(args.get("aliases") or ()))
     record, superseded = records.insert(ctx.conn, new, supersedes=args.get("supersedes"))
     return {"id": record.id, "type": record.type, "title": record.title, "scope": record.scope,
@@ -184,7 +194,7 @@ def ctx_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def ctx_supersede(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     old, new = records.supersede(ctx.conn, args["old_id"], ctx.project.id, body=_scrub(args["new_body"]),
-                                 rationale=_scrub(args["rationale"]), source="mcp_tool", session_id=ctx.session_id,
+                                 rationale=_scrub(args["rationale"]), source="mcp_tool", session_id=ctx.session(),
                                  questions=args.get("questions"), aliases=args.get("aliases"))
     return {"old_id": old.id, "new_id": new.id, "type": new.type, "title": new.title}
 

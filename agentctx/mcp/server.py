@@ -207,7 +207,8 @@ def make_context(environ: Mapping[str, str] | None = None, cwd: str | None = Non
     """The tool context of a server process: its project is fixed at start, so it can never read another's."""
     env = os.environ if environ is None else environ
     project: Project = detect(project_root(env, cwd))
-    return ToolContext(project=project, session_id=env.get("CLAUDE_CODE_SESSION_ID") or None)
+    named = env.get("CLAUDE_CODE_SESSION_ID") or None
+    return ToolContext(project=project, session_id=named, find_session=named is None)
 
 
 def plugin_aside(environ: Mapping[str, str], cwd: str | None = None) -> str | None:

@@ -86,7 +86,12 @@ def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str) -> li
     tool_input = tool_input if isinstance(tool_input, dict) else {}
     if tool_name in WRITE_TOOLS:
         path = tool_input.get("file_path") or tool_input.get("notebook_path")
-        return [Observation("file", path=_resolve(path, cwd))] if isinstance(path, str) and path else []
+        if isinstance(path, str) and path:
+            return [Observation("file", path=_resolve(path, cwd))]
+        # One call that wrote several files (an agent adapter's form of a patch: agents/codex.py, apply_patch).
+        many = tool_input.get("file_paths")
+        return [Observation("file", path=_resolve(p, cwd)) for p in many if isinstance(p, str) and p] \
+            if isinstance(many, list) else []
     if tool_name != "Bash":
         return []
     command = tool_input.get("command")

@@ -171,6 +171,19 @@ def stale_markers(now: "float | None" = None, *, exclude: str = "") -> "list[dic
     return [m for m in every if m["session_id"] != exclude and is_stale(m, every, now)]
 
 
+def session_of_client(project_id: str) -> "str | None":
+    """The open session of `project_id` whose agent process also started this process (an MCP server that was not
+    told its session: Codex and Gemini CLI give it no session id, Claude Code does): the newest marker with the
+    same client pid and start time, else None."""
+    client = client_process()
+    if client is None:
+        return None
+    mine = [m for m in markers() if m.get("pid") == client[0] and m.get("pid_start") == client[1]
+            and m.get("project_id") == project_id]
+    mine.sort(key=lambda m: m.get("started") if isinstance(m.get("started"), (int, float)) else 0)
+    return str(mine[-1]["session_id"]) if mine else None
+
+
 def spawn_closer(cwd: str) -> None:
     """Close them out of band: SessionStart has a latency budget, closing runs consolidation."""
     from ..base.spawn import agentctx_argv, detached

@@ -30,7 +30,7 @@ def _capture(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
 
 def _session_end(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
     at = row.get("ended_at") if isinstance(row.get("ended_at"), str) else None
-    sessions.end(conn, str(row["session_id"]), str(row["project_id"]), at=at)
+    sessions.end(conn, str(row["session_id"]), str(row["project_id"]), at=at, agent=_agent(row))
 
 
 # The `write` field of a deferred row -> what applies it (inside the drain's transaction).
@@ -109,10 +109,10 @@ def _apply(conn: sqlite3.Connection, line: str) -> bool:
                 sessions.log_injection(conn, session_id=sid, project_id=row["project_id"], event=row["event"],
                               prompt_hash=row.get("prompt_hash"), record_ids=ids,
                               scores=[float(x) for x in row.get("scores") or ()], tokens=int(row["tokens"]),
-                              created_at=at)
+                              created_at=at, agent=_agent(row))
                 records.touch(conn, ids)  # injected records count as read (derived access statistics)
             elif sid:
-                sessions.touch(conn, sid, row["project_id"], at)
+                sessions.touch(conn, sid, row["project_id"], at, agent=_agent(row))
             if sid and isinstance(row.get("prompt"), str):
                 sessions.log_prompt(conn, session_id=sid, project_id=row["project_id"],
                                     prompt_hash=row.get("prompt_hash"), text=asked(row["prompt"]),
@@ -131,6 +131,12 @@ def asked(prompt: str) -> str:
     from ..extract.transcript import strip_private
 
     return scrub_text(strip_private(prompt)).strip()
+
+
+def _agent(row: dict[str, Any]) -> str | None:
+    """The agent a hook's row names (rows written before agents were recorded name none)."""
+    agent = row.get("agent")
+    return agent if isinstance(agent, str) and agent else None
 
 
 def _adopt_orphans(path: str) -> list[str]:

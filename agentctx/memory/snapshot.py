@@ -17,7 +17,14 @@ BODY_MAX = 2000
 
 
 def _user_text(entry: dict[str, Any]) -> str:
-    """A developer's own words: user lines that are not meta, tool results, compact summaries or command wrappers."""
+    """A developer's own words: user lines that are not meta, tool results, compact summaries or command wrappers
+    (another agent's transcript line: what its adapter says the developer wrote)."""
+    from ..agents import line_adapter
+
+    agent = line_adapter(entry)
+    if agent is not None:
+        found = agent.line_turn(entry)
+        return found[1] if found and found[0] == "developer" else ""
     if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary") or entry.get("isSidechain"):
         return ""
     content = (entry.get("message") or {}).get("content") if isinstance(entry.get("message"), dict) else None

@@ -28,6 +28,7 @@ def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
         "records_total": sum(counts.values()),
         "global_records": sum(global_counts.values()),
         **sessions.stats(conn, project.id),
+        "sessions_by_agent": sessions.by_agent(conn, project.id),
         "recent_injections": [
             {"session_id": i.session_id, "event": i.event, "records": list(i.record_ids), "tokens": i.tokens,
              "at": i.created_at}
@@ -99,7 +100,10 @@ def render(data: dict[str, Any]) -> str:
     lines.append(f"  {'total':<12} {data['records_total']}  (+{data['global_records']} global)")
     lines += [
         "",
-        f"sessions  {data['sessions']}" + (f", last {data['last_session_at']}" if data["last_session_at"] else ""),
+        f"sessions  {data['sessions']}" + (f", last {data['last_session_at']}" if data["last_session_at"] else "")
+        + (" (" + ", ".join(f"{agent} {n}" for agent, n in data["sessions_by_agent"].items()) + ")"
+           if data.get("sessions_by_agent") else ""),
+        *([f"agents    wired: {', '.join(data['agents'])}"] if data.get("agents") else []),
         f"injected  {data['tokens_injected']} tokens injected in {data['injections']} injections",
         f"extraction cost  ${data['extraction_cost_usd']:.4f}"
         + ("" if data["llm"] else f"  (LLM extraction off: {data['llm_off_reason']})"),

@@ -93,20 +93,21 @@ def sessions(conn: sqlite3.Connection, project_id: str, *, offset: int = 0, limi
         "(SELECT count(*) FROM injections i WHERE i.session_id = s.session_id), "
         "(SELECT count(*) FROM records r WHERE r.session_id = s.session_id), "
         "(SELECT count(*) FROM prompts p WHERE p.session_id = s.session_id), "
-        "(SELECT substr(p.text, 1, 200) FROM prompts p WHERE p.session_id = s.session_id ORDER BY p.id LIMIT 1) "
+        "(SELECT substr(p.text, 1, 200) FROM prompts p WHERE p.session_id = s.session_id ORDER BY p.id LIMIT 1), "
+        "s.agent "
         f"FROM sessions s WHERE {where} ORDER BY s.started_at DESC LIMIT ? OFFSET ?",
         [*args, max(1, min(int(limit), MAX_PAGE)), max(0, int(offset))])
     return int(total), [
         {"session_id": sid, "project_id": pid, "started_at": st, "ended_at": en, "tokens_injected": tok or 0,
          "extraction_cost_usd": round(float(cost or 0), 6), "injections": n_inj, "records_written": n_rec,
-         "prompts": n_asked, "first_prompt": first}
-        for sid, pid, st, en, tok, cost, n_inj, n_rec, n_asked, first in rows]
+         "prompts": n_asked, "first_prompt": first, "agent": agent}
+        for sid, pid, st, en, tok, cost, n_inj, n_rec, n_asked, first, agent in rows]
 
 
 def session(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
     """One session: its row, every injection (oldest first), the records written in it and what the user asked."""
-    row = conn.execute("SELECT session_id, project_id, started_at, ended_at, tokens_injected, extraction_cost_usd "
-                       "FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+    row = conn.execute("SELECT session_id, project_id, started_at, ended_at, tokens_injected, extraction_cost_usd, "
+                       "agent FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
     injected = conn.execute("SELECT event, prompt_hash, record_ids, scores, tokens, created_at FROM injections "
                             "WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
     if row is None and not injected:
@@ -116,7 +117,7 @@ def session(conn: sqlite3.Connection, session_id: str) -> dict[str, Any] | None:
     info: dict[str, Any] = {"session_id": session_id}
     if row:
         info.update(project_id=row[1], started_at=row[2], ended_at=row[3], tokens_injected=row[4] or 0,
-                    extraction_cost_usd=round(float(row[5] or 0), 6))
+                    extraction_cost_usd=round(float(row[5] or 0), 6), agent=row[6])
     info["injections"] = [
         {"event": e, "prompt_hash": ph, "record_ids": json.loads(ids), "scores": json.loads(sc), "tokens": t, "at": at}
         for e, ph, ids, sc, t, at in injected]

@@ -325,6 +325,15 @@ def m012_expansion(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m013_session_agent(conn: sqlite3.Connection) -> None:
+    # Which coding agent a session ran in (issue 28): claude, codex or gemini, from the hook that saw it first. Every
+    # session recorded before this version was Claude Code's: it was the only agent agentctx served.
+    _run(conn, (
+        "ALTER TABLE sessions ADD COLUMN agent TEXT",
+        "UPDATE sessions SET agent = 'claude'",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -338,6 +347,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "asked_as", m010_asked_as),
     Migration(11, "prompts", m011_prompts),
     Migration(12, "expansion", m012_expansion),
+    Migration(13, "session_agent", m013_session_agent),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -17,21 +17,41 @@ from .db import atomic
 Injection = namedtuple("Injection", "session_id event prompt_hash record_ids scores tokens created_at")
 
 
-def touch(conn: sqlite3.Connection, session_id: str, project_id: str, at: str | None = None) -> None:
-    """Make sure the session exists (first sight sets started_at)."""
+def touch(conn: sqlite3.Connection, session_id: str, project_id: str, at: str | None = None,
+          agent: str | None = None) -> None:
+    """Make sure the session exists (first sight sets started_at); the first row that names its agent sets that."""
     with atomic(conn):
         conn.execute(
-            "INSERT INTO sessions (session_id, project_id, started_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(session_id) DO NOTHING",
-            (session_id, project_id, at or now_iso()),
+            "INSERT INTO sessions (session_id, project_id, started_at, agent) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(session_id) DO UPDATE SET agent = coalesce(sessions.agent, excluded.agent)",
+            (session_id, project_id, at or now_iso(), agent),
         )
 
 
-def end(conn: sqlite3.Connection, session_id: str, project_id: str, at: str | None = None) -> None:
+def agents_of(conn: sqlite3.Connection, session_ids: "Sequence[str | None]") -> dict[str, str]:
+    """Session id -> the agent it ran in (claude, codex, gemini), for the sessions that say."""
+    wanted = sorted({s for s in session_ids if s})
+    out: dict[str, str] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        out.update(conn.execute(f"SELECT session_id, agent FROM sessions WHERE agent IS NOT NULL AND session_id IN "
+                                f"({','.join('?' * len(chunk))})", chunk).fetchall())
+    return out
+
+
+def by_agent(conn: sqlite3.Connection, project_id: str) -> dict[str, int]:
+    """Sessions of the project per agent (`unknown`: none of its rows said)."""
+    return {agent or "unknown": n for agent, n in conn.execute(
+        "SELECT agent, count(*) FROM sessions WHERE project_id = ? GROUP BY agent ORDER BY count(*) DESC",
+        (project_id,))}
+
+
+def end(conn: sqlite3.Connection, session_id: str, project_id: str, at: str | None = None,
+        agent: str | None = None) -> None:
     """Set ended_at: now (SessionEnd), or `at`, the last activity of a session closed later (open_sessions)."""
     at = at or now_iso()
     with atomic(conn):
-        touch(conn, session_id, project_id, at)
+        touch(conn, session_id, project_id, at, agent)
         conn.execute("UPDATE sessions SET ended_at = ? WHERE session_id = ?", (at, session_id))
 
 
@@ -44,7 +64,7 @@ def add_cost(conn: sqlite3.Connection, session_id: str, project_id: str, usd: fl
 
 def log_injection(conn: sqlite3.Connection, *, session_id: str | None, project_id: str, event: str,
                   prompt_hash: str | None, record_ids: Sequence[str], scores: Sequence[float], tokens: int,
-                  created_at: str | None = None) -> None:
+                  created_at: str | None = None, agent: str | None = None) -> None:
     """Write a ledger row and add its tokens to the session, in one transaction. A session first seen here starts at
     `created_at`: the hook's time, not the drain's (rows reach the store later, through the pending ledger)."""
     created_at = created_at or now_iso()
@@ -56,7 +76,7 @@ def log_injection(conn: sqlite3.Connection, *, session_id: str | None, project_i
              json.dumps([round(s, 4) for s in scores]), tokens, created_at),
         )
         if session_id:
-            touch(conn, session_id, project_id, created_at)
+            touch(conn, session_id, project_id, created_at, agent=agent)
             conn.execute("UPDATE sessions SET tokens_injected = tokens_injected + ? WHERE session_id = ?",
                          (tokens, session_id))
 

@@ -167,8 +167,12 @@ def _search(req: Request, query: str, types: list[str], confidences: list[str], 
 def get_record(req: Request) -> dict[str, Any]:
     record = _record(req)
     chain = records.history(req.conn, record.id, record.project_id)
+    from ..store import sessions
+
     return {
         "record": record_json(record),
+        # which agent's session wrote it (Claude Code, Codex CLI, Gemini CLI), when its session says
+        "agent": sessions.agents_of(req.conn, [record.session_id]).get(record.session_id or ""),
         "evidence": records.evidence(req.conn, record.id),
         "history": [record_json(r) for r in chain],
         "entities": browse.entities(req.conn, record.id),

@@ -247,10 +247,12 @@ def test_one_pass_at_a_time(conn, pid, add):
 
 
 def test_a_key_without_the_llm_extra_is_said_plainly(conn, pid, add, no_backend, monkeypatch):
-    from agentctx.base import extras
+    import importlib.util
 
+    real = importlib.util.find_spec
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    monkeypatch.setattr(extras, "missing", lambda name: True)
+    # As if `anthropic` were not installed, whether or not it is (the all-extras suite has it).
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "anthropic" else real(name, *a))
     add("Rule A")
     result = expand.run(conn, pid, now=NOW)
     assert result.skipped == "missing_extra" and "[llm]" in result.reason

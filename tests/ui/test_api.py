@@ -326,3 +326,15 @@ def test_questions_and_aliases_are_shown_and_set_in_place(live, seeded):
     assert status == 400 and "limit is 16" in data["error"]
     _, _, got = live.call("GET", f"/api/records/{rid}")
     assert got["record"]["aliases"] == ["rdbms"]  # a refused edit changes nothing
+
+
+def test_sessions_and_records_say_which_agent(live, seeded, conn):
+    """Issue 28: a session records the agent it ran in; the dashboard shows it for the session and its records."""
+    from agentctx.store import sessions
+
+    sessions.touch(conn, "sess-1", seeded["project"].id, agent="codex")
+    status, _, data = live.call("GET", "/api/sessions")
+    assert status == 200 and [s["agent"] for s in data["items"] if s["session_id"] == "sess-1"] == ["codex"]
+    assert live.call("GET", "/api/sessions/sess-1")[2]["agent"] == "codex"
+    (inferred,) = [r for r in live.call("GET", "/api/records")[2]["items"] if r["title"].startswith("Tests run")]
+    assert live.call("GET", f"/api/records/{inferred['id']}")[2]["agent"] == "codex"

@@ -5,6 +5,7 @@
   const TOKEN_KEY = "agentctx-token";
   const PAGE = 50;
   const SEARCH_PAGE = 10;  // as `agentctx search` (its default --limit); pages go on to its 50 at most
+  const AGENTS = { claude: "Claude Code", codex: "Codex CLI", gemini: "Gemini CLI" };  // agents/__init__.py LABELS
   const pageSize = () => (state.filters.q ? SEARCH_PAGE : PAGE);
   const state = { token: null, meta: null, project: null, filters: { q: "", type: "", confidence: "", source: "",
     pinned: "", superseded: "exclude", explain: false }, offset: 0, sel: -1 };
@@ -226,7 +227,8 @@
         ["source", r.source], ["valid from", when(r.valid_from)], ["recorded", when(r.recorded_at)],
         ["superseded", r.superseded_at ? `${when(r.superseded_at)} by ${r.superseded_by}` : "no (current)"],
         ["read", `${r.access_count} times`]].map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]),
-      r.session_id ? [h("dt", {}, "session"), h("dd", {}, h("a", { href: sessionHref(r.session_id) }, r.session_id))] : null);
+      r.session_id ? [h("dt", {}, "session"), h("dd", {}, h("a", { href: sessionHref(r.session_id) }, r.session_id),
+        d.agent ? ` (${AGENTS[d.agent] || d.agent})` : "")] : null);
     const actions = h("div", { class: "actions", id: "actions" });
     const card = h("section", { class: "card" }, h("h2", { id: "record-title" }, r.title), h("p", {}, chips(r)),
       h("div", { class: "body", id: "record-body" }, r.body),
@@ -329,14 +331,15 @@
     let d;
     try { d = await api("GET", "/api/sessions?" + qs({ project: state.project, limit: 100 })); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
     if (!d.items.length) { mount(h("h2", {}, "Sessions"), h("p", { class: "muted" }, "No sessions recorded for this project yet.")); return; }
-    const narrow = new Set([2, 3, 5, 6]);
+    const narrow = new Set([3, 4, 6, 7]);
     mount(h("h2", {}, "Sessions"), h("table", {}, h("thead", {}, h("tr", {},
-      ["Started", "First request", "Prompts", "Injections", "Tokens", "Records written", "Extraction"].map((t, i) =>
+      ["Started", "Agent", "First request", "Prompts", "Injections", "Tokens", "Records written", "Extraction"].map((t, i) =>
         h("th", { class: narrow.has(i) ? "hide-narrow" : "" }, t)))),
     h("tbody", {}, d.items.map((s) => h("tr", { class: "row", tabindex: "0", onclick: () => go(sessionHref(s.session_id)),
       onkeydown: (e) => { if (e.key === "Enter") go(sessionHref(s.session_id)); } },
       h("td", { class: "when" }, h("a", { href: sessionHref(s.session_id) }, when(s.started_at)),
         s.ended_at ? null : h("span", { class: "chip" }, "open")),
+      h("td", {}, AGENTS[s.agent] || s.agent || "—"),
       h("td", { class: "title" }, s.first_prompt ? clip(s.first_prompt.replace(/\s+/g, " "), 140)
         : h("span", { class: "muted" }, s.prompts ? "(all of it was <private>)" : "no prompt kept")),
       h("td", { class: "hide-narrow" }, s.prompts), h("td", { class: "hide-narrow" }, s.injections), h("td", {}, s.tokens_injected),
@@ -378,7 +381,8 @@
     const day0 = day(d.started_at || (d.timeline[0] && d.timeline[0].at));
     mount(h("p", {}, h("a", { href: "#/sessions" }, "← Sessions")),
       h("section", { class: "card" }, h("h2", { id: "session-title" }, `Session ${d.session_id}`),
-        h("dl", { class: "meta" }, [["project", d.project_id ? h("span", { title: d.project_id }, projectName(d.project_id)) : "—"],
+        h("dl", { class: "meta" }, [["agent", AGENTS[d.agent] || d.agent || "—"],
+          ["project", d.project_id ? h("span", { title: d.project_id }, projectName(d.project_id)) : "—"],
           ["started", when(d.started_at)], ["ended", d.ended_at ? when(d.ended_at) : "still open"],
           ["prompts", d.prompts.length], ["tokens injected", d.tokens_injected],
           ["extraction cost", d.extraction_cost_usd === undefined ? "—" : `$${d.extraction_cost_usd.toFixed(4)}`]].map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))),

@@ -1,0 +1,165 @@
+"""Editing files an agent owns (its settings JSON, Codex's config.toml): our entries only, a backup of the user's bytes
+before the first change, and an undo that puts those exact bytes back when nothing else changed since."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+from ..base import userfiles
+from ..base.errors import ConfigError
+
+# The same suffixes as Claude Code's settings (claude/settings.py): one convention for every file we touch.
+BACKUP_SUFFIX = ".agentctx-backup"
+ABSENT_SUFFIX = ".agentctx-absent"  # marks "the file did not exist before agentctx touched it"
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError("file_unreadable", path=str(path), detail=exc.strerror or str(exc)) from None
+
+
+def _backup(path: Path, raw: str | None) -> None:
+    """Before the first change only: the original bytes, or a marker that there was no file."""
+    backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
+    if backup.exists() or absent.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if raw is None:
+        absent.touch(mode=0o600)
+        return
+    shutil.copy2(path, backup)  # the exact bytes (line endings included)
+    fd = os.open(backup, os.O_RDONLY)
+    try:
+        os.fsync(fd)  # on disk before the file it backs up is replaced
+    finally:
+        os.close(fd)
+
+
+def ensure_backup(path: Path) -> None:
+    """Back the file up now (before a program other than us writes our entries into it: Codex's trust)."""
+    with userfiles.locked():
+        path = userfiles.real_path(path)
+        _backup(path, _read(path))
+
+
+def edit(path: Path, change: Callable[[str | None], str]) -> bool:
+    """Replace the file's text with `change(old text or None)`, backed up first; True when it changed. Under the
+    user-files lock, through any symlink (the file it points to is edited, the link stays)."""
+    with userfiles.locked():
+        path = userfiles.real_path(path)
+        raw = _read(path)
+        text = change(raw)
+        if text == raw:
+            return False
+        _backup(path, raw)
+        userfiles.atomic_write(path, text)
+        return True
+
+
+def restore(path: Path, remove: Callable[[str], str], same: Callable[[str, str], bool]) -> bool:
+    """Undo our entries: `remove(text)` is the text without them. When the rest says what the user's original said
+    (`same`), the original bytes come back (or no file, if there was none); else the rest is written. True when
+    the file changed."""
+    with userfiles.locked():
+        path = userfiles.real_path(path)
+        backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
+        raw = _read(path)
+        if raw is None:
+            backup.unlink(missing_ok=True)
+            absent.unlink(missing_ok=True)
+            return False
+        rest = remove(raw)
+        if absent.exists() and same(rest, ""):
+            path.unlink()
+            absent.unlink()
+            return True
+        if backup.exists():
+            try:
+                original = backup.read_text(encoding="utf-8")
+            except OSError:
+                original = None
+            if original is not None and same(rest, original):
+                os.replace(backup, path)  # byte for byte what the user had
+                return True
+        if rest != raw:
+            userfiles.atomic_write(path, rest)
+        backup.unlink(missing_ok=True)
+        absent.unlink(missing_ok=True)
+        return rest != raw
+
+
+# --- JSON ------------------------------------------------------------------------------------------------------
+
+def load_json(text: str | None, path: Path, kind: str) -> dict[str, Any]:
+    """The JSON object in `text` ({} for no file or an empty one); a malformed file is refused, never rewritten."""
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = userfiles.loads(text)
+    except ValueError as exc:
+        raise ConfigError("file_invalid", path=str(path), kind=kind, detail=userfiles.describe(exc)) from None
+    if not isinstance(data, dict):
+        raise ConfigError("file_invalid", path=str(path), kind=kind, detail="not an object")
+    return data
+
+
+def dump_json(data: dict[str, Any], like: str | None) -> str:
+    """`data` as JSON indented the way the user's file was (our edit must not reformat their file)."""
+    indent: int | str = 2
+    found = re.search(r"\n([ \t]+)\S", like or "")
+    if found:
+        indent = "\t" if found.group(1).startswith("\t") else len(found.group(1))
+    return userfiles.dumps(data, indent=indent)
+
+
+def json_edit(path: Path, kind: str, change: Callable[[dict[str, Any]], None]) -> bool:
+    """Apply `change` to the JSON object in `path`; written (and backed up) only when the data changed."""
+    def text_change(raw: str | None) -> str:
+        data = load_json(raw, path, kind)
+        before = userfiles.dumps(data)
+        change(data)
+        if raw is not None and userfiles.dumps(data) == before:
+            return raw
+        return dump_json(data, raw)
+    load_json(_read(userfiles.real_path(path)), path, kind)  # refuse a malformed file before anything else
+    return edit(path, text_change)
+
+
+def pruned(data: Any, keys: tuple[str, ...]) -> Any:
+    """`data` without empty containers under `keys`: `{"hooks": {}}` and `{}` say the same."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for key in keys:
+        value = out.get(key)
+        if isinstance(value, dict):
+            value = {k: v for k, v in value.items() if v not in ([], {})}
+            if value:
+                out[key] = value
+            else:
+                del out[key]
+    return out
+
+
+def json_restore(path: Path, kind: str, change: Callable[[dict[str, Any]], None], keys: tuple[str, ...]) -> bool:
+    """Undo our JSON entries (`change` removes them); the original bytes come back when the rest equals them."""
+    def remove(raw: str) -> str:
+        data = load_json(raw, path, kind)
+        before = userfiles.dumps(data)
+        change(data)
+        return raw if userfiles.dumps(data) == before else dump_json(data, raw)
+
+    def same(rest: str, original: str) -> bool:
+        try:
+            return pruned(load_json(rest, path, kind), keys) == pruned(load_json(original, path, kind), keys)
+        except ConfigError:
+            return False
+    return restore(path, remove, same)

@@ -1,0 +1,130 @@
+"""Gemini CLI's adapter: its hook events, its payloads in the neutral shape, its output, its chat transcript lines.
+
+Facts: vendor-notes/gemini-cli.md (Gemini CLI 0.61.0). On the hooks' hot path: no imports at all.
+"""
+
+NAME = "gemini"
+# Gemini event -> (neutral event, matcher, timeout in MILLISECONDS, fact 17). BeforeAgent is the prompt hook and
+# AfterAgent the end of a turn (the CLI's own map of Claude Code's events, fact 9). PreCompress is left out: it
+# fires before every model request, compressed or not (fact 12), so it says nothing about compaction.
+EVENTS: dict[str, tuple[str, "str | None", int]] = {
+    "SessionStart": ("session-start", None, 10_000),
+    "BeforeAgent": ("user-prompt-submit", None, 10_000),
+    "AfterTool": ("post-tool-use", "^(run_shell_command|write_file|replace)$", 10_000),
+    "AfterAgent": ("stop", None, 10_000),
+    "SessionEnd": ("session-end", None, 5_000),
+}
+# Neutral event -> the name Gemini wants back as `hookEventName` (fact 14).
+OUTPUT_EVENTS = {neutral: event for event, (neutral, _, _) in EVENTS.items()}
+# Gemini's tool names -> the neutral (Claude Code) names capture knows (fact 11).
+TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit"}
+OPEN, CLOSE = "<hook_context>", "</hook_context>"
+# Gemini names an MCP tool mcp_<server>_<tool> (fact 21); Claude Code and Codex mcp__<server>__<tool>.
+CLAUDE_TOOL_PREFIX, TOOL_PREFIX = "mcp__agentctx__", "mcp_agentctx_"
+_WRAP = ("<untrusted_context>", "</untrusted_context>")
+
+
+def strip_context(text: str) -> str:
+    """`text` without the `<hook_context>…</hook_context>` blocks a hook added in front of it (SessionStart's
+    context is prepended to the prompt headless, fact 14): what the developer typed."""
+    rest = text.lstrip()
+    while rest.startswith(OPEN):
+        end = rest.find(CLOSE)
+        if end < 0:
+            break
+        rest = rest[end + len(CLOSE):].lstrip()
+    return rest
+
+
+def _unwrap(text: str) -> str:
+    """A tool's output without the `<untrusted_context>` wrapper and the process-group line (fact 11)."""
+    text = text.strip()
+    if text.startswith(_WRAP[0]) and text.endswith(_WRAP[1]):
+        text = text[len(_WRAP[0]):-len(_WRAP[1])].strip()
+    lines = [ln for ln in text.split("\n") if not ln.startswith("Process Group PGID:")]
+    return "\n".join(lines)
+
+
+def _tool_output(response: object) -> "dict | str":  # type: ignore[type-arg]
+    """AfterTool's `tool_response` ({llmContent, returnDisplay, error?}) as output capture reads: the model's copy
+    (with "Exit Code: N" when the command failed), else what was displayed, and any error."""
+    if not isinstance(response, dict):
+        return response if isinstance(response, str) else ""
+    content = response.get("llmContent")
+    if isinstance(content, list):
+        content = "\n".join(str(p.get("text") or "") for p in content if isinstance(p, dict))
+    text = _unwrap(content) if isinstance(content, str) else ""
+    if not text and isinstance(response.get("returnDisplay"), str):
+        text = response["returnDisplay"]
+    error = response.get("error")
+    if isinstance(error, dict):
+        error = error.get("message")
+    return {"output": text, "error": error if isinstance(error, str) else ""}
+
+
+def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
+    """Gemini's stdin as the neutral payload: the prompt without hook context, tool names and results mapped."""
+    out = dict(data)
+    if event == "user-prompt-submit" and isinstance(data.get("prompt"), str):
+        out["prompt"] = strip_context(data["prompt"])
+    elif event == "post-tool-use":
+        name = data.get("tool_name")
+        out["tool_name"] = TOOLS.get(name, name) if isinstance(name, str) else ""
+        out["tool_response"] = _tool_output(data.get("tool_response"))
+    return out
+
+
+def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[type-arg]
+    """Gemini's output: the same JSON object, named by Gemini's own event (BeforeAgent, AfterTool, fact 14)."""
+    if not out:
+        return out
+    specific = out.get("hookSpecificOutput")
+    if isinstance(specific, dict) and event in OUTPUT_EVENTS:
+        specific = {**specific, "hookEventName": OUTPUT_EVENTS[event]}
+        text = specific.get("additionalContext")
+        if isinstance(text, str):  # the digest names our MCP tools as Claude Code and Codex do
+            specific["additionalContext"] = text.replace(CLAUDE_TOOL_PREFIX, TOOL_PREFIX)
+        out = {**out, "hookSpecificOutput": specific}
+    return out
+
+
+def is_line(line: dict) -> bool:  # type: ignore[type-arg]
+    """A chat JSONL line (fact 19): the header, a `$set` update or a message record (`type` user or gemini, with
+    `content` and no Claude Code `message`)."""
+    if "message" in line:
+        return False
+    return "sessionId" in line or "$set" in line or line.get("type") in ("user", "gemini", "info", "error")
+
+
+def line_key(line: dict) -> "str | None":  # type: ignore[type-arg]
+    """A record's id: the CLI rewrites a record by appending it again with the same id, so the last one counts."""
+    key = line.get("id")
+    return key if isinstance(key, str) else None
+
+
+def _texts(content: object) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+            and "functionResponse" not in p]
+
+
+def line_turn(line: dict) -> "tuple[str, str] | None":  # type: ignore[type-arg]
+    """(role, text) of a user or model record; None for the rest. A user record's text loses any hook context (ours
+    included) and the CLI's own `<session_context>`; a tool result (a functionResponse) is not the developer."""
+    kind = line.get("type")
+    if kind == "user":
+        parts = [strip_context(t).strip() for t in _texts(line.get("content"))]
+        text = "\n".join(p for p in parts if p and not p.startswith(("<session_context>", OPEN))).strip()
+        return ("developer", text) if text else None
+    if kind == "gemini":
+        text = "\n".join(_texts(line.get("content"))).strip()
+        return ("assistant", text) if text else None
+    return None
+
+
+def line_cwd(line: dict) -> "str | None":  # type: ignore[type-arg]
+    """The chat file records no working directory (its header has a project hash only): the hooks' cwd is used."""
+    return None

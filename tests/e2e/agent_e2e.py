@@ -1,0 +1,54 @@
+"""What the Codex and Gemini end-to-end tests of agentctx itself share: agentctx from THIS checkout run in a sandbox
+(`init`, `record`, `consolidate`), the agent's binary directory on PATH (so `init` finds it: Codex's hooks are
+trusted through it), and reads of the sandbox's store."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from cli_common import CHECKOUT, Workspace, agentctx_command
+
+DECISION = "Use SQLite WAL for the store"
+DECISION_BODY = "We decided to use WAL mode with a busy timeout so concurrent writers never lose a write."
+FAILING = "sh -c 'echo \"error: the build broke in src/app.py\" >&2; exit 2'"
+
+
+def prepare(box: Workspace, binary: str) -> None:
+    """The agent's bin directory first on PATH; PYTHONPATH so the hooks `init` registers (`python -m agentctx`)
+    import this checkout whatever is installed (the agent passes its environment on to hook commands)."""
+    box.env["PATH"] = os.pathsep.join([os.path.dirname(binary), box.env["PATH"]])
+    box.env["PYTHONPATH"] = str(CHECKOUT)
+
+
+def agentctx(box: Workspace, *args: str) -> str:
+    done = subprocess.run(agentctx_command(*args), cwd=box.repo, env=box.env, capture_output=True, text=True,
+                          timeout=120)
+    if done.returncode != 0:
+        raise AssertionError(f"agentctx {' '.join(args)} exited {done.returncode}: {done.stderr}")
+    return done.stdout
+
+
+def remember_decision(box: Workspace) -> None:
+    agentctx(box, "config", "set", "llm", "false")  # extraction would call a stand-in that does not speak Anthropic
+    agentctx(box, "record", "--type", "decision", "--title", DECISION, "--body", DECISION_BODY)
+    agentctx(box, "consolidate")  # the SessionStart digest
+
+
+def query(box: Workspace, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(box.home / ".agentctx" / "agentctx.db")
+    try:
+        return [tuple(r) for r in conn.execute(sql, params)]
+    finally:
+        conn.close()
+
+
+def hooks_log(box: Workspace) -> str:
+    """agentctx's own hook log: a hook that failed inside says so here (it never says so to the agent)."""
+    path = box.home / ".agentctx" / "logs" / "hooks.log"
+    return path.read_text("utf-8") if path.exists() else ""
+
