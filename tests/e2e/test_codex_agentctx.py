@@ -73,7 +73,7 @@ def test_the_digest_and_the_prompts_records_reach_the_model(world):
     developer = messages(first, "developer")
     (digest,) = [m for m in developer if m.startswith("Active decisions and conventions (agentctx):")]
     assert f"- {DECISION}:" in digest and "mcp__agentctx__ctx_search" in digest  # the tool, as Codex names it
-    (context,) = [m for m in developer if m.startswith("Relevant project context (agentctx):")]
+    (context,) = [m for m in developer if m.startswith("Relevant project context (agentctx project memory;")]
     assert f"[decision] {DECISION}" in context
     # each is exactly the JSON's additionalContext: nothing else was printed (else Codex would pass the raw text on)
     assert not any("hookSpecificOutput" in m or "systemMessage" in m for m in developer)

@@ -157,11 +157,11 @@ def test_a_decision_recorded_by_claude_code_reaches_codex_and_gemini(world):
     ((rid, session),) = query(box, "SELECT id, session_id FROM records WHERE title = ?", D_CLAUDE[0])
     assert session == world["claude_rec"].session_id
     codex_context = [m for m in os_.messages(world["codex_ask_body"], "developer")
-                     if m.startswith("Relevant project context (agentctx):")]
+                     if m.startswith("Relevant project context (agentctx project memory;")]
     assert codex_context and f"[decision] {D_CLAUDE[0]} (id {rid})" in codex_context[0]
     parts = [p["text"] for c in world["gemini_ask_body"]["contents"] if c.get("role") == "user"
              for p in c.get("parts") or [] if "text" in p]
-    assert any(p.startswith("<hook_context>Relevant project context (agentctx):") and D_CLAUDE[0] in p
+    assert any(p.startswith("<hook_context>Relevant project context (agentctx project memory;") and D_CLAUDE[0] in p
                for p in parts), parts
 
 
