@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any, Callable
 
 from ..base import userfiles
 from ..base.errors import ConfigError
 
-# The same suffixes as Claude Code's settings (claude/settings.py): one convention for every file we touch.
-BACKUP_SUFFIX = ".agentctx-backup"
-ABSENT_SUFFIX = ".agentctx-absent"  # marks "the file did not exist before agentctx touched it"
+# One convention for every file of the user's we touch (base/userfiles.py), Claude Code's settings included.
+BACKUP_SUFFIX, ABSENT_SUFFIX = userfiles.BACKUP_SUFFIX, userfiles.ABSENT_SUFFIX  # beside the file: the bytes before us
 
 
 def _read(path: Path) -> str | None:
@@ -26,28 +24,11 @@ def _read(path: Path) -> str | None:
         raise ConfigError("file_unreadable", path=str(path), detail=exc.strerror or str(exc)) from None
 
 
-def _backup(path: Path, raw: str | None) -> None:
-    """Before the first change only: the original bytes, or a marker that there was no file."""
-    backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
-    if backup.exists() or absent.exists():
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if raw is None:
-        absent.touch(mode=0o600)
-        return
-    shutil.copy2(path, backup)  # the exact bytes (line endings included)
-    fd = os.open(backup, os.O_RDONLY)
-    try:
-        os.fsync(fd)  # on disk before the file it backs up is replaced
-    finally:
-        os.close(fd)
-
-
 def ensure_backup(path: Path) -> None:
     """Back the file up now (before a program other than us writes our entries into it: Codex's trust)."""
     with userfiles.locked():
         path = userfiles.real_path(path)
-        _backup(path, _read(path))
+        userfiles.backup_once(path, _read(path))
 
 
 def edit(path: Path, change: Callable[[str | None], str]) -> bool:
@@ -59,7 +40,7 @@ def edit(path: Path, change: Callable[[str | None], str]) -> bool:
         text = change(raw)
         if text == raw:
             return False
-        _backup(path, raw)
+        userfiles.backup_once(path, raw)
         userfiles.atomic_write(path, text)
         return True
 

@@ -93,6 +93,31 @@ def atomic_write(path: str | os.PathLike[str], text: str, *, mode: int = 0o600) 
     return target
 
 
+# Beside a file of the user's we change: its bytes before our first change, or a marker that it did not exist.
+BACKUP_SUFFIX = ".agentctx-backup"
+ABSENT_SUFFIX = ".agentctx-absent"
+
+
+def backup_once(path: Path, raw: str | None) -> None:
+    """Before the first change only: the original bytes (`raw` is its text, None when there is no file), or a
+    marker that there was no file; `uninstall` restores from it. Later changes keep the first backup."""
+    import shutil
+
+    backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
+    if backup.exists() or absent.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if raw is None:
+        absent.touch(mode=0o600)
+        return
+    shutil.copy2(path, backup)  # the exact bytes (line endings included)
+    fd = os.open(backup, os.O_RDONLY)
+    try:
+        os.fsync(fd)  # on disk before the file it backs up is replaced
+    finally:
+        os.close(fd)
+
+
 def _fsync_dir(directory: Path) -> None:
     try:
         fd = os.open(directory, os.O_RDONLY)

@@ -6,7 +6,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,8 +15,7 @@ from ..base.errors import ConfigError
 from . import wiring
 from .wiring import MCP_NAME, is_ours
 
-BACKUP_SUFFIX = ".agentctx-backup"
-ABSENT_SUFFIX = ".agentctx-absent"  # marks "the file did not exist before agentctx touched it"
+BACKUP_SUFFIX, ABSENT_SUFFIX = userfiles.BACKUP_SUFFIX, userfiles.ABSENT_SUFFIX  # beside the file: the bytes before us
 
 # Claude Code event -> (our kebab event, matcher, extra handler fields); vendor-notes/claude-code-hooks.md.
 HOOKS: dict[str, tuple[str, str | None, dict[str, Any]]] = {
@@ -96,23 +94,6 @@ def _dump(data: dict[str, Any], raw: str | None) -> str:
     return userfiles.dumps(data, indent=_indent(raw))  # never text the strict parser would refuse
 
 
-def _backup(path: Path, raw: str | None) -> None:
-    """Before the first change only: the original bytes, or a marker that there was no file."""
-    backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
-    if backup.exists() or absent.exists():
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if raw is None:
-        absent.touch(mode=0o600)
-    else:
-        shutil.copy2(path, backup)  # the exact bytes (line endings included)
-        fd = os.open(backup, os.O_RDONLY)
-        try:
-            os.fsync(fd)  # on disk before the file it backs up is replaced
-        finally:
-            os.close(fd)
-
-
 def _write(path: Path, text: str) -> None:
     userfiles.atomic_write(path, text)  # unique temporary file, fsync, replace; keeps the mode and any symlink
 
@@ -132,7 +113,7 @@ def _apply_locked(path: Path, change: "Any") -> bool:
     change(data)
     if json.dumps(data, sort_keys=False) == before and raw is not None:
         return False
-    _backup(path, raw)
+    userfiles.backup_once(path, raw)
     _write(path, _dump(data, raw))
     return True
 
