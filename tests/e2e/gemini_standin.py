@@ -16,13 +16,11 @@ requests) with a minimal object that fits the requested schema, and anything els
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
+
+from standin_http import Exchange, StandIn
 
 Part = dict[str, Any]
 Script = Callable[[dict[str, Any]], list[Part]]
@@ -188,114 +186,42 @@ def response(body: dict[str, Any], parts: list[Part]) -> dict[str, Any]:
     return chunk(answer, finish=True, usage=_usage(body, answer), response_id=_id("resp"))
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
-        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hung up (or was killed) is no news
-            super().handle_error(request, client_address)
-
-
-class GeminiStandIn:
+class GeminiStandIn(StandIn):
     """`with GeminiStandIn() as api:` serves on api.base_url (no path: the CLI adds /v1beta/...); api.requests holds
     (method, path, headers, body)."""
 
+    json_type = "application/json; charset=UTF-8"
+
     def __init__(self, script: Script = scripted_model, *, delay: float = 0.0,
                  hold: Callable[[dict[str, Any]], bool] | None = None) -> None:
-        """`delay`: seconds before each answer. `hold`: requests it accepts are not answered until `release` is set
-        (or the stand-in stops): `holding` is set when one arrives, so a test can kill the client mid-turn."""
-        self.script, self.delay, self.hold = script, delay, hold
-        self.requests: list[tuple[str, str, dict[str, str], Any]] = []
-        self.lock = threading.Lock()
-        self.holding, self.release = threading.Event(), threading.Event()
-        standin = self
+        super().__init__(script, delay=delay, hold=hold)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def error_body(self, status: int, kind: str, text: str, **extra: Any) -> dict[str, Any]:
+        return {"error": {"code": status, "message": text, "status": kind}}
 
-            def log_message(self, *args: Any) -> None:
-                pass
+    def not_found(self, ex: Exchange, method: str) -> None:
+        ex.error(404, "NOT_FOUND", f"the stand-in serves no {method} {ex.path}")
 
-            def _send_json(self, status: int, data: dict[str, Any]) -> None:
-                out = json.dumps(data).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json; charset=UTF-8")
-                self.send_header("content-length", str(len(out)))
-                self.end_headers()
-                self.wfile.write(out)
-
-            def _error(self, status: int, kind: str, text: str) -> None:
-                self._send_json(status, {"error": {"code": status, "message": text, "status": kind}})
-
-            def _log(self, body: Any) -> None:
-                with standin.lock:
-                    standin.requests.append((self.command, self.path,
-                                             {k.lower(): v for k, v in self.headers.items()}, body))
-
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                self._log(None)
-                self._error(404, "NOT_FOUND", f"the stand-in serves no GET {self.path}")
-
-            do_HEAD = do_GET  # noqa: N815
-
-            def do_POST(self) -> None:  # noqa: N802
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                if (self.headers.get("content-encoding") or "").lower() == "gzip":
-                    raw = gzip.decompress(raw)
-                try:
-                    body = json.loads(raw) if raw else {}
-                except ValueError:
-                    body = {"_unparsed": raw[:4000].decode("utf-8", "replace")}
-                self._log(body)
-                path = self.path.split("?", 1)[0]
-                model, _, method = path.rpartition(":")
-                if not model.startswith("/v1beta/models/") or method not in (
-                        "streamGenerateContent", "generateContent", "countTokens"):
-                    return self._error(404, "NOT_FOUND", f"the stand-in serves no POST {path}")
-                if method == "countTokens":
-                    return self._send_json(200, {"totalTokens": _usage(body, [])["promptTokenCount"]})
-                if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
-                    return self._error(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not "
-                                       "specified")
-                if standin.delay:
-                    time.sleep(standin.delay)
-                if standin.hold is not None and standin.hold(body):
-                    standin.holding.set()
-                    standin.release.wait(60)
-                    return self._error(503, "UNAVAILABLE", "held by the test")
-                parts = standin.script(body)
-                if method == "generateContent":
-                    return self._send_json(200, response(body, parts))
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("connection", "close")
-                self.end_headers()
-                self.close_connection = True
-                for piece in stream_chunks(body, parts):
-                    self.wfile.write(f"data: {json.dumps(piece)}\r\n\r\n".encode())
-                    self.wfile.flush()
-
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> "GeminiStandIn":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, ex: Exchange) -> None:
+        body = ex.body
+        model, _, method = ex.path.rpartition(":")
+        if not model.startswith("/v1beta/models/") or method not in (
+                "streamGenerateContent", "generateContent", "countTokens"):
+            return self.not_found(ex, "POST")
+        if method == "countTokens":
+            return ex.json(200, {"totalTokens": _usage(body, [])["promptTokenCount"]})
+        if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
+            return ex.error(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified")
+        if ex.held(503, "UNAVAILABLE"):
+            return None
+        parts = self.script(body)
+        if method == "generateContent":
+            return ex.json(200, response(body, parts))
+        return ex.sse(f"data: {json.dumps(piece)}\r\n\r\n".encode() for piece in stream_chunks(body, parts))
 
     def bodies(self, method: str = "streamGenerateContent") -> list[dict[str, Any]]:
         """The parsed bodies of every POST to one method (`streamGenerateContent` by default), in arrival order."""
-        with self.lock:
-            return [b for m, p, _, b in self.requests
-                    if m == "POST" and p.split("?", 1)[0].rpartition(":")[2] == method]
+        return self.posted(lambda path: path.rpartition(":")[2] == method)
 
     def turn_bodies(self) -> list[dict[str, Any]]:
         """The main-loop requests: streamed, and not a side request for JSON output."""

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
+
+from standin_http import Exchange, StandIn
 
 Block = dict[str, Any]
 Script = Callable[[dict[str, Any]], list[Block]]
@@ -130,103 +129,34 @@ def message(body: dict[str, Any], blocks: list[Block]) -> dict[str, Any]:
             "content": blocks, "stop_reason": stop, "stop_sequence": None, "usage": _usage(body, blocks)}
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
-        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hung up (or was killed) is no news
-            super().handle_error(request, client_address)
-
-
-class MessagesStandIn:
+class MessagesStandIn(StandIn):
     """`with MessagesStandIn() as api:` serves on api.base_url; api.requests holds (method, path, headers, body)."""
 
     def __init__(self, script: Script = scripted_model, *, delay: float = 0.0,
                  hold: Callable[[dict[str, Any]], bool] | None = None) -> None:
-        """`delay`: seconds before each answer. `hold`: requests it accepts are not answered until `release` is set
-        (or the stand-in stops): `holding` is set when one arrives, so a test can kill the client mid-turn."""
-        self.script, self.delay, self.hold = script, delay, hold
-        self.requests: list[tuple[str, str, dict[str, str], Any]] = []
-        self.lock = threading.Lock()
-        self.holding, self.release = threading.Event(), threading.Event()
-        standin = self
+        super().__init__(script, delay=delay, hold=hold)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def extra_headers(self) -> list[tuple[str, str]]:
+        return [("request-id", _id("req"))]
 
-            def log_message(self, *args: Any) -> None:
-                pass
+    def error_body(self, status: int, kind: str, text: str, **extra: Any) -> dict[str, Any]:
+        return {"type": "error", "error": {"type": kind, "message": text}}
 
-            def _send_json(self, status: int, data: dict[str, Any]) -> None:
-                out = json.dumps(data).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("request-id", _id("req"))
-                self.send_header("content-length", str(len(out)))
-                self.end_headers()
-                self.wfile.write(out)
-
-            def _error(self, status: int, kind: str, text: str) -> None:
-                self._send_json(status, {"type": "error", "error": {"type": kind, "message": text}})
-
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                with standin.lock:
-                    standin.requests.append(("GET", self.path, {k.lower(): v for k, v in self.headers.items()}, None))
-                self._error(404, "not_found_error", f"the stand-in serves no GET {self.path}")
-
-            do_HEAD = do_GET  # noqa: N815
-
-            def do_POST(self) -> None:  # noqa: N802
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                try:
-                    body = json.loads(raw) if raw else {}
-                except ValueError:
-                    body = {"_unparsed": raw.decode("utf-8", "replace")}
-                path = self.path.split("?", 1)[0]
-                with standin.lock:
-                    standin.requests.append(("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                if path == "/v1/messages/count_tokens":
-                    return self._send_json(200, {"input_tokens": _usage(body, [])["input_tokens"]})
-                if path != "/v1/messages":
-                    return self._error(404, "not_found_error", f"the stand-in serves no POST {path}")
-                if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-                    return self._error(400, "invalid_request_error", "messages: field required")
-                if standin.delay:
-                    time.sleep(standin.delay)
-                if standin.hold is not None and standin.hold(body):
-                    standin.holding.set()
-                    standin.release.wait(60)
-                    return self._error(529, "overloaded_error", "held by the test")
-                blocks = standin.script(body)
-                if not body.get("stream"):
-                    return self._send_json(200, message(body, blocks))
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("request-id", _id("req"))
-                self.send_header("connection", "close")
-                self.end_headers()
-                self.close_connection = True
-                for name, data in sse_events(body, blocks):
-                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-                    self.wfile.flush()
-
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> "MessagesStandIn":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, ex: Exchange) -> None:
+        body = ex.body
+        if ex.path == "/v1/messages/count_tokens":
+            return ex.json(200, {"input_tokens": _usage(body, [])["input_tokens"]})
+        if ex.path != "/v1/messages":
+            return self.not_found(ex, "POST")
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return ex.error(400, "invalid_request_error", "messages: field required")
+        if ex.held(529, "overloaded_error"):
+            return None
+        blocks = self.script(body)
+        if not body.get("stream"):
+            return ex.json(200, message(body, blocks))
+        return ex.sse(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode() for name, data in sse_events(body, blocks))
 
     def message_bodies(self) -> list[dict[str, Any]]:
         """The parsed bodies of every POST /v1/messages, in arrival order."""
-        with self.lock:
-            return [b for m, p, _, b in self.requests if m == "POST" and p.split("?", 1)[0] == "/v1/messages"]
+        return self.posted(lambda path: path == "/v1/messages")

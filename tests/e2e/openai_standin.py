@@ -14,13 +14,12 @@ call of that (MCP) tool, the turn after a tool result with a short text, and any
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
+
+from standin_http import Exchange, StandIn
 
 Item = dict[str, Any]
 Script = Callable[[dict[str, Any]], list[Item]]
@@ -215,110 +214,40 @@ def sse_events(body: dict[str, Any], items: list[Item]) -> list[dict[str, Any]]:
     return events
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
-        if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that hung up (or was killed) is no news
-            super().handle_error(request, client_address)
-
-
-class ResponsesStandIn:
+class ResponsesStandIn(StandIn):
     """`with ResponsesStandIn() as api:` serves on api.base_url (ending in /v1); api.requests holds
     (method, path, headers, body)."""
 
+    url_path = "/v1"
+
     def __init__(self, script: Script = scripted_model, *, delay: float = 0.0,
                  hold: Callable[[dict[str, Any]], bool] | None = None) -> None:
-        """`delay`: seconds before each answer. `hold`: requests it accepts are not answered until `release` is set
-        (or the stand-in stops): `holding` is set when one arrives, so a test can kill the client mid-turn."""
-        self.script, self.delay, self.hold = script, delay, hold
-        self.requests: list[tuple[str, str, dict[str, str], Any]] = []
-        self.lock = threading.Lock()
-        self.holding, self.release = threading.Event(), threading.Event()
-        standin = self
+        super().__init__(script, delay=delay, hold=hold)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def extra_headers(self) -> list[tuple[str, str]]:
+        return [("x-request-id", _id("req"))]
 
-            def log_message(self, *args: Any) -> None:
-                pass
+    def error_body(self, status: int, kind: str, text: str, **extra: Any) -> dict[str, Any]:
+        return {"error": {"message": text, "type": kind, "param": None, "code": extra.get("code")}}
 
-            def _send_json(self, status: int, data: dict[str, Any]) -> None:
-                out = json.dumps(data).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("x-request-id", _id("req"))
-                self.send_header("content-length", str(len(out)))
-                self.end_headers()
-                self.wfile.write(out)
+    def not_found(self, ex: Exchange, method: str) -> None:
+        ex.error(404, "invalid_request_error", f"the stand-in serves no {method} {ex.path}", code="not_found")
 
-            def _error(self, status: int, kind: str, text: str, code: str | None = None) -> None:
-                self._send_json(status, {"error": {"message": text, "type": kind, "param": None, "code": code}})
-
-            def _log(self, body: Any) -> None:
-                with standin.lock:
-                    standin.requests.append((self.command, self.path,
-                                             {k.lower(): v for k, v in self.headers.items()}, body))
-
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                self._log(None)
-                self._error(404, "invalid_request_error", f"the stand-in serves no GET {self.path}", "not_found")
-
-            do_HEAD = do_GET  # noqa: N815
-
-            def do_POST(self) -> None:  # noqa: N802
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                if (self.headers.get("content-encoding") or "").lower() == "gzip":
-                    raw = gzip.decompress(raw)
-                try:
-                    body = json.loads(raw) if raw else {}
-                except ValueError:
-                    body = {"_unparsed": raw[:4000].decode("utf-8", "replace"),
-                            "_content_encoding": self.headers.get("content-encoding")}
-                self._log(body)
-                path = self.path.split("?", 1)[0]
-                if path != "/v1/responses":
-                    return self._error(404, "invalid_request_error", f"the stand-in serves no POST {path}",
-                                       "not_found")
-                if not isinstance(body, dict) or "input" not in body:
-                    return self._error(400, "invalid_request_error", "Missing required parameter: 'input'.",
-                                       "missing_required_parameter")
-                if standin.delay:
-                    time.sleep(standin.delay)
-                if standin.hold is not None and standin.hold(body):
-                    standin.holding.set()
-                    standin.release.wait(60)
-                    return self._error(503, "server_error", "held by the test")
-                items = standin.script(body)
-                if not body.get("stream"):
-                    return self._send_json(200, response(body, items))
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("x-request-id", _id("req"))
-                self.send_header("connection", "close")
-                self.end_headers()
-                self.close_connection = True
-                for event in sse_events(body, items):
-                    self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
-                    self.wfile.flush()
-
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self) -> "ResponsesStandIn":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, ex: Exchange) -> None:
+        body = ex.body
+        if ex.path != "/v1/responses":
+            return self.not_found(ex, "POST")
+        if not isinstance(body, dict) or "input" not in body:
+            return ex.error(400, "invalid_request_error", "Missing required parameter: 'input'.",
+                            code="missing_required_parameter")
+        if ex.held(503, "server_error"):
+            return None
+        items = self.script(body)
+        if not body.get("stream"):
+            return ex.json(200, response(body, items))
+        return ex.sse(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+                      for event in sse_events(body, items))
 
     def response_bodies(self) -> list[dict[str, Any]]:
         """The parsed bodies of every POST /v1/responses, in arrival order."""
-        with self.lock:
-            return [b for m, p, _, b in self.requests if m == "POST" and p.split("?", 1)[0] == "/v1/responses"]
+        return self.posted(lambda path: path == "/v1/responses")
