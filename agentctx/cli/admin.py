@@ -107,6 +107,7 @@ def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
     for agent in ("codex", "gemini"):  # Claude Code's own checks are in doctor.run
         if agents.wired(agent) or agents.DETECT[agent]():
             checks += agents.checks(agent, str(ctx.project.root))
+    checks = agents.claude_check_for_others(checks)
     if ctx.json:
         ctx.emit([c.to_dict() for c in checks])
     else:

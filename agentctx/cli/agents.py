@@ -76,6 +76,22 @@ def unwire(agent: str, ctx: Context, args: argparse.Namespace) -> list[str]:
     return [f"{LABELS[agent]}: {line}" for line in lines]
 
 
+def claude_check_for_others(checks: list[Check]) -> list[Check]:
+    """Someone who uses only Codex or Gemini is not told to register with a Claude Code they do not have: the
+    "not registered with Claude Code" warning becomes a note when Claude Code is not installed here and another agent
+    is wired (when it is installed, the warning stays, with the command that wires it)."""
+    others = [LABELS[a] for a in NAMES if a != "claude" and wired(a)]
+    out = []
+    for c in checks:
+        if c.name == "claude-code" and c.status == "warn" and "not registered with Claude Code" in c.detail and others:
+            if not DETECT["claude"]():
+                c = Check("claude-code", "ok", f"Claude Code is not installed here; agentctx runs with {', '.join(others)}")
+            else:
+                c = Check(c.name, c.status, c.detail, "agentctx init --agent claude")
+        out.append(c)
+    return out
+
+
 def wired(agent: str) -> bool:
     """Any of our hooks registered with this agent (user scope)."""
     if agent == "codex":

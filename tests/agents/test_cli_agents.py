@@ -109,3 +109,15 @@ def test_off_and_on_cover_every_agent(run, add, repo, monkeypatch, capsys):
     assert not injected("codex", "UserPromptSubmit") and not injected("gemini", "BeforeAgent")
     run("on")
     assert injected("codex", "UserPromptSubmit") and injected("gemini", "BeforeAgent")
+
+
+def test_doctor_does_not_ask_a_codex_only_user_to_register_with_claude_code(run, monkeypatch, isolated_home):
+    from agentctx.cli import agents
+
+    run("init", "--agent", "codex", "--no-profile")
+    monkeypatch.setitem(agents.DETECT, "claude", lambda: False)  # no `claude`, no ~/.claude
+    found = {c["name"]: c for c in json.loads(run("doctor", "--json")[1])}
+    assert found["claude-code"]["status"] == "ok" and "runs with Codex CLI" in found["claude-code"]["detail"]
+    monkeypatch.setitem(agents.DETECT, "claude", lambda: True)  # installed, not wired: still said, with the command
+    found = {c["name"]: c for c in json.loads(run("doctor", "--json")[1])}
+    assert found["claude-code"]["status"] == "warn" and found["claude-code"]["fix"] == "agentctx init --agent claude"
