@@ -194,15 +194,11 @@ class Bench:
 
 
 def asked_within_limits(exp: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """An expansions line's questions and terms as the store takes them: items past its limits are left out (a
-    model may write more or longer ones than a record holds; the product's extraction trims the same way)."""
-    from agentctx.base.models import ALIAS_CHARS, ALIASES_MAX, QUESTION_CHARS, QUESTIONS_MAX
+    """An expansions line's questions and terms as the store takes them from a model: items past its limits are left
+    out (store.records.asked_within_limits, what extraction and the expansion pass apply)."""
+    from agentctx.store.records import asked_within_limits as within
 
-    def keep(items: object, most: int, chars: int) -> tuple[str, ...]:
-        out = [" ".join(i.split()) for i in items or () if isinstance(i, str)] if isinstance(items, list) else []
-        return tuple(i for i in out if i and len(i) <= chars)[:most]
-
-    return (keep(exp.get("questions"), QUESTIONS_MAX, QUESTION_CHARS), keep(exp.get("terms"), ALIASES_MAX, ALIAS_CHARS))
+    return within(exp.get("questions"), "questions"), within(exp.get("terms"), "aliases")
 
 
 def read_expansions(path: str | Path | None) -> dict[str, dict] | None:

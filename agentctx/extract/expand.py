@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from ..base import config, extras
-from ..base.errors import AgentctxError, MissingExtraError, ValidationError
-from ..base.models import ALIAS_CHARS, ALIASES_MAX, QUESTION_CHARS, QUESTIONS_MAX, Record
+from ..base.errors import AgentctxError, MissingExtraError
+from ..base.models import Record
 from ..base.redact import scrub_text
 from ..base.tokens import estimate
 from ..store import expansion as attempts
@@ -100,25 +100,9 @@ def user_message(batch: list[tuple[str, Record]]) -> str:
 
 
 def _items(raw: Any, field_name: str) -> tuple[str, ...]:
-    """One entry's questions or aliases, cut to the limits: a non-string, blank or overlong item is dropped (half a
-    question asks nothing), repeats too, and items past the count limit; each scrubbed as the store does."""
-    most, chars = (QUESTIONS_MAX, QUESTION_CHARS) if field_name == "questions" else (ALIASES_MAX, ALIAS_CHARS)
-    if isinstance(raw, str):
-        raw = raw.splitlines()
-    if not isinstance(raw, list):
-        return ()
-    kept: dict[str, str] = {}
-    for item in raw:
-        if not isinstance(item, str) or len(" ".join(item.split())) > chars:
-            continue
-        try:
-            for one in records.asked_items([item], field_name):
-                kept.setdefault(one.casefold(), one)
-        except ValidationError:  # scrubbing made it longer than the limit
-            continue
-        if len(kept) >= most:
-            break
-    return tuple(kept.values())[:most]
+    """One entry's questions or aliases, cut to the limits (store.records.asked_within_limits: a non-string, blank or
+    overlong item is dropped, as half a question asks nothing; repeats too; each scrubbed as the store does)."""
+    return records.asked_within_limits(raw, field_name)
 
 
 def _key(raw: Any) -> str | None:

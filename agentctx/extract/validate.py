@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..base.models import ALIAS_CHARS, ALIASES_MAX, BODY_MAX, QUESTION_CHARS, QUESTIONS_MAX, TITLE_MAX
+from ..base.models import BODY_MAX, TITLE_MAX
+from ..store.records import asked_within_limits
 
 Kind = Literal["decision", "preference", "convention", "gotcha"]
 
@@ -143,22 +144,8 @@ def _entry(kind: Kind, raw: Any, corpus_words: str) -> Entry | str:
     if conf == "explicit" and len(words(evidence)) < EXPLICIT_MIN_WORDS:
         conf = "inferred"
     return Entry(kind, type_, _title(main), body, conf, scope, _supersedes(raw), evidence.strip(),
-                 " ".join(words(main)), asked(raw.get("questions"), QUESTIONS_MAX, QUESTION_CHARS),
-                 asked(raw.get("aliases"), ALIASES_MAX, ALIAS_CHARS))
-
-
-def asked(value: Any, most: int, chars: int) -> tuple[str, ...]:
-    """A model's questions or aliases, kept within the store's limits: items that are not text, are blank or too
-    long are dropped, repeats too, and only the first `most` are kept. Never a reason to drop the entry."""
-    if not isinstance(value, list):
-        return ()
-    out: dict[str, str] = {}
-    for item in value:
-        if isinstance(item, str):
-            one = " ".join(item.split())
-            if one and len(one) <= chars:
-                out.setdefault(one.casefold(), one)
-    return tuple(out.values())[:most]
+                 " ".join(words(main)), asked_within_limits(raw.get("questions"), "questions"),
+                 asked_within_limits(raw.get("aliases"), "aliases"))
 
 
 def _handover(work: Any) -> tuple[str, str] | None:

@@ -66,6 +66,28 @@ def validate(new: NewRecord) -> NewRecord:
 _ASKED_LIMITS = {"questions": (QUESTIONS_MAX, QUESTION_CHARS), "aliases": (ALIASES_MAX, ALIAS_CHARS)}
 
 
+def asked_within_limits(items: object, field: str) -> tuple[str, ...]:
+    """What a model or a file wrote as `questions` or `aliases`, kept within the store's limits instead of refused
+    (`asked_items` refuses): items that are not text, blank, or too long once scrubbed are dropped, repeats too, and
+    only the first limit-many are kept. A string counts as one item per line. Never raises."""
+    from ..base.redact import scrub_text
+
+    if isinstance(items, str):
+        items = items.splitlines()
+    if not isinstance(items, (list, tuple)):
+        return ()
+    most, chars = _ASKED_LIMITS[field]
+    out: dict[str, str] = {}
+    for item in items:
+        if len(out) >= most:
+            break
+        if isinstance(item, str):
+            one = scrub_text(" ".join(item.split()))
+            if one and len(one) <= chars:
+                out.setdefault(one.casefold(), one)
+    return tuple(out.values())
+
+
 def asked_items(items: "Iterable[str] | str | None", field: str) -> tuple[str, ...]:
     """`questions` or `aliases` normalised: each item on one line, scrubbed of secrets like the body, blanks and
     repeats (ignoring case) dropped; a string counts as one item per line. Over the limits: a ValidationError."""
