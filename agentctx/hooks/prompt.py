@@ -201,12 +201,14 @@ def _note(payload: "Payload", project_id: str, weighed: "list[Assessed]", chosen
         return
     injected = {h.record.id for h in chosen}
     rows = []
+    words: "dict[str, str] | None" = None  # the prompt's stems as typed, worked out once, only when needed
     for a in weighed[:NOTED]:
         row = {"id": a.hit.record.id, "p": round(a.p, 4), "injected": a.hit.record.id in injected,
                "passed": a.inject, "reason": a.reason, "features": {k: round(v, 4) for k, v in a.features.items()}}
-        through = relevance.through_asked(a.hit, payload.prompt)
-        if through:  # words of the record's own questions and aliases: nothing of the prompt it does not hold
-            row["asked"] = through
+        only = relevance.asked_only(a.hit)
+        if only:  # words of the record's own questions and aliases: nothing of the prompt it does not hold
+            words = relevance.prompt_words(payload.prompt) if words is None else words
+            row["asked"] = sorted(words.get(stem, stem) for stem in only)
         rows.append(row)
     row = {"at": now_iso(), "session_id": payload.session_id, "project_id": project_id,
            "prompt_hash": sha256_hex(payload.prompt)[:16], "prompt_chars": len(payload.prompt),

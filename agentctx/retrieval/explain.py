@@ -23,13 +23,14 @@ def explain(conn: sqlite3.Connection, query: str, project_id: str) -> list[dict[
     from . import relevance
 
     out = []
+    words = relevance.prompt_words(query)
     for rank, a in enumerate(relevance.decide(conn, query, project_id)):
         r = a.hit.record
         out.append({"rank": rank + 1, "id": r.id, "type": r.type, "title": r.title, "injected": a.inject,
                     "p": round(a.p, 4), "threshold": relevance.threshold(a.klass) if a.klass in relevance.CLASSES
                     else None, "prompt_class": a.klass, "score_share": round(a.ratio, 3), "reason": a.reason,
                     "score": round(a.hit.score, 4), "features": {k: round(v, 4) for k, v in a.features.items()},
-                    "asked": relevance.through_asked(a.hit, query)})
+                    "asked": sorted(words.get(stem, stem) for stem in relevance.asked_only(a.hit))})
     return out
 
 

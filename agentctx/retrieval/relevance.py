@@ -170,16 +170,17 @@ def near_verbatim(feats: "dict[str, float]") -> bool:
             and feats.get("rare", 0.0) >= VERBATIM_RARE)
 
 
-def through_asked(hit: "SearchHit", prompt: str) -> "list[str]":
-    """The prompt's words a candidate matched only through its questions or aliases (how it will be asked)."""
-    stems = {stem for stem, only in (hit.asked or {}).items() if only}
-    if not stems:
-        return []
+def asked_only(hit: "SearchHit") -> "list[str]":
+    """The query stems a candidate matched only through its questions or aliases (how it will be asked)."""
+    return [stem for stem, only in (hit.asked or {}).items() if only]
+
+
+def prompt_words(prompt: str) -> "dict[str, str]":
+    """Each of the prompt's stems -> the first word it came from (to show stems as the words someone typed)."""
     from ..base import text
 
     tokens = text.query_tokens(prompt)
-    words = {stem: word for word, stem in zip(reversed(tokens), reversed(text.stems(tokens))) if stem in stems}
-    return sorted(words.get(stem, stem) for stem in stems)
+    return dict(zip(reversed(text.stems(tokens)), reversed(tokens)))
 
 
 def probability(feats: "dict[str, float]", klass: str) -> float:
