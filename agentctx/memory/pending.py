@@ -115,7 +115,7 @@ def _apply(conn: sqlite3.Connection, line: str) -> bool:
                 sessions.touch(conn, sid, row["project_id"], at, agent=_agent(row))
             if sid and isinstance(row.get("prompt"), str):
                 sessions.log_prompt(conn, session_id=sid, project_id=row["project_id"],
-                                    prompt_hash=row.get("prompt_hash"), text=asked(row["prompt"]),
+                                    prompt_hash=row.get("prompt_hash"), text=kept_prompt(row["prompt"]),
                                     chars=int(row.get("prompt_chars") or len(row["prompt"])), created_at=at)
         return True
     except StoreError:
@@ -124,7 +124,7 @@ def _apply(conn: sqlite3.Connection, line: str) -> bool:
         return False
 
 
-def asked(prompt: str) -> str:
+def kept_prompt(prompt: str) -> str:
     """What the store keeps of a prompt: `<private>` spans out and secrets masked (the hook, which must stay lean,
     wrote it as the user typed it, with private spans already removed), then clipped by `sessions.log_prompt`."""
     from ..base.redact import scrub_text
