@@ -36,10 +36,13 @@ def patch_files(patch: str) -> list[str]:
 
 def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
     """Codex's stdin as the neutral payload: the same field names as Claude Code's (fact 12) but for apply_patch,
-    whose files are only in the patch text (fact 13), and a null `transcript_path` (`--ephemeral`)."""
+    whose files are only in the patch text (fact 13), and a null `transcript_path` (`--ephemeral`). A shell call's
+    PostToolUse fires whatever its exit code and carries none (fact 13): `exit_unknown`."""
     out = dict(data)
     if out.get("transcript_path") is None:
         out["transcript_path"] = ""
+    if event == "post-tool-use" and data.get("tool_name") == "Bash":
+        out["exit_unknown"] = True
     if event == "post-tool-use" and data.get("tool_name") == "apply_patch":
         tool_input = data.get("tool_input")
         patch = tool_input.get("command") if isinstance(tool_input, dict) else tool_input

@@ -37,12 +37,14 @@ def strip_context(text: str) -> str:
 
 
 def _unwrap(text: str) -> str:
-    """A tool's output without the `<untrusted_context>` wrapper and the process-group line (fact 11)."""
+    """A tool's output without the `<untrusted_context>` wrapper, its `Output: ` label and the process-group line
+    (fact 11)."""
     text = text.strip()
     if text.startswith(_WRAP[0]) and text.endswith(_WRAP[1]):
         text = text[len(_WRAP[0]):-len(_WRAP[1])].strip()
     lines = [ln for ln in text.split("\n") if not ln.startswith("Process Group PGID:")]
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    return text[8:] if text.startswith("Output: ") else text  # the command's own first line starts after it
 
 
 def _tool_output(response: object) -> "dict | str":  # type: ignore[type-arg]
@@ -62,15 +64,32 @@ def _tool_output(response: object) -> "dict | str":  # type: ignore[type-arg]
     return {"output": text, "error": error if isinstance(error, str) else ""}
 
 
+def exit_code(text: str) -> int:
+    """The `Exit Code: N` line Gemini adds after a shell command's output when N is not 0 (fact 11); 0 without one.
+    The last such line: the command's own output comes before it."""
+    for line in reversed(text.split("\n")[-8:]):
+        if line.startswith("Exit Code: ") and line[11:].strip().isdigit():
+            return int(line[11:].strip())
+    return 0
+
+
 def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
-    """Gemini's stdin as the neutral payload: the prompt without hook context, tool names and results mapped."""
+    """Gemini's stdin as the neutral payload: the prompt without hook context, tool names and results mapped. A
+    command that exited nonzero, or a tool that reported an error, is a failed call: its output becomes `error`, as
+    Claude Code's PostToolUseFailure gives it ("Exit code N", then the output)."""
     out = dict(data)
     if event == "user-prompt-submit" and isinstance(data.get("prompt"), str):
         out["prompt"] = strip_context(data["prompt"])
     elif event == "post-tool-use":
         name = data.get("tool_name")
         out["tool_name"] = TOOLS.get(name, name) if isinstance(name, str) else ""
-        out["tool_response"] = _tool_output(data.get("tool_response"))
+        result = _tool_output(data.get("tool_response"))
+        out["tool_response"] = result
+        text = result.get("output", "") if isinstance(result, dict) else result
+        code = exit_code(text) if out["tool_name"] == "Bash" else 0
+        failure = result.get("error") if isinstance(result, dict) else ""
+        if code or failure:
+            out["error"] = "\n".join(p for p in (f"Exit code {code}" if code else "", failure, text) if p)
     return out
 
 

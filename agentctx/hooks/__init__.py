@@ -34,8 +34,8 @@ STDIN_WAIT_S = 5.0
 # An immutable tuple with named fields (models.record_type) rather than a frozen dataclass: `dataclasses` pulls in
 # `inspect`, about 8 ms of imports on every hook process (measured: bench/hooks.py).
 _FIELDS = ("session_id", "transcript_path", "cwd", "event_name", "source", "prompt", "tool_name", "tool_input",
-           "tool_response", "trigger", "reason", "stop_hook_active", "error", "agent")
-_DEFAULTS = ("", "", "", "", "", "", "", None, None, "", "", False, "", "claude")
+           "tool_response", "trigger", "reason", "stop_hook_active", "error", "agent", "exit_unknown")
+_DEFAULTS = ("", "", "", "", "", "", "", None, None, "", "", False, "", "claude", False)
 
 
 def _text(value: object) -> str:
@@ -53,7 +53,8 @@ class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
     `source` is SessionStart's startup|resume|clear|compact|fork, `prompt` UserPromptSubmit's text, `tool_*`
     PostToolUse's, `error` PostToolUseFailure's (the failed call's output: "Exit code N", then stderr and stdout),
     `trigger` PreCompact's manual|auto, `reason` SessionEnd's, `agent` whose session it is (`agents.NAMES`: data for
-    the ledger rows, never a branch in a handler). A wrong type reads as empty.
+    the ledger rows, never a branch in a handler). `exit_unknown`: the agent does not say whether the tool call
+    succeeded (an adapter sets it; a failure it can read is `error`). A wrong type reads as empty.
     """
 
     __slots__ = ()
@@ -75,6 +76,7 @@ class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
             stop_hook_active=data.get("stop_hook_active") is True,
             error=_text(data.get("error")),
             agent=agent,
+            exit_unknown=data.get("exit_unknown") is True,
         )
 
 

@@ -1,5 +1,6 @@
 """PostToolUse and PostToolUseFailure (registered synchronous, see docs/hooks.md): deterministic capture only; no model,
-no network. A failed call (a failing test run, a command that errors) comes only through PostToolUseFailure."""
+no network. A failed call (a failing test run, a command that errors) comes through PostToolUseFailure from Claude
+Code, and as a PostToolUse with `error` set from an agent whose adapter read a nonzero exit code (Gemini CLI)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,19 @@ def post_tool_use_failure(payload: "Payload") -> None:
     """A tool call that failed: its `error` (exit code, stderr, stdout) is the output capture reads."""
     if not payload.error:
         return None
-    return post_tool_use(payload._replace(tool_response={"error": payload.error}), event="post-tool-use-failure")
+    return _capture(payload._replace(tool_response={"error": payload.error}), "post-tool-use-failure", True)
 
 
-def post_tool_use(payload: "Payload", event: str = "post-tool-use") -> None:
+def post_tool_use(payload: "Payload") -> None:
+    """A call that succeeded (Claude Code sends failures to PostToolUseFailure: vendor-notes/claude-code-hooks.md
+    fact 24), failed (`error` set by the agent's adapter), or whose outcome the agent does not say (`exit_unknown`:
+    Codex, vendor-notes/codex-cli.md fact 13)."""
+    if payload.error:
+        return post_tool_use_failure(payload)
+    return _capture(payload, "post-tool-use", None if payload.exit_unknown else False)
+
+
+def _capture(payload: "Payload", event: str, failed: "bool | None") -> None:
     from ..base import paths
 
     if not payload.tool_name or not os.path.exists(paths.db_file()):
@@ -28,7 +38,7 @@ def post_tool_use(payload: "Payload", event: str = "post-tool-use") -> None:
     from ..memory import open_sessions
     from ..base.project import detect
 
-    observations = capture.observe(payload.tool_name, payload.tool_input, payload.tool_response, payload.cwd)
+    observations = capture.observe(payload.tool_name, payload.tool_input, payload.tool_response, payload.cwd, failed)
     if not observations:
         return None
     import sqlite3

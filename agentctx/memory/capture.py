@@ -33,10 +33,23 @@ _TEST_FAIL = re.compile(r"(?m)^.*(?:\bFAILED\b|^\s*FAIL\b|\bfailing\b|AssertionE
 _TEST_PASS = re.compile(r"(?m)\b\d+\s+passed\b|^OK\b|^ok\s+\S|test result: ok|^PASS\b|Tests:\s+\d+\s+passed|\b\d+\s+passing\b")
 _ERROR = re.compile(r"(?im)^.*(?:\berror(?:\[\w+\])?:|\berr!|\bfatal:|\bpanic:|Traceback \(most recent|"
                     r"Unhandled(?:Promise)?Rejection|\b\w*(?:Error|Exception):).*$")
+# An error line as tools print it, at the start of a line: what counts when the agent does not say whether the call
+# failed (Codex). Source text (`    except AttributeError:`, a docstring's `TypeError: ...`) is indented.
+_ERROR_AT_START = re.compile(r"(?m)^(?:(?i:error)(?:\[\w+\])?:|(?i:fatal):|(?i:panic):|npm ERR!|"
+                             r"(?:[A-Za-z_][\w.]*)?(?:Error|Exception):).*$")
+# A real Python traceback: the header at the start of a line, its `  File "…"` frames, and the exception line at the
+# start of a line after them. A doctest in a file's text has `...` instead of frames, or is indented.
+_TRACEBACK = re.compile(r'(?m)^Traceback \(most recent call last\):\n  File "[^\n]*\n(?:[ \t][^\n]*\n|\n)*?'
+                        r"([A-Za-z_][\w.]*(?::[^\n]*)?)$")
 _PATH = re.compile(r"(?:^|[\s\"'(])((?:\.{0,2}/)?(?:[\w.@-]+/)*[\w.@-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|rb|java|kt|"
                    r"c|cc|cpp|h|hpp|cs|php|swift|vue|svelte|toml|json|ya?ml|sh|sql))(?=[\s:\"',)]|$)")
-_BRANCH_CMD = re.compile(r"\bgit\s+(?:checkout|switch)\s+(.*)")
-_COMMIT_OUT = re.compile(r"(?m)^\[([^\s\]]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$")
+# The id of a failing test as each runner prints it: pytest's summary (`FAILED path::Class::test - …`) or its -v
+# line, unittest's `FAIL: test (module.Class.test)`, `go test`'s `--- FAIL: TestX`, cargo's `test x ... FAILED`,
+# vitest's ` FAIL file > name`, jest's `● Suite › name`.
+_FAILED_TEST = re.compile(r"(?m)^(?:FAILED|ERROR) (\S+::\S+|\S+\.py)\b|^(\S+::\S+) (?:FAILED|ERROR)\b"
+                          r"|^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)|^\s*--- FAIL: (\S+)|^test (\S+) \.\.\. FAILED$"
+                          r"|^\s*FAIL (\S+\.\w+ > [^\n]+?)\s*$|^\s+● ([^\n]+ › [^\n]+?)\s*$")
+FAILED_TESTS_KEPT = 20
 
 
 @dataclass(frozen=True)
@@ -48,10 +61,11 @@ class Observation:
     detail: str = ""
     outcome: str = ""  # test: passed | failed
     path: str = ""
+    subject: str = ""  # a failed test run: the failing tests' ids, one a line (the first names its stub)
 
     def to_dict(self) -> dict[str, str]:
         return {"kind": self.kind, "command": self.command, "detail": self.detail, "outcome": self.outcome,
-                "path": self.path}
+                "path": self.path, "subject": self.subject}
 
 
 def _output(response: Any) -> str:
@@ -68,23 +82,53 @@ def _resolve(path: str, cwd: str) -> str:
 
 
 def branch_target(command: str) -> str | None:
-    """The branch a `git checkout|switch` moves to: the first non-flag after optional -b/-c; `--` means files."""
-    m = _BRANCH_CMD.search(command.split("&&")[0].split(";")[0])
-    if not m:
+    """The branch the last `git checkout|switch` of `command` names (gitcmd.branch_target)."""
+    from . import gitcmd
+
+    return gitcmd.branch_target(command)
+
+
+def failed_tests(output: str) -> list[str]:
+    """The ids of the failing tests a test run printed, in order, each once (at most FAILED_TESTS_KEPT)."""
+    found: list[str] = []
+    for m in _FAILED_TEST.finditer(output):
+        groups = m.groups()
+        if groups[2]:  # unittest: `test_x (pkg.mod.Class.test_x)` since 3.11, `(pkg.mod.Class)` before
+            ident = groups[3] if groups[3].endswith("." + groups[2]) else f"{groups[3]}.{groups[2]}"
+        else:
+            ident = next(g for g in groups if g)
+        if ident not in found:
+            found.append(ident)
+            if len(found) >= FAILED_TESTS_KEPT:
+                break
+    return found
+
+
+def error_line(output: str, failed: "bool | None") -> str | None:
+    """The line that says what went wrong, or None when the call shows no error.
+
+    A call that succeeded is never an error, whatever its output says (a `cat` or `sed` of a source file holds
+    `except AttributeError:` lines), unless it printed a real traceback (`python x.py 2>&1 | tail` exits 0). A call
+    that failed: its traceback's exception line, else its first error-like line. A call whose outcome the agent does
+    not say (`failed` None): a traceback, or an error line as tools print one, at the start of a line."""
+    tb = _TRACEBACK.search(output)
+    if tb:
+        return tb.group(1)
+    if failed is False:
         return None
-    for token in m.group(1).split():
-        if token == "--":
-            return None
-        if token.startswith("-"):
-            continue
-        return token.strip("'\"") or None
-    return None
+    m = (_ERROR if failed else _ERROR_AT_START).search(output)
+    return m.group(0) if m else None
 
 
-def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str) -> list[Observation]:
-    """The observations in one PostToolUse payload; pure (no I/O), everything redacted."""
+def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str,
+            failed: "bool | None" = False) -> list[Observation]:
+    """The observations in one PostToolUse payload; pure (no I/O), everything redacted. `failed`: the call failed
+    (PostToolUseFailure, a nonzero exit code), succeeded (False: Claude Code's PostToolUse), or the agent does not
+    say (None: Codex's shell calls, vendor-notes/codex-cli.md fact 13)."""
     tool_input = tool_input if isinstance(tool_input, dict) else {}
     if tool_name in WRITE_TOOLS:
+        if failed:
+            return []  # an edit that failed wrote nothing
         path = tool_input.get("file_path") or tool_input.get("notebook_path")
         if isinstance(path, str) and path:
             return [Observation("file", path=_resolve(path, cwd))]
@@ -101,24 +145,31 @@ def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str) -> li
     first = command.strip().splitlines()[0][:300]
     output = _output(tool_response)
     found: list[Observation] = []
-    branch = branch_target(command)
-    if branch:
-        found.append(Observation("branch", command=first, detail=branch))
-    if re.search(r"\bgit\s+commit\b", command):
-        for branch_name, sha, message in _COMMIT_OUT.findall(output):
-            found.append(Observation("commit", command=first, detail=scrub_text(f"{sha} {message}"), path=branch_name))
+    if "git" in command:
+        from . import gitcmd
+
+        branch = gitcmd.branch_after(command, output, failed)
+        if branch:
+            found.append(Observation("branch", command=first, detail=branch))
+        for branch_name, sha, message in gitcmd.commits(command, output, failed):
+            detail = f"{sha} {message}" if sha else message
+            found.append(Observation("commit", command=first, detail=scrub_text(detail), path=branch_name))
     if _TEST_CMD.search(command):
         fail = _TEST_FAIL.search(output)
         if fail:
-            line = scrub_text(fail.group(0).strip())[:400]
+            ids = failed_tests(output)
+            line = fail.group(0).strip()
+            if ids and ids[0] not in line:  # the verdict line that names the first failing test, if there is one
+                line = next((ln.strip() for ln in output.splitlines() if ids[0] in ln), line)
+            line = scrub_text(line)[:400]
             found.append(Observation("test", command=first, detail=line, outcome="failed",
-                                     path=_first_path(line, output, cwd)))
+                                     path=_first_path(line, output, cwd), subject=scrub_text("\n".join(ids))))
         elif _TEST_PASS.search(output):
             found.append(Observation("test", command=first, outcome="passed"))
         return found
-    error = _ERROR.search(output)
+    error = error_line(output, failed)
     if error:
-        line = scrub_text(error.group(0).strip())[:400]
+        line = scrub_text(error.strip())[:400]
         found.append(Observation("error", command=first, detail=line, path=_first_path(line, output, cwd)))
     return found
 
@@ -154,7 +205,7 @@ def store(conn: sqlite3.Connection, project_id: str, session_id: str, observatio
             elif ob.kind in ("branch", "commit") and (ob.detail if ob.kind == "branch" else ob.path):
                 graph.upsert_node(conn, project_id, "branch", ob.detail if ob.kind == "branch" else ob.path)
             elif ob.kind == "test" and ob.outcome == "passed":
-                _resolve_stub(conn, project_id, session_id, _stub_title("Test failure", ob.command))
+                _resolve_stubs(conn, project_id, session_id, ob.command)
             elif ob.kind in ("test", "error"):
                 stub = _stub(conn, project_id, session_id, ob)
                 if stub:
@@ -170,11 +221,15 @@ def _injected_so_far(session_id: str) -> list[str]:
 
 
 def _stub(conn: sqlite3.Connection, project_id: str, session_id: str, ob: Observation) -> str | None:
-    title = _stub_title("Test failure" if ob.kind == "test" else "Error observed", ob.command)
+    """A failing test run's stub is named by its first failing test (one stub per test, whichever command ran it),
+    else by its command; an error's by its command."""
+    tests = [t for t in ob.subject.splitlines() if t] if ob.kind == "test" else []
+    title = _stub_title("Test failure" if ob.kind == "test" else "Error observed", tests[0] if tests else ob.command)
     existing = capture_sql.current_by_title(conn, project_id, "bugfix", title)
     record_id = existing.id if existing else None
     if existing is None:
-        body = f"Command: {ob.command}\nObserved: {ob.detail}"
+        failing = f"\nFailed tests: {', '.join(tests)}" if tests else ""
+        body = f"Command: {ob.command}{failing}\nObserved: {ob.detail}"
         record, _ = records.insert(conn, NewRecord(type="bugfix", title=title, body=body[:2000], project_id=project_id,
                                                    source="hook_observation", session_id=session_id or None))
         record_id = record.id
@@ -183,14 +238,16 @@ def _stub(conn: sqlite3.Connection, project_id: str, session_id: str, ob: Observ
     return None if existing else record_id
 
 
-def _resolve_stub(conn: sqlite3.Connection, project_id: str, session_id: str, title: str) -> None:
-    """A test command that failed before now passes: the stub gains its resolution (a superseding record)."""
-    open_stub = capture_sql.current_by_title(conn, project_id, "bugfix", title)
-    if open_stub is None or "\nResolved:" in open_stub.body:
-        return
-    body = f"{open_stub.body}\nResolved: the same command passed later ({now_iso()})."
-    records.insert(conn, NewRecord(type="bugfix", title=title, body=body[:2000], project_id=project_id,
-                                   source="hook_observation", session_id=session_id or None), supersedes=open_stub.id)
+def _resolve_stubs(conn: sqlite3.Connection, project_id: str, session_id: str, command: str) -> None:
+    """A test command that failed before now passes: each open stub it left gains its resolution (a superseding
+    record). Its stubs are the current test-failure stubs whose body starts with the same command."""
+    for open_stub in capture_sql.open_stubs_of(conn, project_id, "Test failure: ", f"Command: {command}\n"):
+        if "\nResolved:" in open_stub.body:
+            continue
+        body = f"{open_stub.body}\nResolved: the same command passed later ({now_iso()})."
+        records.insert(conn, NewRecord(type="bugfix", title=open_stub.title, body=body[:2000], project_id=project_id,
+                                       source="hook_observation", session_id=session_id or None),
+                       supersedes=open_stub.id)
 
 
 # --- the session's working log (derived; read by PreCompact and the rule-based handover) ----------------------
@@ -234,9 +291,9 @@ def read_log(session_id: str) -> list[dict[str, Any]]:
 
 
 def capture(conn: sqlite3.Connection, project_id: str, session_id: str, tool_name: str, tool_input: Any,
-            tool_response: Any, cwd: str) -> list[Observation]:
+            tool_response: Any, cwd: str, failed: "bool | None" = False) -> list[Observation]:
     """Observe one tool call, store what it showed, and add it to the session's working log."""
-    observations = observe(tool_name, tool_input, tool_response, cwd)
+    observations = observe(tool_name, tool_input, tool_response, cwd, failed)
     if observations:
         store(conn, project_id, session_id, observations)
         append_log(session_id, observations)

@@ -22,7 +22,7 @@ def _snapshot(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
 def _capture(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
     from .capture import Observation, store
 
-    fields = ("kind", "command", "detail", "outcome", "path")
+    fields = ("kind", "command", "detail", "outcome", "path", "subject")  # rows queued before `subject`: ""
     observations = [Observation(**{k: str(o.get(k) or "") for k in fields}) for o in row["observations"]
                     if isinstance(o, dict) and o.get("kind")]
     store(conn, str(row["project_id"]), row.get("session_id") or "", observations)

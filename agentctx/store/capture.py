@@ -49,6 +49,15 @@ def current_by_title(conn: sqlite3.Connection, project_id: str, type_: str, titl
     return to_record(row) if row else None
 
 
+def open_stubs_of(conn: sqlite3.Connection, project_id: str, title_prefix: str, body_prefix: str) -> list[Record]:
+    """Current captured bugfix stubs of a project whose title and body start with the given texts, oldest first."""
+    rows = conn.execute(f"SELECT {COLUMNS} FROM records WHERE project_id = ? AND type = 'bugfix' AND "
+                        "source = 'hook_observation' AND substr(title, 1, ?) = ? AND substr(body, 1, ?) = ? AND "
+                        f"{CURRENT} ORDER BY recorded_at, id",
+                        (project_id, len(title_prefix), title_prefix, len(body_prefix), body_prefix))
+    return [to_record(r) for r in rows]
+
+
 def link_all(conn: sqlite3.Connection, record_ids: Iterable[str], node_ids: Iterable[str]) -> None:
     pairs = [(r, n) for r in record_ids for n in node_ids]
     if pairs:

@@ -46,7 +46,7 @@ def test_a_shell_call_with_a_string_response_is_captured(agent_hook, conn, repo)
               "tool_response": "F.\nFAILED tests/test_api.py::test_retry - assert 1 == 2\n1 failed, 1 passed in 0.1s\n"}
     agent_hook("codex", "post-tool-use", failed)
     (stub,) = records.current(conn, detect(repo).id, types=["bugfix"])
-    assert stub.title == "Test failure: python -m pytest -q" and "test_retry" in stub.body
+    assert stub.title == "Test failure: tests/test_api.py::test_retry" and "Command: python -m pytest -q" in stub.body
 
 
 def test_an_apply_patch_edit_records_every_file_of_the_patch(agent_hook, conn, repo):

@@ -70,7 +70,7 @@ def test_a_shell_command_is_captured_with_its_outcome(agent_hook, conn, repo):
                     "FAILED tests/test_api.py::test_retry - assert 1 == 2\n1 failed in 0.1s", exit_code=1)
     agent_hook("gemini", "post-tool-use", failed)
     (stub,) = records.current(conn, detect(repo).id, types=["bugfix"])
-    assert stub.title == "Test failure: python -m pytest -q" and "test_retry" in stub.body
+    assert stub.title == "Test failure: tests/test_api.py::test_retry" and "Command: python -m pytest -q" in stub.body
     assert [e["kind"] for e in capture.read_log(SID)] == ["branch", "test"]
 
 

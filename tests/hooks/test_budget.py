@@ -154,7 +154,7 @@ def test_post_tool_use_under_a_lock_queues_its_observations(hook, conn, repo, lo
     assert records.current(conn, detect(repo).id, types=["bugfix"]) == []
     pending.drain_pending(conn)
     (stub,) = records.current(conn, detect(repo).id, types=["bugfix"])
-    assert "pytest -q" in stub.title
+    assert stub.title == "Test failure: tests/test_a.py::test_x" and stub.body.startswith("Command: pytest -q\n")
 
 
 def test_session_start_fallback_under_a_lock_is_bounded(hook, conn, repo, lock):

@@ -14,7 +14,9 @@ def bash(command, stdout="", stderr=""):
 @pytest.mark.parametrize("command,branch", [
     ("git checkout -b feature/hooks", "feature/hooks"), ("git switch main", "main"),
     ("git checkout -f release/v1", "release/v1"), ("git switch --track origin/dev", "origin/dev"),
-    ("git switch --detach feature-preview", "feature-preview"), ("git checkout -- x.ts", None), ("ls", None),
+    ("git switch --detach feature-preview", None), ("git checkout -- x.ts", None), ("ls", None),
+    ("git checkout main && git checkout -b topic", "topic"), ("git -C ../other switch -c x; git status", "x"),
+    ("git stash\ngit checkout -q release/1.x", "release/1.x"), ("git checkout -", None),
 ])
 def test_branch_target(command, branch):
     assert capture.branch_target(command) == branch
@@ -32,7 +34,8 @@ def test_failing_test_run_one_stub_linked_to_fail_line(hook, conn, repo):
         hook("post-tool-use", {"session_id": "s", "cwd": str(repo), **bash("npx vitest run test/auth.test.ts", out)})
     pid = detect(repo).id
     (stub,) = records.current(conn, pid, types=["bugfix"])
-    assert stub.title == "Test failure: npx vitest run test/auth.test.ts"
+    assert stub.title == "Test failure: test/auth.test.ts > login"
+    assert stub.body.startswith("Command: npx vitest run test/auth.test.ts\nFailed tests: test/auth.test.ts > login")
     node = graph.find_node(conn, pid, "file", str(repo / "test/auth.test.ts"))
     assert stub.id in graph.record_ids_for_node(conn, node)
     hook("post-tool-use", {"session_id": "s", "cwd": str(repo), **bash("npx vitest run test/auth.test.ts", "4 passed")})
@@ -64,8 +67,9 @@ def test_test_outcomes(command, out, outcome):
 
 
 def test_error_stub_and_commit(hook, conn, repo):
-    hook("post-tool-use", {"session_id": "s", "cwd": str(repo), **bash(
-        "node scripts/migrate.js", stderr="TypeError: cannot read x of undefined\n  at scripts/migrate.js:3")})
+    hook("post-tool-use-failure", {"session_id": "s", "cwd": str(repo), "tool_name": "Bash",
+                                   "tool_input": {"command": "node scripts/migrate.js"},
+                                   "error": "Exit code 1\nTypeError: cannot read x of undefined\n  at scripts/migrate.js:3"})
     (stub,) = records.current(conn, detect(repo).id, types=["bugfix"])
     assert stub.title.startswith("Error observed: node scripts/migrate.js")
     obs = capture.observe("Bash", {"command": "git commit -m 'fix'"}, {"stdout": "[main 1a2b3c4] fix login\n 1 file"}, "/r")

@@ -28,7 +28,7 @@ from agentctx.store import db
 conn = db.connect(paths.db_path())
 for i in range({n}):
     capture.capture(conn, "p" * 64, "s{index}", "Bash", {{"command": f"python job_{index}_{{i}}.py"}},
-                    {{"stderr": f"ValueError: bad input {index}-{{i}}"}}, "/r")
+                    {{"error": f"Exit code 1\\nValueError: bad input {index}-{{i}}"}}, "/r", failed=True)
 conn.close()
 """
 
@@ -62,8 +62,8 @@ def test_secrets_never_stored(hook, conn, repo):
               f"-----BEGIN PRIVATE KEY-----\n{SECRETS['pem']}\n-----END PRIVATE KEY-----\n")
     command = f"curl -H 'x-api-key: {SECRETS['anthropic']}' https://bob:{SECRETS['url_password']}@h/ && deploy {SECRETS['github']}"
     for line in output.splitlines():
-        hook("post-tool-use", {"session_id": "s", "cwd": str(repo), "tool_name": "Bash",
-                               "tool_input": {"command": command}, "tool_response": {"stdout": "", "stderr": line}})
+        hook("post-tool-use-failure", {"session_id": "s", "cwd": str(repo), "tool_name": "Bash",
+                                       "tool_input": {"command": command}, "error": f"Exit code 1\n{line}"})
     hook("post-tool-use", {"session_id": "s", "cwd": str(repo), "tool_name": "Bash",
                            "tool_input": {"command": f"pytest {SECRETS['aws']}"},
                            "tool_response": {"stdout": f"FAILED test_x.py - key {SECRETS['anthropic']}"}})
