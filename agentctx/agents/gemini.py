@@ -38,30 +38,13 @@ def strip_context(text: str) -> str:
 
 def _unwrap(text: str) -> str:
     """A tool's output without the `<untrusted_context>` wrapper, its `Output: ` label and the process-group line
-    (fact 11)."""
+    (fact 11); the `Exit Code: N` line stays (`exit_code` reads it)."""
     text = text.strip()
     if text.startswith(_WRAP[0]) and text.endswith(_WRAP[1]):
         text = text[len(_WRAP[0]):-len(_WRAP[1])].strip()
     lines = [ln for ln in text.split("\n") if not ln.startswith("Process Group PGID:")]
     text = "\n".join(lines)
     return text[8:] if text.startswith("Output: ") else text  # the command's own first line starts after it
-
-
-def _tool_output(response: object) -> "dict | str":  # type: ignore[type-arg]
-    """AfterTool's `tool_response` ({llmContent, returnDisplay, error?}) as output capture reads: the model's copy
-    (with "Exit Code: N" when the command failed), else what was displayed, and any error."""
-    if not isinstance(response, dict):
-        return response if isinstance(response, str) else ""
-    content = response.get("llmContent")
-    if isinstance(content, list):
-        content = "\n".join(str(p.get("text") or "") for p in content if isinstance(p, dict))
-    text = _unwrap(content) if isinstance(content, str) else ""
-    if not text and isinstance(response.get("returnDisplay"), str):
-        text = response["returnDisplay"]
-    error = response.get("error")
-    if isinstance(error, dict):
-        error = error.get("message")
-    return {"output": text, "error": error if isinstance(error, str) else ""}
 
 
 def exit_code(text: str) -> int:
@@ -71,6 +54,26 @@ def exit_code(text: str) -> int:
         if line.startswith("Exit Code: ") and line[11:].strip().isdigit():
             return int(line[11:].strip())
     return 0
+
+
+def _tool_output(response: object) -> "dict | str":  # type: ignore[type-arg]
+    """AfterTool's `tool_response` ({llmContent, returnDisplay, error?}) as output capture reads: the model's copy
+    (without Gemini's own lines), else what was displayed, any error, and the exit code Gemini reported."""
+    if not isinstance(response, dict):
+        return response if isinstance(response, str) else ""
+    content = response.get("llmContent")
+    if isinstance(content, list):
+        content = "\n".join(str(p.get("text") or "") for p in content if isinstance(p, dict))
+    text = _unwrap(content) if isinstance(content, str) else ""
+    code = exit_code(text)
+    if code:
+        text = "\n".join(ln for ln in text.split("\n") if ln != f"Exit Code: {code}").strip("\n")
+    if not text and isinstance(response.get("returnDisplay"), str):
+        text = response["returnDisplay"]
+    error = response.get("error")
+    if isinstance(error, dict):
+        error = error.get("message")
+    return {"output": text, "error": error if isinstance(error, str) else "", "exit_code": code}
 
 
 def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
@@ -85,9 +88,8 @@ def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
         out["tool_name"] = TOOLS.get(name, name) if isinstance(name, str) else ""
         result = _tool_output(data.get("tool_response"))
         out["tool_response"] = result
-        text = result.get("output", "") if isinstance(result, dict) else result
-        code = exit_code(text) if out["tool_name"] == "Bash" else 0
-        failure = result.get("error") if isinstance(result, dict) else ""
+        text, code, failure = (result["output"], result["exit_code"], result["error"]) if isinstance(result, dict) \
+            else (result, 0, "")
         if code or failure:
             out["error"] = "\n".join(p for p in (f"Exit code {code}" if code else "", failure, text) if p)
     return out

@@ -46,7 +46,7 @@ _PATH = re.compile(r"(?:^|[\s\"'(])((?:\.{0,2}/)?(?:[\w.@-]+/)*[\w.@-]+\.(?:py|p
 # The id of a failing test as each runner prints it: pytest's summary (`FAILED path::Class::test - …`) or its -v
 # line, unittest's `FAIL: test (module.Class.test)`, `go test`'s `--- FAIL: TestX`, cargo's `test x ... FAILED`,
 # vitest's ` FAIL file > name`, jest's `● Suite › name`.
-_FAILED_TEST = re.compile(r"(?m)^(?:FAILED|ERROR) (\S+::\S+|\S+\.py)\b|^(\S+::\S+) (?:FAILED|ERROR)\b"
+_FAILED_TEST = re.compile(r"(?m)^(?:FAILED|ERROR) (\S+::\S+|\S+\.py)(?=\s|$)|^(\S+::\S+) (?:FAILED|ERROR)(?=\s|$)"
                           r"|^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)|^\s*--- FAIL: (\S+)|^test (\S+) \.\.\. FAILED$"
                           r"|^\s*FAIL (\S+\.\w+ > [^\n]+?)\s*$|^\s+● ([^\n]+ › [^\n]+?)\s*$")
 FAILED_TESTS_KEPT = 20
@@ -262,8 +262,7 @@ def append_log(session_id: str, observations: list[Observation]) -> None:
         return
     path = log_path(session_id)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    lines = "".join(json.dumps({"at": now_iso(), "kind": o.kind, "command": o.command, "detail": o.detail,
-                                "outcome": o.outcome, "path": o.path}, ensure_ascii=False) + "\n" for o in observations)
+    lines = "".join(json.dumps({"at": now_iso(), **o.to_dict()}, ensure_ascii=False) + "\n" for o in observations)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         os.write(fd, lines.encode("utf-8"))
