@@ -64,13 +64,30 @@ def _safe(name: str) -> str:
     return "".join(c if c in _SAFE_CHARS else "_" for c in name[:128]) or "_"
 
 
+_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+
+
+def session_token(session_id: str) -> str:
+    """A session id as a plain token for a file name: letters, digits, `_` and `-` only (no dots: `..` in an id
+    from a hook payload must not become part of a path). An id that is not one already (the agents send UUIDs)
+    keeps its allowed characters and gains a hash of the whole id, so two different ids never share a file."""
+    if not session_id:
+        return "_"
+    if len(session_id) <= 128 and not session_id.strip(_TOKEN_CHARS):
+        return session_id
+    from .ids import sha256_hex
+
+    kept = "".join(c if c in _TOKEN_CHARS else "_" for c in session_id[:96]).strip("_")
+    return f"{kept}-{sha256_hex(session_id)[:16]}" if kept else f"s-{sha256_hex(session_id)[:16]}"
+
+
 def digest_file(project_id: str) -> str:
     return os.path.join(digests_dir_str(), f"{_safe(project_id)}.json")
 
 
 def compact_file(session_id: str) -> str:
     """The working-state snapshot PreCompact leaves for the SessionStart that follows the compaction."""
-    return os.path.join(state_dir_str(), f"compact-{_safe(session_id)}.txt")
+    return os.path.join(state_dir_str(), f"compact-{session_token(session_id)}.txt")
 
 
 def setup_stamp_file(project_id: str) -> str:
@@ -80,12 +97,12 @@ def setup_stamp_file(project_id: str) -> str:
 
 def open_marker_file(session_id: str) -> str:
     """The marker of a session Claude Code has open (SessionStart writes it, SessionEnd removes it)."""
-    return os.path.join(state_dir_str(), "open", f"{_safe(session_id)}.json")
+    return os.path.join(state_dir_str(), "open", f"{session_token(session_id)}.json")
 
 
 def dedup_file(session_id: str) -> str:
     """Per-session injection dedup file (derived, disposable) in the temp dir."""
-    return os.path.join(temp_dir(), f"agentctx-{_safe(session_id)}.seen")
+    return os.path.join(temp_dir(), f"agentctx-{session_token(session_id)}.seen")
 
 
 def temp_dir() -> str:

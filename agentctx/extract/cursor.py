@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -43,7 +42,7 @@ def directory() -> Path:
 
 
 def _safe(session_id: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", session_id)[:128] or "_"
+    return paths.session_token(session_id)
 
 
 def state_path(session_id: str) -> Path:

@@ -24,12 +24,9 @@ def _llm_on() -> bool:
 
 
 def _state_file(session_id: str) -> str:
-    import re
-
     from ..base import paths
 
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", session_id)[:128] or "_"
-    return os.path.join(paths.state_dir_str(), f"stop-{safe}.json")
+    return os.path.join(paths.state_dir_str(), f"stop-{paths.session_token(session_id)}.json")
 
 
 def due(session_id: str, transcript: str, *, now: float | None = None) -> bool:

@@ -65,7 +65,9 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
         return None
     try:
         dedup = paths.dedup_file(payload.session_id) if payload.session_id else None
-        seen = _read_dedup(dedup) if dedup else set()
+        # What this session's SessionStart digest carried (the handover, the profile, ...) is in front of the model
+        # already: once per session, like the prompt's own injections (hooks/session.py keeps it beside them).
+        seen = _read_dedup(dedup) | _read_dedup(dedup + ".digest") if dedup else set()
         weighed = decide(conn, payload.prompt, project_id)
         fresh = [a.hit for a in weighed if a.inject and a.hit.record.id not in seen][: tokens.PROMPT_TOP_K]
         chosen, text = render(fresh)

@@ -39,7 +39,9 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         _forget_injected(payload.session_id)
     text = _after_compaction(project_id, payload.session_id) if payload.source == "compact" else ""
     ids: list[str] = []
-    if not text:
+    if text:  # the digest's sections follow the snapshot: its records are in front of the model again
+        ids = digest.read_carried(project_id)[1]
+    else:
         text, ids = digest.read_carried(project_id)
     if not text:
         text = _profile_fallback(project_id)

@@ -253,8 +253,7 @@ def _resolve_stubs(conn: sqlite3.Connection, project_id: str, session_id: str, c
 # --- the session's working log (derived; read by PreCompact and the rule-based handover) ----------------------
 
 def log_path(session_id: str) -> "os.PathLike[str]":
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", session_id)[:128] or "_"
-    return paths.home() / "state" / f"session-{safe}.jsonl"
+    return paths.home() / "state" / f"session-{paths.session_token(session_id)}.jsonl"
 
 
 def append_log(session_id: str, observations: list[Observation]) -> None:

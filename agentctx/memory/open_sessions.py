@@ -120,7 +120,7 @@ def last_activity(marker: dict) -> float:
     started = marker.get("started")
     return max(float(started) if isinstance(started, (int, float)) else 0.0, _mtime(marker.get("_path")),
                _mtime(marker.get("transcript_path")),
-               _mtime(os.path.join(paths.state_dir_str(), f"session-{paths._safe(marker['session_id'])}.jsonl")))
+               _mtime(os.path.join(paths.state_dir_str(), f"session-{paths.session_token(marker['session_id'])}.jsonl")))
 
 
 def client_alive(marker: dict) -> "bool | None":

@@ -74,3 +74,19 @@ def test_session_files_cannot_escape_their_directory():
 
 def test_session_file_names_are_bounded():
     assert len(paths.dedup_path("x" * 1000).name) < 160
+
+
+@pytest.mark.parametrize("session_id", ["../../canary", "..", ".", "a.b", "x/../y", "sess\n1", "é" * 200])
+def test_session_ids_become_plain_tokens_in_file_names(session_id):
+    token = paths.session_token(session_id)
+    assert token and not token.strip(paths._TOKEN_CHARS) and len(token) <= 128
+    assert paths.session_token(session_id) == token  # stable: the same session finds its files again
+    for path in (paths.dedup_file(session_id), paths.compact_file(session_id), paths.open_marker_file(session_id)):
+        name = os.path.basename(path)
+        assert ".." not in name and token in name
+
+
+def test_plain_session_ids_are_kept_and_different_ids_never_share_a_token():
+    uuid = "01a235dd-2f1e-7c52-9a1b-0c1d2e3f4a5b"
+    assert paths.session_token(uuid) == uuid
+    assert paths.session_token("a.b") != paths.session_token("a_b") != paths.session_token("a/b")

@@ -64,9 +64,10 @@ def test_after_compaction_or_clear_a_record_can_be_injected_again(hook, add, rep
     hook("session-start", {"session_id": "s4", "cwd": str(repo), "source": "resume"})
     assert hook("user-prompt-submit", payload) is None  # a resumed conversation still holds it
     for source in ("compact", "clear"):
-        hook("session-start", {"session_id": "s4", "cwd": str(repo), "source": source})
-        out = hook("user-prompt-submit", payload)  # the summary (or nothing) replaced it: remind again
-        assert "Use SQLite with WAL for storage" in out["hookSpecificOutput"]["additionalContext"]
+        # the summary (or nothing) replaced it: it comes back once, with the digest SessionStart gives again ...
+        start = hook("session-start", {"session_id": "s4", "cwd": str(repo), "source": source})
+        assert "Use SQLite with WAL for storage" in start["hookSpecificOutput"]["additionalContext"]
+        assert hook("user-prompt-submit", payload) is None  # ... and not a second time with the prompt (issue 34)
     hook("session-start", {"session_id": "other", "cwd": str(repo), "source": "compact"})
     assert hook("user-prompt-submit", payload) is None  # another session's compaction leaves this one alone
 
