@@ -28,6 +28,11 @@ class CLIError(Exception):
     """A call through the CLI that gave no answer: `kind` says why, `detail` what happened, `status` any HTTP status."""
 
     def __init__(self, kind: str, detail: str, status: int | None = None) -> None:
+        from ..base.redact import scrub_text
+
+        # The detail is the CLI's own words (its stderr, its result): a proxy URL with a password, an API key. It
+        # ends up in extraction_calls, the pause file, the log and `status`: scrubbed here, where it is made.
+        detail = scrub_text(detail)
         super().__init__(f"{kind}: {detail}")
         self.kind, self.detail, self.status = kind, detail, status
 

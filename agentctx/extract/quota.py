@@ -32,8 +32,10 @@ def paused(now: float | None = None) -> str | None:
     now = time.time() if now is None else now
     if now >= until:
         return None
+    from ..base.redact import scrub_text
+
     left = max(1, round((until - now) / 60))
-    return f"paused for {left} more min after {why}"
+    return f"paused for {left} more min after {scrub_text(why)}"  # a file written before pause() scrubbed it
 
 
 def pause(kind: str, detail: str, now: float | None = None) -> float:
@@ -41,9 +43,12 @@ def pause(kind: str, detail: str, now: float | None = None) -> float:
     seconds = PAUSE_S.get(kind, 0.0)
     if seconds <= 0:
         return 0.0
+    from ..base.redact import scrub_text
+
     now = time.time() if now is None else now
     paths.ensure_private_dir(paths.state_dir())
-    atomic_write(_file(), json.dumps({"until": now + seconds, "why": f"{kind}: {detail}"[:400]}) + "\n", mode=0o600)
+    why = scrub_text(f"{kind}: {detail}")[:400]  # the CLI's own words: no password or key written to the file
+    atomic_write(_file(), json.dumps({"until": now + seconds, "why": why}) + "\n", mode=0o600)
     return seconds
 
 

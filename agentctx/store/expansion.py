@@ -55,9 +55,12 @@ def mark(conn: sqlite3.Connection, outcomes: Iterable[tuple[Record, str | None]]
     """Remember each record's attempt: (record, None) for one that got its questions or aliases, (record, why) for
     a failure. The n-th failure on the same text is retried after `retry_after[n - 1]`; past the last one it is
     not retried (until its text changes)."""
+    from ..base.redact import scrub_text
+
     when = to_iso(now)
     with atomic(conn):
         for record, failure in outcomes:
+            failure = scrub_text(failure) if failure else failure  # a client's or the CLI's words
             fingerprint = stamp(record.title, record.body)
             row = conn.execute("SELECT stamp, attempts FROM expansion_attempts WHERE record_id = ?",
                                (record.id,)).fetchone()

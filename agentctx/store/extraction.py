@@ -13,7 +13,11 @@ from .db import atomic
 def log_call(conn: sqlite3.Connection, *, backend: str, project_id: str | None, session_id: str | None, calls: int,
              input_tokens: int, output_tokens: int, cost_usd: float, outcome: str, at: str | None = None,
              purpose: str = "extract") -> None:
-    """One run's calls; `purpose` is `extract` (a transcript) or `expand` (the expansion pass, no session)."""
+    """One run's calls; `purpose` is `extract` (a transcript) or `expand` (the expansion pass, no session). The
+    outcome (a failure's text comes from the model's client or the `claude` CLI) is scrubbed of secrets."""
+    from ..base.redact import scrub_text
+
+    outcome = scrub_text(outcome)
     with atomic(conn):
         conn.execute(
             "INSERT INTO extraction_calls (at, backend, project_id, session_id, calls, input_tokens, output_tokens, "

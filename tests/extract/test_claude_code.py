@@ -58,6 +58,13 @@ FAKE = textwrap.dedent('''\
         time.sleep(30)
     elif mode == "invalid":
         result(result="{{}}", structured_output={{"summary": "a decision was made"}})
+    elif mode == "proxy":  # what the CLI says when its HTTPS_PROXY refuses it (the proxy URL carries a password)
+        result(is_error=True, result="API Error: Unable to connect to API via proxy "
+               "http://user:s3cr3t-proxy-pass@proxy:8080 (ECONNREFUSED)", total_cost_usd=0)
+        sys.exit(1)
+    elif mode == "key":  # a key in the CLI's own error text
+        print("Error: Invalid API key sk-ant-api03-" + "K" * 40 + " · Please run /login", file=sys.stderr)
+        sys.exit(1)
 ''')
 
 DECISION = {"what": "Retries go in a transport wrapper", "rationale": "keeps the client small", "supersedes": None,
@@ -242,3 +249,53 @@ def test_our_hooks_do_nothing_inside_the_extraction_child(monkeypatch, capsys):
     monkeypatch.setenv("AGENTCTX_EXTRACTION_CHILD", "1")
     monkeypatch.setattr("sys.stdin", None)
     assert run(["user-prompt-submit"]) == 0 and capsys.readouterr().out == ""
+
+
+PROXY_PASSWORD, LEAKED_KEY = "s3cr3t-proxy-pass", "sk-ant-api03-" + "K" * 40
+
+
+def _shown(capsys, *argvs) -> str:
+    from agentctx.cli import main
+
+    for argv in argvs:
+        main(list(argv))
+    out = capsys.readouterr()
+    return out.out + out.err
+
+
+@pytest.mark.parametrize("mode", ["proxy", "key"])
+def test_credentials_in_the_clis_error_are_never_stored_or_shown(fake, conn, pid, writer, project_dir, mode,
+                                                                monkeypatch, capsys):
+    _said(writer)
+    fake.mode(mode)
+    assert execute("s1", writer.path, cwd=str(project_dir)).skipped == "paused"
+    (outcome,) = [r[0] for r in conn.execute("SELECT outcome FROM extraction_calls")]
+    backoff = (paths.state_dir() / "extract-backoff.json").read_text()
+    assert "[REDACTED:" in outcome and "[REDACTED:" in backoff
+    monkeypatch.chdir(project_dir)
+    shown = _shown(capsys, ["status"], ["status", "--json"], ["doctor"], ["doctor", "--json"])
+    assert "paused for" in shown
+    for text in (outcome, backoff, _log(), shown):
+        assert PROXY_PASSWORD not in text and LEAKED_KEY not in text
+
+
+def test_what_an_earlier_version_stored_unscrubbed_is_shown_scrubbed_and_rescrubbed(fake, conn, pid, project_dir,
+                                                                                   monkeypatch, capsys):
+    import time
+
+    from agentctx.memory import consolidate
+    from agentctx.base.project import detect
+
+    raw = f"offline: API Error: Unable to connect via proxy http://user:{PROXY_PASSWORD}@proxy:8080 key {LEAKED_KEY}"
+    paths.ensure_private_dir(paths.state_dir())
+    (paths.state_dir() / "extract-backoff.json").write_text(json.dumps({"until": time.time() + 600, "why": raw}))
+    conn.execute("INSERT INTO extraction_calls (at, backend, project_id, session_id, calls, input_tokens, "
+                 "output_tokens, cost_usd, outcome) VALUES ('2026-12-01T10:00:00Z', 'claude-code', ?, 's0', 1, 0, 0, "
+                 "0, ?)", (pid, raw))
+    conn.commit()
+    monkeypatch.chdir(project_dir)
+    shown = _shown(capsys, ["status"], ["status", "--json"], ["doctor"])
+    assert "paused for" in shown and PROXY_PASSWORD not in shown and LEAKED_KEY not in shown
+    consolidate.run(detect(project_dir))
+    (outcome,) = [r[0] for r in conn.execute("SELECT outcome FROM extraction_calls")]
+    assert PROXY_PASSWORD not in outcome and LEAKED_KEY not in outcome

@@ -192,7 +192,7 @@ def test_consolidation_rescrubs_records_stored_before_a_rule_existed(ready, conn
     vocab = " ".join(r[0] for r in conn.execute("SELECT term FROM records_fts_vocab"))
     assert "klmnopqrst" not in vocab
     assert consolidate.run(detect(ready))["records_rescrubbed"] is None  # once per rule change
-    assert (paths.state_dir() / "redaction-rules").read_text().strip() == redact.rules_id()
+    assert (paths.state_dir() / "redaction-rules").read_text().split()[0] == redact.rules_id()
 
 
 def test_a_prompt_is_stored_scrubbed_for_the_dashboard(ready, hook):
