@@ -64,8 +64,9 @@ def test_on_by_default_with_a_notice_at_session_start(remembered):
     # The first notice also says, once, that no extraction backend is there (no key, no Claude Code CLI here).
     assert out["systemMessage"].startswith("agentctx: 2 records for this project · nothing extracted from sessions")
     assert out["systemMessage"].endswith(" · `agentctx why`")
-    # The next session knows when the user last looked: new records are counted.
-    assert prompt(remembered)["hookSpecificOutput"]["additionalContext"].startswith("Relevant project context")
+    # The digest carried the record: the same session's prompt does not inject it twice (issue 34); another does.
+    assert prompt(remembered) is None
+    assert prompt(remembered, session="s0")["hookSpecificOutput"]["additionalContext"].startswith("Relevant project context")
 
 
 def test_new_since_last_session_counts_records_written_after_the_previous_start(remembered, in_p):
