@@ -82,7 +82,7 @@ def test_the_plugins_hooks_run_while_nothing_else_is_registered(seeded, hook, as
     user_settings.write_text(json.dumps({"enabledPlugins": {"agentctx@agentctx": True}}))
     out = hook("session-start", {"session_id": "s1", "cwd": str(seeded), "source": "startup"})
     assert "Storage decision" in out["hookSpecificOutput"]["additionalContext"]
-    out = hook("user-prompt-submit", {"session_id": "s1", "cwd": str(seeded),
+    out = hook("user-prompt-submit", {"session_id": "s2", "cwd": str(seeded),  # s1's digest carried it already
                                       "prompt": "sqlite storage decision: WAL and busy timeout"})
     assert "[decision] Storage decision" in out["hookSpecificOutput"]["additionalContext"]
 
