@@ -267,8 +267,10 @@ def test_a_session_tells_what_was_asked_and_what_each_prompt_and_the_digest_brou
     user typed it (scrubbed), with what was injected for it or, when nothing was, its best candidates."""
     from agentctx.memory import consolidate
 
-    for i in range(3):
-        add(f"Invoice events on Kafka {i}", f"Invoices are published to the kafka topic invoices-v{i}.")
+    for i in range(3):  # discoveries: not in the digest, so the prompt brings them (what the digest carried it
+        # does not bring again in the same session)
+        add(f"Invoice events on Kafka {i}", f"Invoices are published to the kafka topic invoices-v{i}.",
+            type_="discovery")
     consolidate.run(detect(repo))  # the digest SessionStart reads
     hook("session-start", {"session_id": "sess-t", "cwd": str(repo), "source": "startup"})
     hook("user-prompt-submit", {"session_id": "sess-t", "cwd": str(repo), "prompt": "how do we publish invoices to kafka?"})
