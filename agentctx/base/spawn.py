@@ -12,15 +12,19 @@ DEFAULT_LIFETIME_S = 300.0
 LIFETIME_ENV = "AGENTCTX_LIFETIME_S"
 
 
-# How the Claude Code plugin's launcher (plugin/bin/agentctx) starts agentctx, the plugin directory on PYTHONPATH:
-# `-m agentctx` would put the working directory (the user's project, maybe with an agentctx/ of its own) first.
-PLUGIN_BOOT = ('import sys\n"" in sys.path and sys.path.remove("")\nsys.argv[0] = "agentctx"\n'
-               "from agentctx import console\nconsole()")
+# How the Claude Code plugin's launcher (plugin/bin/agentctx) starts agentctx, the same code: the plugin directory
+# (AGENTCTX_PLUGIN_ROOT) first on sys.path, the working directory off it. Not PYTHONPATH, which a `:` in the
+# plugin's path would split; not `-m agentctx`, which would put the working directory (the user's project, maybe
+# with an agentctx/ of its own) first.
+PLUGIN_BOOT = ('import os, sys\n'
+               'root = os.environ["AGENTCTX_PLUGIN_ROOT"] = os.path.abspath(os.environ["AGENTCTX_PLUGIN_ROOT"])\n'
+               'sys.path[:] = [root] + [p for p in sys.path if p != ""]\n'
+               'sys.argv[0] = "agentctx"\nfrom agentctx import console\nconsole()')
 
 
 def agentctx_argv(*args: str) -> list[str]:
     """This installation's agentctx: the interpreter running now, so a child never picks up another version (run
-    from the plugin: started as its launcher starts it; the child inherits PYTHONPATH)."""
+    from the plugin: started as its launcher starts it; the child inherits AGENTCTX_PLUGIN_ROOT)."""
     if os.environ.get("AGENTCTX_PLUGIN_ROOT"):
         return [sys.executable, "-c", PLUGIN_BOOT, *args]
     return [sys.executable, "-m", "agentctx", *args]

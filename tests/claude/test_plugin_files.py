@@ -195,3 +195,37 @@ def test_the_launcher_runs_from_a_copy_in_a_directory_with_spaces(tmp_path, laun
     done = subprocess.run(["/bin/sh", "-c", f'sh "{copy}/bin/agentctx" --version'], capture_output=True, text=True,
                           env={"PATH": f"{launch.bin}:/usr/bin:/bin", "HOME": os.environ["HOME"]}, timeout=60)
     assert (done.returncode, done.stdout) == (0, f"agentctx {__version__}\n"), done.stderr
+
+
+def _copy_of_the_plugin(parent: Path) -> Path:
+    """The plugin as Claude Code's cache would hold it, under `parent`: its launcher and its package."""
+    copy = parent / "agentctx" / "0.1.0"
+    (copy / "bin").mkdir(parents=True)
+    (copy / "bin" / "agentctx").write_bytes(LAUNCHER.read_bytes())
+    (copy / "agentctx").symlink_to(ROOT / "agentctx")
+    return copy
+
+
+def test_the_launcher_and_the_workers_it_spawns_run_from_a_path_holding_a_colon(tmp_path, launch, isolated_home):
+    """Issue 34 item 19: a plugin directory like `~/.claude/plugins/cache/a:b/...` split on PYTHONPATH's `:` broke
+    every hook (ModuleNotFoundError, a hook error on every prompt)."""
+    from agentctx.base import spawn
+
+    copy = _copy_of_the_plugin(tmp_path / "plugins" / "cache" / "team:agentctx")
+    assert ":" in str(copy)
+    (launch.bin / "python3.14").symlink_to(sys.executable)
+    env = {"PATH": f"{launch.bin}:/usr/bin:/bin", "HOME": str(isolated_home), "CLAUDE_PLUGIN_ROOT": str(copy),
+           "AGENTCTX_HOME": str(isolated_home / ".agentctx"), "TMPDIR": os.environ["TMPDIR"]}
+    for command, stdin in ((f'sh "{copy}/bin/agentctx" --version', ""),
+                           (f'sh "{copy}/bin/agentctx" hook user-prompt-submit', '{"prompt": "why WAL?"}'),
+                           (f'sh "{copy}/bin/agentctx" hook session-start', '{"session_id": "s1", "source": "startup"}')):
+        done = subprocess.run(["/bin/sh", "-c", command], input=stdin, capture_output=True, text=True, env=env,
+                              cwd=launch.work, timeout=60)
+        assert (done.returncode, done.stderr) == (0, ""), command
+        if "--version" in command:
+            assert done.stdout == f"agentctx {__version__}\n"
+    # A worker the plugin spawns (consolidation, extraction) starts as the launcher does, from another directory.
+    argv = [sys.executable, "-c", spawn.PLUGIN_BOOT, "--version"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                          env={**env, "AGENTCTX_PLUGIN_ROOT": str(copy)})
+    assert (done.returncode, done.stdout) == (0, f"agentctx {__version__}\n"), done.stderr
