@@ -10,6 +10,14 @@ import sys
 LIFETIME_S = {"extract": 600.0, "consolidate": 120.0}
 DEFAULT_LIFETIME_S = 300.0
 LIFETIME_ENV = "AGENTCTX_LIFETIME_S"
+# Of a worker's lifetime, the share kept for its own work after a child (the `claude` CLI) it waits on: a child is
+# bounded to end before that, so a worker whose child hangs still records, drains and refreshes what it must.
+RESERVE_SHARE = 0.25
+RESERVE_MAX_S = 30.0
+
+_deadline: "float | None" = None  # time.monotonic() at which this worker's lifetime runs out (None: no limit)
+_lifetime = 0.0
+_groups: "dict[int, object]" = {}  # process groups of children still running -> what to do if we are ended first
 
 
 # How the Claude Code plugin's launcher (plugin/bin/agentctx) starts agentctx, the same code: the plugin directory
@@ -66,6 +74,7 @@ def limit_lifetime() -> None:
     SQLite busy wait, a blocking read), a thread does not. os._exit is a crash to SQLite, which it survives
     (the transaction rolls back); the pending ledger re-reads what a drain had claimed (store.sessions).
     """
+    global _deadline, _lifetime
     raw = os.environ.pop(LIFETIME_ENV, "")
     try:
         seconds = float(raw)
@@ -74,13 +83,57 @@ def limit_lifetime() -> None:
     if not seconds > 0:
         return
     import threading
+    import time
+
+    _deadline, _lifetime = time.monotonic() + seconds, seconds
 
     def expire() -> None:
         from .hooklog import log
 
         log("background", f"{' '.join(sys.argv[1:3])}: lifetime of {seconds:g} s ran out; stopped")
+        end_children()
         os._exit(124)
 
     timer = threading.Timer(seconds, expire)
     timer.daemon = True
     timer.start()
+
+
+
+def child_budget(wanted: float) -> float:
+    """How long a child may run now: `wanted`, cut so that it ends before this worker's lifetime does, with the
+    reserve (RESERVE_SHARE of the lifetime, at most RESERVE_MAX_S) left for the worker's own work. `wanted` when no
+    lifetime is set (a command run by hand); 0 or less when no time is left."""
+    if _deadline is None:
+        return wanted
+    import time
+
+    reserve = min(RESERVE_MAX_S, _lifetime * RESERVE_SHARE)
+    return min(wanted, _deadline - time.monotonic() - reserve)
+
+
+def adopt(pgid: int, on_end: "object" = None) -> None:
+    """A child's own process group (started with start_new_session) that must not outlive this worker: if the
+    lifetime runs out first, the group is killed and `on_end` (a callable, or None) runs."""
+    _groups[pgid] = on_end
+
+
+def release(pgid: int) -> None:
+    _groups.pop(pgid, None)
+
+
+def end_children() -> None:
+    """Kill every adopted process group (SIGKILL) and run what each asked for; never raises."""
+    import signal
+
+    for pgid, on_end in list(_groups.items()):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            if callable(on_end):
+                on_end()
+        except Exception:
+            pass
+        _groups.pop(pgid, None)

@@ -17,6 +17,7 @@ from typing import Any
 from .backend import CHILD_ENV
 
 TIMEOUT_S = 180.0
+MIN_TIMEOUT_S = 1.0  # less time than this left in a background run: no call is started
 # The child's own retries of a failed request (its default is 10, with backoff: minutes of a background process).
 CHILD_RETRIES = "2"
 # What an answer's `api_error_status` means for us: back off (quota, login), or a plain failure.
@@ -142,20 +143,39 @@ class ClaudeCodeClient:
         return self.run(command, _message_text(kwargs.get("messages")))
 
     def run(self, command: list[str], stdin: str) -> dict[str, Any]:
+        from ..base import spawn
+
+        # Within a background worker (SessionEnd's consolidation, Stop's extraction) the call must end before the
+        # worker's own lifetime does, with time left for the rest of its work: recording the session's end,
+        # draining the ledger, the digest (spawn.child_budget).
+        timeout = spawn.child_budget(self.timeout)
+        if timeout < MIN_TIMEOUT_S:
+            raise CLIError("timeout", "no time left in this background run for a call")
         try:
             proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     env=child_env(), cwd=self.cwd, text=True, encoding="utf-8", errors="replace",
-                                    start_new_session=True)
+                                    start_new_session=True)  # its own process group: killed whole, never left
         except OSError as exc:
             raise CLIError("missing", f"cannot run {self.claude}: {exc.strerror or exc}; install Claude Code or "
                                       "set `agentctx config set claudeCodePath /path/to/claude`") from None
+        spawn.adopt(proc.pid, _pause_if_ended)  # the worker ended first after all: no CLI process outlives it
         try:
-            out, err = proc.communicate(stdin, timeout=self.timeout)
+            out, err = proc.communicate(stdin, timeout=timeout)
         except subprocess.TimeoutExpired:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)  # the CLI and anything it started
             except OSError:
                 proc.kill()
             proc.communicate()
-            raise CLIError("timeout", f"no answer within {self.timeout:g} s") from None
+            raise CLIError("timeout", f"no answer within {timeout:g} s") from None
+        finally:
+            spawn.release(proc.pid)
         return parse(out, err, proc.returncode)
+
+
+def _pause_if_ended() -> None:
+    """The worker's lifetime ran out during a call: pause as after a timeout (the next session end does not wait
+    on a CLI that hangs again)."""
+    from . import quota
+
+    quota.pause("timeout", "the background run's lifetime ran out during a call")

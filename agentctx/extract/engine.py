@@ -229,6 +229,10 @@ def _execute(session_id: str, path: Path, *, cwd: str | None, final: bool, dry_r
         log(f"extract skipped for session {session_id}: {exc.code}")
         return ExtractResult(session_id, skipped="no_database")
     wait = lock_wait if lock_wait is not None else (FINAL_LOCK_WAIT_S if final else LOCK_WAIT_S)
+    if not dry_run:
+        from ..base.spawn import child_budget
+
+        wait = max(0.0, child_budget(wait))  # a background worker does not wait past its own lifetime
     try:
         with cursor.lock(session_id, 0 if dry_run else wait) as held:
             if not held and not dry_run:

@@ -147,18 +147,25 @@ def run(project: Project, *, session_id: str | None = None, transcript: str | No
         closed = close_stale_sessions(exclude=session_id or "")
         if closed:
             report["stale_sessions_closed"] = closed
-    if session_id:
-        report["extraction"] = _final_extraction(session_id, transcript, str(project.root))
     try:
         conn = db.connect(paths.db_path())
     except NotFoundError:
-        report["skipped"] = "no store: run `agentctx init`"
-        return report
+        conn = None
+    early = 0
     try:
+        if session_id:
+            if conn is not None:  # the session's end and its rows first: recorded whatever the extraction does
+                early = pending.drain_pending(conn)
+            report["extraction"] = _final_extraction(session_id, transcript, str(project.root))
+        if conn is None:
+            report["skipped"] = "no store: run `agentctx init`"
+            return report
         with freshness.deferred(conn):  # one digest rebuild per touched project, at the end
             _steps(conn, project, report, session_id=session_id, transcript=transcript, rebuild=rebuild)
+        report["ledger_rows_drained"] = early + int(report.get("ledger_rows_drained") or 0)  # type: ignore[call-overload]
     finally:
-        conn.close()
+        if conn is not None:
+            conn.close()
     return report
 
 
