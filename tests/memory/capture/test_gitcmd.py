@@ -1,0 +1,28 @@
+"""gitcmd reads a command line as the shell does: its segments and each segment's words (issue 34, item 2)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from agentctx.memory import gitcmd
+
+SESSION = json.loads((Path(__file__).resolve().parents[2] / "data" / "attrs" / "session.json").read_text())
+COMMIT_HEREDOC = ("git commit -q -m \"$(cat <<'EOF'\nfilters: keep Attribute excludes\n\nCo-Authored-By: Claude "
+                  "<noreply@anthropic.com>\nEOF\n)\"")
+
+
+@pytest.mark.parametrize("segment", [r["command"] for r in SESSION if "&&" not in r["command"] and "|" not in
+                                     r["command"]] + [COMMIT_HEREDOC, "git commit -m \"say \\\"hi\\\"\" -q",
+                                                      "git checkout -b a\\ b", "git commit -m '' -q"])
+def test_words_are_the_shells_words(segment):
+    assert gitcmd._words(segment) == shlex.split(segment)
+
+
+def test_segments_split_chains_outside_quotes_only():
+    assert gitcmd.segments("git add -A && git commit -q -m 'a; b && c' || echo no\ngit status | head -3 &") == [
+        "git add -A", "git commit -q -m 'a; b && c'", "echo no", "git status", "head -3"]
+    assert gitcmd.segments(COMMIT_HEREDOC) == [COMMIT_HEREDOC]  # the heredoc's newlines are inside "$(…)"
