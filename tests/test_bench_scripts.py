@@ -96,3 +96,8 @@ def test_both_benches_take_recorded_expansions(tmp_path):
     assert summary["records"] == "2" and float(summary["question_hit"]) == 1.0
     out = _run(["bench/retrieval.py", "--adr", adrs, "--expansions", exp, "--no-baselines"], tmp_path)
     assert dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())["n"] == "2"
+
+
+def test_capture_bench_runs_on_recorded_attrs_output(tmp_path):
+    out = _run(["bench/capture.py", str(ROOT / "tests" / "data" / "attrs"), "--ext", "txt"], tmp_path)
+    assert out.splitlines()[-1] == "files=6 old_rule=6 succeeded=0 unknown_outcome=0"
