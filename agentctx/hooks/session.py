@@ -44,7 +44,7 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     else:
         text, ids = digest.read_carried(project_id)
     if not text:
-        text = _profile_fallback(project_id)
+        text, ids = _profile_fallback(project_id)
     if text and plugin:
         text = _plugin_tool_names(text, payload.cwd)
     if text and digest.estimate(text) > digest.SESSION_START_BUDGET:  # a hand-edited or foreign digest file
@@ -209,14 +209,15 @@ def _track(payload: "Payload", project_id: str) -> None:
         open_sessions.spawn_closer(payload.cwd)
 
 
-def _profile_fallback(project_id: str) -> str:
-    """No digest yet: the profile records, if there is a store (hooks never create one)."""
-    from ..store import db
+def _profile_fallback(project_id: str) -> "tuple[str, list[str]]":
+    """No digest yet: the profile records, if there is a store (hooks never create one), and their ids (the prompt
+    hook does not inject them again in this session)."""
+    from ..store import db, records
     from ..memory import digest
     from ..base import paths
 
     if not os.path.exists(paths.db_file()):
-        return ""
+        return "", []
     from .budget import lock_wait
 
     try:
@@ -225,8 +226,10 @@ def _profile_fallback(project_id: str) -> str:
         from . import log
 
         log("session-start", f"no profile injected: {exc}")
-        return ""
+        return "", []
     try:
-        return digest.profile_section(conn, project_id, PROFILE_FALLBACK_BUDGET)
+        text = digest.profile_section(conn, project_id, PROFILE_FALLBACK_BUDGET)
+        ids = [r.id for r in records.current(conn, project_id, types=["profile"], own_only=True)] if text else []
+        return text, ids
     finally:
         conn.close()

@@ -79,3 +79,15 @@ def test_a_session_id_with_dots_names_no_file_with_them(sid, hook, add, conn, re
     for root in (os.environ["TMPDIR"], str(isolated_home)):
         for _, _, files in os.walk(root):
             assert not [f for f in files if ".." in f]
+
+
+def test_without_a_digest_the_profile_fallback_is_not_injected_again(hook, add, conn, repo):
+    stack = add("Stack", "- Language: Python\n- Test: pytest with hypothesis", type_="profile")
+    os.unlink(paths.digest_file(detect(repo).id))  # none yet: SessionStart falls back to the profile records
+    start = hook("session-start", {"session_id": SID, "cwd": str(repo), "source": "startup"})
+    assert _injected(start).startswith("Project profile (agentctx):\n- Stack: Language: Python")
+    prompt = "which test runner and language does this project use: pytest with hypothesis, Python?"
+    assert stack.title in _injected(hook("user-prompt-submit", {"session_id": "other", "cwd": str(repo),
+                                                               "prompt": prompt}))
+    assert "[profile] Stack" not in _injected(hook("user-prompt-submit", {"session_id": SID, "cwd": str(repo),
+                                                                          "prompt": prompt}))
