@@ -42,6 +42,8 @@ def segments(command: str) -> list[str]:
             depth += 1
         elif c == ")" and depth:
             depth -= 1
+        elif c == "&" and (command[i - 1:i] in ("<", ">") or command[i + 1:i + 2] == ">"):
+            pass  # a redirection (`2>&1`, `&>file`), not a background `&`
         elif not depth and c in ";|&\n":
             out.append(command[start:i])
             i += 2 if command[i:i + 2] in ("&&", "||") else 1

@@ -26,3 +26,5 @@ def test_segments_split_chains_outside_quotes_only():
     assert gitcmd.segments("git add -A && git commit -q -m 'a; b && c' || echo no\ngit status | head -3 &") == [
         "git add -A", "git commit -q -m 'a; b && c'", "echo no", "git status", "head -3"]
     assert gitcmd.segments(COMMIT_HEREDOC) == [COMMIT_HEREDOC]  # the heredoc's newlines are inside "$(…)"
+    assert gitcmd.segments("git checkout -b topic 2>&1 | tail -1 &>/dev/null") == ["git checkout -b topic 2>&1",
+                                                                                "tail -1 &>/dev/null"]
