@@ -444,3 +444,30 @@ def test_explain_names_the_words_matched_only_through_them(in_p):
            "--question", "why does the suite freeze on the vpn?")
     out = in_p("search", "--explain", "pytest suite freezes on the vpn").out
     assert "only through how it will be asked" in out and "vpn" in out and "freezes" in out
+
+
+# --- anchors (issue 33) -----------------------------------------------------------------------------------------------
+
+def test_record_with_anchors_stores_them_apart_and_show_lists_them(in_p, proj_p):
+    rid = record(in_p, "--anchor", "src/payments/**", "--anchor", "command:alembic upgrade",
+                 "--anchor", f"{proj_p}/migrations/*.sql")
+    (row,) = rows("SELECT anchors, body FROM records WHERE id = ?", rid)
+    assert row[0].split("\n") == ["path:src/payments/**", "command:alembic upgrade", "path:migrations/*.sql"]
+    shown = in_p("show", rid).out
+    assert "Governs" in shown and "  path:src/payments/**" in shown
+
+
+def test_a_bad_anchor_is_one_line_and_stores_nothing(in_p):
+    before = rows("SELECT count(*) FROM records")
+    result = in_p("record", "--type", "convention", "--title", "T", "--body", "B", "--anchor", "../outside/**")
+    assert result.rc != 0 and "'..'" in result.err and len(result.err.strip().splitlines()) == 1
+    assert rows("SELECT count(*) FROM records") == before
+
+
+def test_supersede_carries_anchors_unless_given(in_p):
+    rid = record(in_p, "--anchor", "src/**/*.py")
+    kept = in_p("supersede", rid, "--title", "Use SQLite everywhere", "--body", "SQLite for all storage.").out.strip()
+    assert rows("SELECT anchors FROM records WHERE id = ?", kept) == [("path:src/**/*.py",)]
+    moved = in_p("supersede", kept, "--title", "Use SQLite everywhere", "--body", "SQLite for all storage, WAL.",
+                 "--anchor", "db/**").out.strip()
+    assert rows("SELECT anchors FROM records WHERE id = ?", moved) == [("path:db/**",)]
