@@ -49,12 +49,8 @@ def cmd_supersede(args: argparse.Namespace, ctx: Context) -> int:
     target = records.resolve(ctx.conn, args.old_id, ctx.project.id)
     body = _text_arg(args.body, "body")
     old, new = records.supersede(ctx.conn, target.id, ctx.project.id, body=body, rationale=args.rationale,
-                                 title=args.title, source="cli", questions=args.questions, aliases=args.aliases)
-    outdated = [] if args.title else records.kept_title_outdated(old, body)
-    if outdated:
-        words = ", ".join(repr(w) for w in outdated)
-        sys.stderr.write(f"agentctx: kept the title {old.title!r}, but the new body no longer says {words}; "
-                         f"retitle with `agentctx supersede {new.id} --title ... --body ...`\n")
+                                 title=args.title, source="cli", questions=args.questions, aliases=args.aliases,
+                                 refuse_outdated_title=True)
     if ctx.json:
         ctx.emit({"old_id": old.id, "new_id": new.id, "id": new.id})
     else:

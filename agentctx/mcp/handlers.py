@@ -193,9 +193,11 @@ def ctx_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def ctx_supersede(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    title = _scrub(args["title"]) if args.get("title") else None
     old, new = records.supersede(ctx.conn, args["old_id"], ctx.project.id, body=_scrub(args["new_body"]),
                                  rationale=_scrub(args["rationale"]), source="mcp_tool", session_id=ctx.session(),
-                                 questions=args.get("questions"), aliases=args.get("aliases"))
+                                 questions=args.get("questions"), aliases=args.get("aliases"), title=title,
+                                 refuse_outdated_title=True)
     return {"old_id": old.id, "new_id": new.id, "type": new.type, "title": new.title}
 
 

@@ -162,11 +162,14 @@ _TOOL_LIST = (
     Tool(
         "ctx_supersede", "Replace a record",
         "Replace a current record whose fact changed: the old one is kept as history and stops surfacing; the "
-        "new one keeps its type, title and scope, with `new_body` plus the rationale. Fails if `old_id` was "
-        "already superseded: the error names the current head to supersede instead. The new record keeps the old "
-        "one's `questions` and `aliases` (how it will be asked) unless you pass new ones.",
+        "new one keeps its type and scope, and its title unless you pass `title`, with `new_body` plus the "
+        "rationale. Pass `title` when the new body changes what the old title states: keeping a title the new body "
+        "no longer says is refused. Fails if `old_id` was already superseded: the error names the current head to "
+        "supersede instead. The new record keeps the old one's `questions` and `aliases` (how it will be asked) "
+        "unless you pass new ones.",
         _obj({"old_id": ID, "new_body": {"type": "string", "minLength": 1, "maxLength": BODY_MAX},
-              "rationale": {"type": "string", "minLength": 1, "maxLength": 1000}, **ASKED},
+              "rationale": {"type": "string", "minLength": 1, "maxLength": 1000},
+              "title": {"type": "string", "minLength": 1, "maxLength": TITLE_MAX}, **ASKED},
              ("old_id", "new_body", "rationale")),
         _out({"old_id": {"type": "string"}, "new_id": {"type": "string"}, "type": {"type": "string"},
               "title": {"type": "string"}}, ("old_id", "new_id")),
