@@ -13,6 +13,7 @@ from ..store import records
 from ..team.export import to_markdown
 from ..agents import LABELS
 from .context import Context
+from .terminal import printable
 from .parser import add_json
 
 
@@ -231,7 +232,7 @@ def cmd_export(args: argparse.Namespace, ctx: Context) -> int:
             raise NotFoundError("file_unwritable", path=str(path), detail=exc.strerror or str(exc)) from None
         ctx.out(f"wrote {len(current)} records to {path}")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(printable(text))
     return 0
 
 
