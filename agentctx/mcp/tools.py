@@ -191,9 +191,11 @@ _TOOL_LIST = (
     ),
     Tool(
         "ctx_related", "Memory about a file",
-        "Records linked to a file (edited in past sessions, failing there, or decisions about it), nearest "
-        "first, in the compact index format. Use it before changing a file you have not touched this session.",
-        _obj({"file": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS, "description": "absolute, or relative to the project root"}},
+        "The few records tied to a file, best tied first, in the compact index format: written in a session that "
+        "edited it, naming it, failing there, or decisions about it (a record shown in every session is not tied "
+        "to each file). Use it before changing a file you have not touched this session.",
+        _obj({"file": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS, "description": "absolute, or relative to the project root"},
+              "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_LIMIT_MAX, "default": 5}},
              ("file",)),
         _out({"file": {"type": "string"}, "results": {"type": "array", "items": INDEX_ENTRY}}, ("file", "results")),
         READ_ONLY, handlers.ctx_related,
