@@ -18,7 +18,7 @@ SCHEMA = {
     "records": ["id", "project_id", "type", "title", "body", "scope", "pinned", "confidence", "reinforce_count",
                 "valid_from", "recorded_at", "superseded_at", "superseded_by", "access_count", "last_accessed",
                 "score", "claudemd_drift_score", "source", "session_id", "pending_embedding",
-                "questions", "aliases"],
+                "questions", "aliases", "anchors", "guard"],
     "nodes": ["id", "project_id", "kind", "name"],
     "edges": ["id", "from_id", "to_id", "rel_type", "weight"],
     "record_entities": ["record_id", "entity_id"],

@@ -97,16 +97,19 @@ QUESTIONS_MAX = 8
 QUESTION_CHARS = 200
 ALIASES_MAX = 16
 ALIAS_CHARS = 80
+# What a record governs (base/anchors.py: `path:`, `symbol:`, `command:`, `tool:` lines) and, for a record the user
+# made a guard, what the pre-action hook enforces; both index data, never injected as the record's text.
 
 
 class NewRecord(record_type("NewRecord", "type title body project_id scope confidence source session_id pinned valid_from "
-                                          "questions aliases",
-                           defaults=("project", "inferred", "cli", None, False, None, (), ()))):
+                                          "questions aliases anchors guard",
+                           defaults=("project", "inferred", "cli", None, False, None, (), (), (), ""))):
     """What a caller asks to store; validated by the store before anything is written.
 
     Fields: type, title, body, project_id, scope="project", confidence="inferred", source="cli",
     session_id=None, pinned=False, valid_from=None (defaults to recorded_at), questions=() (the questions the record
-    answers), aliases=() (other names for what it is about).
+    answers), aliases=() (other names for what it is about), anchors=() (what it governs: `kind:value` lines,
+    base/anchors.py), guard="" (how the pre-action hook enforces it; empty: it does not).
     """
 
     __slots__ = ()
@@ -118,13 +121,14 @@ class NewRecord(record_type("NewRecord", "type title body project_id scope confi
 _RECORD_FIELDS = (
     "id project_id type title body scope pinned confidence reinforce_count valid_from recorded_at superseded_at "
     "superseded_by access_count last_accessed score claudemd_drift_score source session_id pending_embedding "
-    "questions aliases"
+    "questions aliases anchors guard"
 )
 
 
-class Record(record_type("Record", _RECORD_FIELDS, defaults=((), ()))):
+class Record(record_type("Record", _RECORD_FIELDS, defaults=((), (), (), ""))):
     """A stored record, as read back: the SPEC §3.1 columns in schema order (`questions` and `aliases`: tuples of
-    strings, empty for a record nobody expanded)."""
+    strings, empty for a record nobody expanded; `anchors`: what it governs, a tuple of `kind:value`; `guard`: its
+    enforcement, empty for all but the records a user made guards)."""
 
     __slots__ = ()
 

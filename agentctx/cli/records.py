@@ -13,6 +13,7 @@ from ..store import records
 from ..team.export import to_markdown
 from ..agents import LABELS
 from .context import Context
+from .terminal import printable
 from .parser import add_json
 
 
@@ -27,10 +28,16 @@ def _record_dict(record: Record) -> dict[str, object]:
     return record.to_dict()
 
 
+def _root(ctx: Context) -> str | None:
+    """The repository an absolute anchor may point into (made relative to it); None outside a repository."""
+    return getattr(ctx.project, "root_dir", None) or None
+
+
 def cmd_record(args: argparse.Namespace, ctx: Context) -> int:
     new = NewRecord(type=args.type, title=_text_arg(args.title, "title"), body=_text_arg(args.body, "body"),
                     project_id=ctx.project.id, scope=args.scope, confidence="explicit", source="cli",
-                    pinned=args.pin, questions=tuple(args.questions or ()), aliases=tuple(args.aliases or ()))
+                    pinned=args.pin, questions=tuple(args.questions or ()), aliases=tuple(args.aliases or ()),
+                    anchors=records.anchor_items(args.anchors, _root(ctx)))
     record, superseded = records.insert(ctx.conn, new, supersedes=args.supersedes)
     asked_in = [" ".join(q.split()) for q in (*new.questions, *new.aliases) if q.strip()]
     if (record.title, record.body) != (" ".join(new.title.split()), new.body.strip()) or any(  # scrubbed by the store
@@ -49,12 +56,9 @@ def cmd_supersede(args: argparse.Namespace, ctx: Context) -> int:
     target = records.resolve(ctx.conn, args.old_id, ctx.project.id)
     body = _text_arg(args.body, "body")
     old, new = records.supersede(ctx.conn, target.id, ctx.project.id, body=body, rationale=args.rationale,
-                                 title=args.title, source="cli", questions=args.questions, aliases=args.aliases)
-    outdated = [] if args.title else records.kept_title_outdated(old, body)
-    if outdated:
-        words = ", ".join(repr(w) for w in outdated)
-        sys.stderr.write(f"agentctx: kept the title {old.title!r}, but the new body no longer says {words}; "
-                         f"retitle with `agentctx supersede {new.id} --title ... --body ...`\n")
+                                 title=args.title, source="cli", questions=args.questions, aliases=args.aliases,
+                                 anchors=None if args.anchors is None else records.anchor_items(args.anchors, _root(ctx)),
+                                 refuse_outdated_title=True)
     if ctx.json:
         ctx.emit({"old_id": old.id, "new_id": new.id, "id": new.id})
     else:
@@ -99,6 +103,9 @@ def _show_text(record: Record, head: Record | None = None, agents: "dict[str, st
         lines += [f"  ? {q}" for q in record.questions]
         if record.aliases:
             lines.append(f"  also: {', '.join(record.aliases)}")
+    if record.anchors:  # what it governs: matched before a tool call, never injected as its text
+        lines += ["", "Governs (matched before an edit or a command, not injected):"]
+        lines += [f"  {a}" for a in record.anchors]
     return "\n".join(lines)
 
 
@@ -235,7 +242,7 @@ def cmd_export(args: argparse.Namespace, ctx: Context) -> int:
             raise NotFoundError("file_unwritable", path=str(path), detail=exc.strerror or str(exc)) from None
         ctx.out(f"wrote {len(current)} records to {path}")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(printable(text))
     return 0
 
 
@@ -257,6 +264,17 @@ def _asked_options(p: argparse.ArgumentParser, *, keep: bool = False) -> None:
                         f"alternative (repeatable, at most {ALIASES_MAX}){carried}")
 
 
+def _anchor_option(p: argparse.ArgumentParser, *, keep: bool = False) -> None:
+    """--anchor: what the record governs (the pre-action hook delivers it before a matching edit or command)."""
+    from ..base.anchors import ANCHORS_MAX
+
+    carried = " (default: the old record's)" if keep else ""
+    p.add_argument("--anchor", "--anchors", dest="anchors", action="append", metavar="KIND:VALUE",
+                   help="what this record governs: path:GLOB (the default kind, relative to the repository), "
+                        "symbol:NAME, command:WORDS or tool:NAME (repeatable, at most "
+                        f"{ANCHORS_MAX}){carried}")
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("record", help="store an explicit record")
     p.add_argument("--type", required=True, choices=RECORD_TYPES)
@@ -266,6 +284,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--supersedes", metavar="ID", help="the current record this one replaces")
     p.add_argument("--pin", action="store_true", help="pin the new record")
     _asked_options(p)
+    _anchor_option(p)
     add_json(p)
     p.set_defaults(handler=cmd_record)
 
@@ -275,6 +294,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--rationale", help="why it changed")
     p.add_argument("--title", help="a new title (default: keep the old one)")
     _asked_options(p, keep=True)
+    _anchor_option(p, keep=True)
     add_json(p)
     p.set_defaults(handler=cmd_supersede)
 

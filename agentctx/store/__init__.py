@@ -14,10 +14,10 @@ from ..base.models import Record
 COLUMNS = (
     "id, project_id, type, title, body, scope, pinned, confidence, reinforce_count, valid_from, recorded_at, "
     "superseded_at, superseded_by, access_count, last_accessed, score, claudemd_drift_score, source, session_id, "
-    "pending_embedding, questions, aliases"
+    "pending_embedding, questions, aliases, anchors, guard"
 )
 # Columns read per record; a query that selects more puts them after these (the rowid, a count).
-N_COLUMNS = 22
+N_COLUMNS = 24
 # What a project may read: its own namespace plus records that are global in scope (SPEC §3.4).
 VISIBLE = "(project_id = ? OR (project_id = '_global' AND scope = 'global'))"
 CURRENT = "superseded_at IS NULL"
@@ -26,16 +26,17 @@ CURRENT = "superseded_at IS NULL"
 def to_record(row: "sqlite3.Row | Sequence[object]") -> Record:
     (rid, project_id, type_, title, body, scope, pinned, confidence, reinforce_count, valid_from, recorded_at,
      superseded_at, superseded_by, access_count, last_accessed, score, drift, source, session_id, pending,
-     questions, aliases) = tuple(row)[:N_COLUMNS]
+     questions, aliases, anchors, guard) = tuple(row)[:N_COLUMNS]
     # Positional, in schema order: keyword construction costs ~10 µs a record, and the prompt hook reads dozens.
     return Record(
         rid, project_id, type_, title, body, scope or "project", bool(pinned), confidence or "inferred",
         reinforce_count or 0, valid_from, recorded_at, superseded_at, superseded_by, access_count or 0,
         last_accessed, 1.0 if score is None else float(score), float(drift or 0.0), source, session_id, bool(pending),
         tuple(questions.split("\n")) if questions else (), tuple(aliases.split("\n")) if aliases else (),
+        tuple(anchors.split("\n")) if anchors else (), guard or "",
     )
 
 
 def lines(items: "Sequence[str]") -> str:
-    """The stored form of `questions` and `aliases`: one per line (readable by any SQLite client; indexed as text)."""
+    """The stored form of `questions`, `aliases` and `anchors`: one per line (readable by any SQLite client; indexed as text)."""
     return "\n".join(items)

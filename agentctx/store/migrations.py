@@ -334,6 +334,16 @@ def m013_session_agent(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m014_anchors(conn: sqlite3.Connection) -> None:
+    # What a record governs (issue 33, SPEC §3.1): `kind:value` lines (paths and globs, symbols, commands, tools) the
+    # pre-action hook matches against a tool call's target, and `guard`, how it enforces a record the user made a
+    # guard. Index data like questions and aliases: not searched as text, never injected.
+    _run(conn, (
+        "ALTER TABLE records ADD COLUMN anchors TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE records ADD COLUMN guard TEXT NOT NULL DEFAULT ''",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -348,6 +358,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "prompts", m011_prompts),
     Migration(12, "expansion", m012_expansion),
     Migration(13, "session_agent", m013_session_agent),
+    Migration(14, "anchors", m014_anchors),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -60,7 +60,19 @@ def validate(new: NewRecord) -> NewRecord:
         except ValueError:
             raise ValidationError("invalid_field", field="valid_from", problem="is not an ISO 8601 timestamp") from None
     return new.replace(title=title, body=body, project_id=project_id,
-                       questions=asked_items(new.questions, "questions"), aliases=asked_items(new.aliases, "aliases"))
+                       questions=asked_items(new.questions, "questions"), aliases=asked_items(new.aliases, "aliases"),
+                       anchors=anchor_items(new.anchors), guard=new.guard or "")
+
+
+def anchor_items(items: "Iterable[str] | str | None", root: str | None = None) -> tuple[str, ...]:
+    """What a record governs, in stored form (base/anchors.py); a bad anchor or too many: a ValidationError naming
+    it. `root`: the repository, so an absolute path inside it is made relative."""
+    from ..base.anchors import AnchorError, normalize_all
+
+    try:
+        return normalize_all(items, root)
+    except AnchorError as exc:
+        raise ValidationError("invalid_field", field="anchors", problem=f"refused: {exc}") from None
 
 
 _ASKED_LIMITS = {"questions": (QUESTIONS_MAX, QUESTION_CHARS), "aliases": (ALIASES_MAX, ALIAS_CHARS)}
@@ -178,10 +190,14 @@ def visible_history(conn: sqlite3.Connection, project_id: str) -> list[Record]:
 def kept_title_outdated(old: Record, body: str) -> list[str]:
     """Words of `old`'s title that its body stated and `body` (its replacement's) no longer does: keeping the title
     over that body would say the old fact ("expire after 15 minutes" over a body saying 5)."""
-    from ..base.text import content_terms, tokens
+    from ..base.text import content_terms, stems, tokens
 
-    new_words, old_body = set(tokens(body)), set(tokens(old.body))
-    return [w for w in content_terms(old.title) if w in old_body and w not in new_words]
+    # By stem: a title saying "supported" is stated by a body saying "supports". The old body's appended rationale
+    # (why it changed last time) states nothing the title says.
+    words = content_terms(old.title)
+    stated = old.body.rpartition("\n\nRationale: ")[0] or old.body
+    new_stems, old_stems = set(stems(tokens(body))), set(stems(tokens(stated)))
+    return [w for w, s in zip(words, stems(words)) if s in old_stems and s not in new_stems]
 
 
 def require(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
@@ -231,9 +247,10 @@ def _write(conn: sqlite3.Connection, new: NewRecord, now: str) -> Record:
     rid = ulid()
     conn.execute(
         f"INSERT INTO records ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, NULL, NULL, 0, NULL, 1.0, 0.0, ?, ?, 1, "
-        "?, ?)",
+        "?, ?, ?, ?)",
         (rid, new.project_id, new.type, new.title, new.body, new.scope, int(new.pinned), new.confidence,
-         new.valid_from or now, now, new.source, new.session_id, lines(new.questions), lines(new.aliases)),
+         new.valid_from or now, now, new.source, new.session_id, lines(new.questions), lines(new.aliases),
+         lines(new.anchors), new.guard or ""),
     )
     record = get(conn, rid)
     assert record is not None
@@ -299,17 +316,26 @@ def insert(conn: sqlite3.Connection, new: NewRecord, *, supersedes: str | None =
 
 def supersede(conn: sqlite3.Connection, old_id: str, project_id: str, *, body: str, rationale: str | None = None,
               title: str | None = None, source: str = "cli", session_id: str | None = None,
-              questions: "Iterable[str] | None" = None, aliases: "Iterable[str] | None" = None) -> tuple[Record, Record]:
+              questions: "Iterable[str] | None" = None, aliases: "Iterable[str] | None" = None,
+              anchors: "Iterable[str] | None" = None,
+              refuse_outdated_title: bool = False) -> tuple[Record, Record]:
     """Replace the head `old_id` with a new explicit record of the same type and scope; returns (old, new). The new
-    record keeps the old one's questions and aliases unless `questions` or `aliases` replace them."""
+    record keeps the old one's questions, aliases, anchors and guard unless `questions`, `aliases` or `anchors`
+    replace them. With `refuse_outdated_title` (the CLI, MCP), keeping a title the new body contradicts raises
+    `title_outdated`."""
     old = require(conn, old_id, project_id)
+    if refuse_outdated_title and title is None and old.superseded_at is None:
+        outdated = kept_title_outdated(old, body)
+        if outdated:
+            raise ValidationError("title_outdated", title=old.title, words=", ".join(repr(w) for w in outdated))
     text = body.strip()
     if rationale and rationale.strip():
         text = f"{text}\n\nRationale: {rationale.strip()}"
     new = NewRecord(type=old.type, title=title or old.title, body=text, project_id=project_id, scope=old.scope,
                     confidence="explicit", source=source, session_id=session_id, pinned=old.pinned,
                     questions=old.questions if questions is None else tuple(questions),
-                    aliases=old.aliases if aliases is None else tuple(aliases))
+                    aliases=old.aliases if aliases is None else tuple(aliases),
+                    anchors=old.anchors if anchors is None else tuple(anchors), guard=old.guard)
     if old.scope == "global" and old.project_id == GLOBAL_PROJECT:
         new = new.replace(project_id=GLOBAL_PROJECT)
     elif old.project_id != project_id:
@@ -333,6 +359,23 @@ def set_asked(conn: sqlite3.Connection, record_id: str, project_id: str | None, 
         conn.execute("UPDATE records SET questions = ?, aliases = ? WHERE id = ?",
                      (lines(new_q), lines(new_a), record.id))
     return record._replace(questions=new_q, aliases=new_a)
+
+
+def set_anchors(conn: sqlite3.Connection, record_id: str, project_id: str | None,
+                anchors: "Iterable[str] | str", *, root: str | None = None) -> Record:
+    """Set what a record governs, in place: anchors are index data about the record, not the fact it states, so
+    changing them supersedes nothing (capture, the dashboard, a team import). The digests and the anchor map are
+    refreshed, since the pre-action hook reads them."""
+    record = require(conn, record_id, project_id) if project_id is not None else get(conn, record_id)
+    if record is None:
+        raise NotFoundError("record_not_found", id=record_id)
+    new = anchor_items(anchors, root)
+    if new == record.anchors:
+        return record
+    with atomic(conn):
+        conn.execute("UPDATE records SET anchors = ? WHERE id = ?", (lines(new), record.id))
+    _changed(conn, record.project_id)
+    return record._replace(anchors=new)
 
 
 def retire(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
