@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-__all__ = ["StrictJSONError", "atomic_write", "dumps", "loads", "locked", "real_path"]
+__all__ = ["StrictJSONError", "atomic_write", "dumps", "loads", "locked", "real_path", "owned", "own", "disown",
+           "leaves_kept"]
 
 
 class StrictJSONError(ValueError):
@@ -149,3 +150,69 @@ def locked(name: str = "user-files") -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+# --- what we wrote ---------------------------------------------------------------------------------------------
+# An entry under a name we use (`mcpServers.agentctx`) may be the user's own (`claude mcp add agentctx …`): it is
+# ours only when we wrote it, and `uninstall` removes it only while it still holds what we wrote. What we wrote is
+# kept in <state>/owned.json, file (its real path) -> key -> the value. Callers hold `locked()`.
+
+def _owned_file() -> Path:
+    from . import paths
+
+    return paths.state_dir() / "owned.json"
+
+
+def _owned_all() -> dict[str, Any]:
+    try:
+        data = json.loads(_owned_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def owned(path: Path, key: str) -> tuple[bool, Any]:
+    """(True, the value we wrote) when we wrote `key` in the file at `path`; (False, None) otherwise."""
+    entries = _owned_all().get(str(real_path(path)))
+    if isinstance(entries, dict) and key in entries:
+        return True, entries[key]
+    return False, None
+
+
+def own(path: Path, key: str, value: Any) -> None:
+    """Remember that we wrote `value` under `key` in the file at `path`."""
+    from . import paths
+
+    data = _owned_all()
+    data.setdefault(str(real_path(path)), {})[key] = value
+    paths.ensure_private_dir(paths.state_dir())
+    atomic_write(_owned_file(), json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def disown(path: Path, key: str) -> None:
+    data = _owned_all()
+    entries = data.get(str(real_path(path)))
+    if not isinstance(entries, dict) or key not in entries:
+        return
+    del entries[key]
+    if not entries:
+        del data[str(real_path(path))]
+    if data:
+        atomic_write(_owned_file(), json.dumps(data, indent=1, sort_keys=True) + "\n")
+    else:
+        _owned_file().unlink(missing_ok=True)
+
+
+def _leaves(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str]]:
+    if isinstance(value, dict) and value:
+        for k, v in value.items():
+            yield from _leaves(v, (*path, str(k)))
+    else:
+        yield path, json.dumps(value, sort_keys=True, default=str)
+
+
+def leaves_kept(original: Any, now: Any) -> bool:
+    """Every key and value of `original` (a parsed document) is still in `now`: a backup of `original` holds nothing
+    the file lost, so it may go."""
+    kept = set(_leaves(now))
+    return all(leaf in kept for leaf in _leaves(original))
