@@ -38,8 +38,9 @@ def binary() -> str | None:
 
 
 def detected() -> bool:
-    """Codex CLI is installed: on PATH, or its user directory exists."""
-    return binary() is not None or paths.codex_home().is_dir()
+    """Codex CLI is installed: on PATH, or its user directory exists (and is not one agentctx created)."""
+    home = paths.codex_home()
+    return binary() is not None or (home.is_dir() and not userfiles.created_by_us(home))
 
 
 def command(argv: tuple[str, ...] | list[str], event: str) -> str:
@@ -173,20 +174,10 @@ def _entry(data: dict[str, Any]) -> Any:
 
 def mcp_is_ours(entry: Any) -> bool:
     """`[mcp_servers.agentctx]` is ours when we wrote it and it still holds what we wrote; `codex mcp add agentctx`
-    makes one of the user's own. Before agentctx remembered what it wrote: our shape (`codex mcp add` cannot write
-    `env_vars`) in a file we changed whose original had no such entry."""
-    if not isinstance(entry, dict):
-        return False
-    wrote, value = userfiles.owned(config_file(), MCP_KEY)
-    if wrote:
-        return bool(entry == value)
-    changed, before = files.original(config_file())
-    if not changed or entry.get("env_vars") != ["AGENTCTX_HOME"]:
-        return False
-    try:
-        return before is None or _entry(tomltext.loads(before)) is None
-    except ValueError:
-        return False
+    makes one of the user's own (it cannot write `env_vars`, our mark before agentctx remembered what it wrote)."""
+    return isinstance(entry, dict) and userfiles.entry_is_ours(
+        config_file(), MCP_KEY, entry, our_shape=lambda e: e.get("env_vars") == ["AGENTCTX_HOME"],
+        had_entry=lambda text: _entry(tomltext.loads(text)) is not None)
 
 
 def _checked(new: str, expected: dict[str, Any], what: str) -> str:
@@ -415,7 +406,7 @@ _MCP_SAID = {"added": "registered MCP server `agentctx` in {}", "updated": "upda
              "theirs": "MCP server `agentctx` in {} is one you registered yourself: left as it is"}
 
 
-def _check_hooks_file() -> None:
+def check_hooks_file() -> None:
     """A hooks.json we cannot read is refused before any file is written."""
     try:
         raw = hooks_file().read_text(encoding="utf-8")
@@ -429,7 +420,7 @@ def _check_hooks_file() -> None:
 def wire(argv: tuple[str, ...], cwd: str, *, mcp: bool = True, trust_hooks: bool = True) -> list[str]:
     """Register the hooks and the MCP server, then trust the hooks; what was done, in words. Both files are checked
     first: when either step would refuse, nothing is written."""
-    _check_hooks_file()
+    check_hooks_file()
     if mcp:
         check_config(argv)
     done = [("registered hooks in " if install_hooks(argv) else "hooks already registered in ") + str(hooks_file())]
@@ -445,7 +436,7 @@ def wire(argv: tuple[str, ...], cwd: str, *, mcp: bool = True, trust_hooks: bool
 
 
 def unwire() -> list[str]:
-    _check_hooks_file()
+    check_hooks_file()
     check_config(None)
     keys = our_keys()
     done = []

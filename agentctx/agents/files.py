@@ -81,23 +81,13 @@ def restore(path: Path, remove: Callable[[str], str], same: Callable[[str, str],
         return rest != raw
 
 
-def original(path: Path) -> tuple[bool, str | None]:
-    """What the file held before our first change: (False, None) when we never changed it, (True, None) when it did
-    not exist, (True, its text) otherwise."""
-    path = userfiles.real_path(path)
-    backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
-    if absent.exists():
-        return True, None
-    try:
-        return True, backup.read_text(encoding="utf-8")
-    except OSError:
-        return False, None
-
-
 def backup_left(path: Path) -> Path | None:
     """The backup of the user's original file when `restore` kept it (the file no longer holds all it held)."""
     backup = userfiles.real_path(path).with_name(userfiles.real_path(path).name + BACKUP_SUFFIX)
     return backup if backup.exists() else None
+
+
+original = userfiles.original  # what the file held before our first change
 
 
 # --- JSON ------------------------------------------------------------------------------------------------------

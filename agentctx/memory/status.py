@@ -103,7 +103,8 @@ def render(data: dict[str, Any]) -> str:
         f"sessions  {data['sessions']}" + (f", last {data['last_session_at']}" if data["last_session_at"] else "")
         + (" (" + ", ".join(f"{agent} {n}" for agent, n in data["sessions_by_agent"].items()) + ")"
            if data.get("sessions_by_agent") else ""),
-        *([f"agents    wired: {', '.join(data['agents'])}"] if data.get("agents") else []),
+        *([f"agents    wired: " + ", ".join(a + (" (not installed here)" if a in data.get("agents_not_installed", ())
+                                               else "") for a in data["agents"])] if data.get("agents") else []),
         f"injected  {data['tokens_injected']} tokens injected in {data['injections']} injections",
         f"extraction cost  ${data['extraction_cost_usd']:.4f}"
         + ("" if data["llm"] else f"  (LLM extraction off: {data['llm_off_reason']})"),
