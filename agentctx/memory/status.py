@@ -65,6 +65,7 @@ def extraction_state(conn: sqlite3.Connection, settings: dict[str, Any]) -> dict
     choice = choose(settings)
     return {"backend": choice.backend, "reason": choice.reason, "claude": choice.claude,
             "paused": quota.paused() if choice.backend == "claude-code" else None,
+            "fix": quota.fix() if choice.backend == "claude-code" else None,
             "calls_per_hour_limit": settings["extractionCallsPerHour"] if choice.backend == "claude-code" else None,
             "per_day": extraction.per_day(conn)}
 
@@ -85,7 +86,7 @@ def _extraction_line(e: dict[str, Any]) -> str:
     if e.get("calls_per_hour_limit"):
         line += f"; at most {e['calls_per_hour_limit']} calls an hour"
     if e.get("paused"):
-        line += f"; {e['paused']}"
+        line += f"; {e['paused']}" + (f"; fix: {e['fix']}" if e.get("fix") else "")
     return line
 
 
