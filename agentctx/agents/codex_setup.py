@@ -215,7 +215,9 @@ def _with_mcp(raw: str | None, argv: tuple[str, ...]) -> tuple[str, str]:
                               detail=f"mcp_servers.{MCP_NAME} is not a table of its own; remove it and run init again")
         lines = parts[mine[0]][1]
         blank = len(lines) - len("".join(lines).rstrip().splitlines()) if "".join(lines).strip() else 0
-        parts[mine[0]] = (MCP_PATH, block.splitlines(keepends=True) + lines[len(lines) - blank:])  # its blank lines stay
+        notes = tomltext.comments(lines)  # the user's comments in or after our table stay, below it
+        parts[mine[0]] = (MCP_PATH, block.splitlines(keepends=True) + (["\n"] + notes if notes else [])
+                          + lines[len(lines) - blank:])  # its blank lines stay
         new, state = "".join("".join(chunk) for _, chunk in parts), "updated"
     expected = json.loads(json.dumps(data))
     servers = expected.setdefault("mcp_servers", {})

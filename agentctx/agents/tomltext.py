@@ -125,20 +125,28 @@ def chunks(text: str) -> list[tuple[tuple[str, ...] | None, list[str]]]:
 
 
 def drop(text: str, unwanted: Callable[[tuple[str, ...]], bool]) -> str:
-    """`text` without the tables whose path is `unwanted` (each with its lines up to the next header). The blank
-    lines that separated a dropped table from the one before it go with it."""
+    """`text` without the tables whose path is `unwanted` (each with its lines up to the next header, except its
+    comment lines, which stay). The blank lines that separated a dropped table from the one before it go with it."""
     kept: list[list[str]] = []
     for path, lines in chunks(text):
         if path is not None and unwanted(path):
             if kept:
                 while kept[-1] and not kept[-1][-1].strip():
                     kept[-1].pop()
+            notes = comments(lines)
+            if notes:  # we write no comments: these are the user's (often about the table after ours), and stay
+                kept.append((["\n"] if kept and any(kept) else []) + notes)
             continue
         kept.append(list(lines))
     out = "".join("".join(lines) for lines in kept)
     if kept and any(kept) and text.endswith("\n") and not out.endswith("\n"):
         out += "\n"
     return out
+
+
+def comments(lines: list[str]) -> list[str]:
+    """The comment lines below a table's header (a comment on the header line itself goes with the header)."""
+    return [line if line.endswith("\n") else line + "\n" for line in lines[1:] if line.lstrip().startswith("#")]
 
 
 def table_text(text: str, path: tuple[str, ...]) -> str | None:
