@@ -111,3 +111,18 @@ def test_profile_reads_pyproject_without_tomllib(tmp_path, monkeypatch):
     assert "Rust (edition 2021)" in bodies["Stack"] and "Cargo workspace" in bodies["Stack"]
     assert "lint: ruff check ." in bodies["Commands"]
     assert "console script `tool` -> pkg.cli:main" in bodies["Entry points"]
+
+
+def test_real_codex_configs_and_multiline_strings_read_as_tomllib_reads_them():
+    """The Codex configs of real users (tests/data/userfiles) and multi-line strings holding a table header, as
+    the 3.10 fallback must read them for `init`/`uninstall` to edit config.toml (issue 34)."""
+    tomllib = pytest.importorskip("tomllib")
+    from pathlib import Path
+
+    texts = [p.read_text(encoding="utf-8") for p in
+             sorted((Path(__file__).parents[1] / "data" / "userfiles").glob("codex-*.toml"))]
+    texts += ['a = """\n[mcp_servers.agentctx]\nx = \\"""\n"""\n[b]\nc = 1\n',
+              "a = '''\n[mcp_servers.agentctx]\n'''\n[b]\nc = '''one\n''''\n",
+              'a = """\nline \\\n   continued"""\n', 'k = """""quoted"""""\n']
+    for text in texts:
+        assert minitoml.loads(text) == tomllib.loads(text), text[:60]
