@@ -54,12 +54,12 @@ def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
 # has the hook cannot know: the context names the namespace and the tools, and says nothing of how to load them.
 CLAUDE_TOOLS = ("mcp__agentctx__ctx_search(query) returns a compact index, mcp__agentctx__ctx_get(ids) full records, "
                 "mcp__agentctx__ctx_related(file) what is known about a file (load them with ToolSearch if deferred).")
-CONTEXT_TOOLS = ("agentctx's MCP tools (namespace mcp__agentctx): ctx_search(query) returns a compact index, ctx_get(ids) "
-         "full records, ctx_related(file) what is known about a file.")
+CONTEXT_TOOLS = ("agentctx's MCP tools (namespace mcp__agentctx): ctx_search(query) returns a compact index, "
+                 "ctx_get(ids) full records, ctx_related(file) what is known about a file.")
 CLAUDE_HEADER = ("Relevant project context (agentctx project memory; search it with mcp__agentctx__ctx_search, whole "
                  "records with mcp__agentctx__ctx_get):")
-CONTEXT_HEADER = ("Relevant project context (agentctx project memory; more with ctx_search and ctx_get, in the mcp__agentctx "
-          "tools):")
+CONTEXT_HEADER = ("Relevant project context (agentctx project memory; more with ctx_search and ctx_get, in the "
+                  "mcp__agentctx tools):")
 
 
 def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[type-arg]

@@ -222,7 +222,8 @@ def _with_mcp(raw: str | None, argv: tuple[str, ...]) -> tuple[str, str]:
     expected = json.loads(json.dumps(data))
     servers = expected.setdefault("mcp_servers", {})
     if not isinstance(servers, dict):
-        raise ConfigError("file_invalid", path=str(config_file()), kind="Codex config", detail="mcp_servers is not a table")
+        raise ConfigError("file_invalid", path=str(config_file()), kind="Codex config",
+                          detail="mcp_servers is not a table")
     servers[MCP_NAME] = desired
     return _checked(new, expected, f"adding [mcp_servers.{MCP_NAME}]"), state
 

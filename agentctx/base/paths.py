@@ -190,7 +190,8 @@ def gemini_home() -> "Path":
 def gemini_trusted_folders() -> "Path":
     """Gemini CLI's folder-trust file: `$GEMINI_CLI_TRUSTED_FOLDERS_PATH`, else trustedFolders.json in its user
     directory (fact 22)."""
-    return _path(os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or os.path.join(gemini_home(), "trustedFolders.json"))
+    return _path(os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+                 or os.path.join(gemini_home(), "trustedFolders.json"))
 
 
 def claude_project_dir() -> str | None:

@@ -237,8 +237,8 @@ def check_extras(_: sqlite3.Connection | None, repair: bool) -> list[Check]:
     paused = quota.paused() if choice.backend == "claude-code" else None
     if extras.installed("llm"):
         off = llm_off_reason(settings)
-        out.append(Check("llm", "ok", "[llm] installed; " + (f"extraction off: {off}" if off else
-                                                             "extraction paused (below)" if paused else "extraction on")))
+        state = f"extraction off: {off}" if off else "extraction paused (below)" if paused else "extraction on"
+        out.append(Check("llm", "ok", "[llm] installed; " + state))
     elif os.environ.get("ANTHROPIC_API_KEY") and settings["llm"] and choice.backend != "claude-code":
         out.append(Check("llm", "warn", "ANTHROPIC_API_KEY is set but the [llm] extra is not installed: "
                          "nothing is extracted", extras.install_command("llm")))

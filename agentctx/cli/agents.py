@@ -61,7 +61,8 @@ def to_wire(requested: list[str] | None, force: bool) -> tuple[list[str], list[s
     named = bool(requested) and "all" not in requested
     missing = [a for a in (agents if requested else NAMES) if not DETECT[a]()]
     if force and requested:
-        return agents, [f"{LABELS[a]}: not installed here ({not_installed(a)}); wired anyway (--force)" for a in missing]
+        return agents, [f"{LABELS[a]}: not installed here ({not_installed(a)}); wired anyway (--force)"
+                        for a in missing]
     if named and missing:
         a = missing[0]
         raise UsageError("agent_not_installed", label=LABELS[a], detail=not_installed(a), agent=a)
