@@ -266,13 +266,16 @@ def _ours_in_config(keys: list[str], mcp: bool) -> Callable[[tuple[str, ...]], b
 def _without_ours(raw: str, keys: list[str], *, commit: bool) -> str:
     """config.toml without our MCP table (while it holds what we wrote), the trust entries of our hooks and a
     `[hooks.state]` they leave empty, with the flags init turned on false again; checked to read back as the same
-    document less exactly those."""
+    document less exactly those. A file with nothing of ours in it is not even parsed (uninstall never refuses a
+    file it has nothing to take out of)."""
+    flags = _flags_set()
+    if "agentctx" not in raw and not any(k in raw for k in keys) and not flags:
+        return raw
     data = _parse(raw)
     mcp = mcp_is_ours(_entry(data))
     text = tomltext.drop(raw, _ours_in_config(keys, mcp))
     leftover = set(tomltext.empty_tables(text)) - set(tomltext.empty_tables(raw))
     text = tomltext.drop(text, lambda p: p in leftover and p[:1] == ("hooks",))
-    flags = _flags_set()
     text = _set_flags(text, "false", flags)
     expected = json.loads(json.dumps(data))
     if mcp:

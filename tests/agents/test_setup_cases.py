@@ -215,3 +215,12 @@ def test_a_second_init_after_codex_wrote_its_trust_changes_no_byte_and_says_so(r
     assert (config.read_bytes(), codex_setup.hooks_file().read_bytes()) == before
     assert "MCP server `agentctx` already registered" in out and "hooks already registered" in out
     assert "registered MCP server" not in out.replace("already registered", "")
+
+
+def test_uninstall_does_not_refuse_a_config_it_has_nothing_to_take_out_of(run, isolated_home):
+    config = isolated_home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    broken = 'model = "gpt-5.5\n'  # Codex would refuse it too; nothing of ours is in it
+    config.write_text(broken, encoding="utf-8")
+    rc, out, err = run("uninstall")
+    assert rc == 0 and config.read_text() == broken
