@@ -31,6 +31,9 @@ CONTEXT_TOOLS = ("when agentctx's tools are among yours, mcp_agentctx_ctx_search
 CLAUDE_HEADER = ("Relevant project context (agentctx project memory; search it with mcp__agentctx__ctx_search, whole "
                  "records with mcp__agentctx__ctx_get):")
 CONTEXT_HEADER = "Relevant project context (agentctx project memory):"
+CLAUDE_MORE, CONTEXT_MORE = (" did not fit here: ctx_search finds them.)",  # memory/digest.py, when a section is cut
+                             " did not fit here; when agentctx's tools are among yours, mcp_agentctx_ctx_search finds "
+                             "them.)")
 _WRAP = ("<untrusted_context>", "</untrusted_context>")
 
 
@@ -93,7 +96,8 @@ def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[typ
         specific = {**specific, "hookEventName": OUTPUT_EVENTS[event]}
         text = specific.get("additionalContext")
         if isinstance(text, str):  # the context names our MCP tools as Claude Code's model reaches them
-            text = text.replace(CLAUDE_TOOLS, CONTEXT_TOOLS).replace(CLAUDE_HEADER, CONTEXT_HEADER)
+            text = (text.replace(CLAUDE_TOOLS, CONTEXT_TOOLS).replace(CLAUDE_HEADER, CONTEXT_HEADER)
+                    .replace(CLAUDE_MORE, CONTEXT_MORE))
             specific["additionalContext"] = text.replace(CLAUDE_TOOL_PREFIX, TOOL_PREFIX)
         out = {**out, "hookSpecificOutput": specific}
     return out

@@ -19,6 +19,7 @@ EVENTS = {"codex": ("SessionStart", "UserPromptSubmit"), "gemini": ("SessionStar
 @pytest.mark.parametrize("module", [codex, gemini])
 def test_the_adapters_know_the_sentences_the_context_is_written_with(module):
     assert module.CLAUDE_TOOLS == digest.MCP_TOOLS and module.CLAUDE_HEADER == prompt.HEADER
+    assert digest._left_out_line(2).endswith(gemini.CLAUDE_MORE)  # what a cut section says
 
 
 def _contexts(agent_hook, add, repo, agent):
