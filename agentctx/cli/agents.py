@@ -39,16 +39,13 @@ def chosen(requested: list[str] | None) -> list[str]:
     return [a for a in NAMES if DETECT[a]()]
 
 
-_BINARY = {"claude": "claude", "codex": "codex", "gemini": "gemini"}
-
-
 def _user_dir(agent: str) -> str:
     return str({"claude": paths.claude_home, "codex": paths.codex_home, "gemini": paths.gemini_home}[agent]())
 
 
 def not_installed(agent: str) -> str:
     """Why we say the agent is not installed here, in words."""
-    return f"no `{_BINARY[agent]}` on PATH, no {_user_dir(agent)}"
+    return f"no `{agent}` on PATH, no {_user_dir(agent)}"  # each agent's command is its name
 
 
 def to_wire(requested: list[str] | None, force: bool) -> tuple[list[str], list[str]]:
