@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shlex
@@ -219,7 +220,7 @@ def _with_mcp(raw: str | None, argv: tuple[str, ...]) -> tuple[str, str]:
         parts[mine[0]] = (MCP_PATH, block.splitlines(keepends=True) + (["\n"] + notes if notes else [])
                           + lines[len(lines) - blank:])  # its blank lines stay
         new, state = "".join("".join(chunk) for _, chunk in parts), "updated"
-    expected = json.loads(json.dumps(data))
+    expected = copy.deepcopy(data)
     servers = expected.setdefault("mcp_servers", {})
     if not isinstance(servers, dict):
         raise ConfigError("file_invalid", path=str(config_file()), kind="Codex config",
@@ -238,7 +239,7 @@ def install_mcp(argv: tuple[str, ...]) -> str:
         text, outcome[0] = _with_mcp(raw, argv)
         if outcome[0] in ("added", "updated"):
             userfiles.own(config_file(), MCP_KEY, tomltext.loads(mcp_block(argv))["mcp_servers"][MCP_NAME])
-        return text if raw is not None or text else raw  # type: ignore[return-value]
+        return text
     files.edit(config_file(), change)
     return outcome[0]
 
@@ -277,7 +278,7 @@ def _without_ours(raw: str, keys: list[str], *, commit: bool) -> str:
     leftover = set(tomltext.empty_tables(text)) - set(tomltext.empty_tables(raw))
     text = tomltext.drop(text, lambda p: p in leftover and p[:1] == ("hooks",))
     text = _set_flags(text, "false", flags)
-    expected = json.loads(json.dumps(data))
+    expected = copy.deepcopy(data)
     if mcp:
         del expected["mcp_servers"][MCP_NAME]
     state = (expected.get("hooks") or {}).get("state") if isinstance(expected.get("hooks"), dict) else None

@@ -224,3 +224,15 @@ def test_uninstall_does_not_refuse_a_config_it_has_nothing_to_take_out_of(run, i
     config.write_text(broken, encoding="utf-8")
     rc, out, err = run("uninstall")
     assert rc == 0 and config.read_text() == broken
+
+
+def test_a_config_with_dates_and_every_string_kind_survives_init_and_uninstall(run, isolated_home):
+    config = isolated_home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    text = ("when = 1979-05-27T07:32:00Z\nday = 1979-05-27\nlit = 'C:\\\\Users'\nml = '''\n[mcp_servers.agentctx]\n'''\n"
+            "arr = [\n  1,\n  [2, 3],\n]\n\n[t]\nx = {a = 1}\n")
+    config.write_text(text, encoding="utf-8")
+    assert run("init", "--agent", "codex", "--no-profile")[0] == 0
+    assert tomltext.loads(config.read_text())["when"] == tomltext.loads(text)["when"]
+    run("uninstall", "--agent", "codex")
+    assert config.read_text() == text
