@@ -92,7 +92,8 @@ def test_values_without_tomllib():
     assert arrays["nested"] == {"a": {"b": [True, False]}, "c": 1500.0}
 
 
-@pytest.mark.parametrize("bad", ['a = "open', "a = [1, 2", "[table", "a = 1 2", 'a = "\\q"', "= 1"])
+@pytest.mark.parametrize("bad", ['a = "open', "a = [1, 2", "[table", "a = 1 2", 'a = "\\q"', "= 1",
+                                 "a = {b = 1}\n[a.c]\nd = 2", "a = {b = 1}\na.c = 2"])
 def test_malformed_raises_value_error(bad):
     with pytest.raises(ValueError):
         minitoml.loads(bad)
