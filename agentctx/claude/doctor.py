@@ -242,6 +242,8 @@ def check_extras(_: sqlite3.Connection | None, repair: bool) -> list[Check]:
     elif os.environ.get("ANTHROPIC_API_KEY") and settings["llm"] and choice.backend != "claude-code":
         out.append(Check("llm", "warn", "ANTHROPIC_API_KEY is set but the [llm] extra is not installed: "
                          "nothing is extracted", extras.install_command("llm")))
+    elif choice.backend == "claude-code":  # the CLI backend needs no SDK: saying it is missing would mislead
+        out.append(Check("llm", "ok", "[llm] not installed: not needed, extraction runs through your Claude Code CLI"))
     else:
         out.append(Check("llm", "ok", f"not installed ({extras.describe('llm')})"))
     if choice.backend == "claude-code":

@@ -279,7 +279,7 @@ def test_not_logged_in_is_said_with_its_fix_everywhere(fake, conn, writer, proje
     line = notice.session_line("p", notify="brief", source="startup", tokens=0)
     assert line is not None and "extraction paused" in line and fix in line
     doctor = {c["name"]: c for c in _doctor(capsys)}
-    assert "extraction on" not in doctor["llm"]["detail"]
+    assert "extraction on" not in doctor["llm"]["detail"] and "add it with" not in doctor["llm"]["detail"]
     assert doctor["extraction"]["status"] == "warn" and fix in doctor["extraction"]["fix"]
     assert cli.main(["status"]) == 0 and fix in capsys.readouterr().out
     from agentctx.extract import backfill
