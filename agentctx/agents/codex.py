@@ -51,9 +51,29 @@ def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
     return out
 
 
+# How the context names our MCP tools for Claude Code (memory/digest.py MCP_TOOLS, hooks/prompt.py HEADER), and for
+# Codex: its model finds MCP tools as a deferred namespace, `mcp__agentctx`, with the tools by their bare names, and
+# reaches them through `tool_search` or, on the code-mode models, from `exec` (fact 22). Which of the two a session
+# has the hook cannot know: the context names the namespace and the tools, and says nothing of how to load them.
+CLAUDE_TOOLS = ("mcp__agentctx__ctx_search(query) returns a compact index, mcp__agentctx__ctx_get(ids) full records, "
+                "mcp__agentctx__ctx_related(file) what is known about a file (load them with ToolSearch if deferred).")
+CONTEXT_TOOLS = ("agentctx's MCP tools (namespace mcp__agentctx): ctx_search(query) returns a compact index, "
+                 "ctx_get(ids) full records, ctx_related(file) what is known about a file.")
+CLAUDE_HEADER = ("Relevant project context (agentctx project memory; search it with mcp__agentctx__ctx_search, whole "
+                 "records with mcp__agentctx__ctx_get):")
+CONTEXT_HEADER = ("Relevant project context (agentctx project memory; more with ctx_search and ctx_get, in the "
+                  "mcp__agentctx tools):")
+
+
 def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[type-arg]
-    """Codex reads Claude Code's output shape (`hookSpecificOutput` with `hookEventName`, fact 15) as it is."""
-    return out
+    """Codex reads Claude Code's output shape (`hookSpecificOutput` with `hookEventName`, fact 15) as it is; only the
+    names of our tools change, to how Codex's model reaches them."""
+    specific = out.get("hookSpecificOutput") if out else None
+    text = specific.get("additionalContext") if isinstance(specific, dict) else None
+    if not isinstance(text, str) or "mcp__agentctx__" not in text:
+        return out
+    text = text.replace(CLAUDE_TOOLS, CONTEXT_TOOLS).replace(CLAUDE_HEADER, CONTEXT_HEADER)
+    return {**out, "hookSpecificOutput": {**specific, "additionalContext": text}}  # type: ignore[dict-item]
 
 
 def is_line(line: dict) -> bool:  # type: ignore[type-arg]

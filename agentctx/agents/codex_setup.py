@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shlex
@@ -10,7 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable
 
-from ..base import paths
+from ..base import paths, userfiles
 from ..base.errors import ConfigError
 from . import codex, files, tomltext
 from .appserver import AppServer
@@ -18,6 +19,7 @@ from .appserver import AppServer
 KIND = "Codex CLI hooks file"
 MCP_NAME = "agentctx"
 MCP_PATH = ("mcp_servers", MCP_NAME)
+MCP_KEY = "mcp_servers.agentctx"  # what userfiles.owned remembers we wrote
 # Our handlers: `… hook <event> --agent codex`, whatever starts agentctx.
 _OURS = re.compile(r"(?:^|\s)hook\s+[a-z-]+\s+--agent\s+codex\s*$")
 FLAGS = ("hooks", "codex_hooks")  # [features] keys that switch every hook off when false (fact 8)
@@ -37,8 +39,9 @@ def binary() -> str | None:
 
 
 def detected() -> bool:
-    """Codex CLI is installed: on PATH, or its user directory exists."""
-    return binary() is not None or paths.codex_home().is_dir()
+    """Codex CLI is installed: on PATH, or its user directory exists (and is not one agentctx created)."""
+    home = paths.codex_home()
+    return binary() is not None or (home.is_dir() and not userfiles.created_by_us(home))
 
 
 def command(argv: tuple[str, ...] | list[str], event: str) -> str:
@@ -165,40 +168,154 @@ def _parse(text: str) -> dict[str, Any]:
         raise ConfigError("file_invalid", path=str(config_file()), kind="TOML", detail=str(exc)[:200]) from None
 
 
-def install_mcp(argv: tuple[str, ...]) -> bool:
-    """Register (or repair) `[mcp_servers.agentctx]` in config.toml, as a table of its own at the end."""
+def _entry(data: dict[str, Any]) -> Any:
+    servers = data.get("mcp_servers")
+    return servers.get(MCP_NAME) if isinstance(servers, dict) else None
+
+
+def mcp_is_ours(entry: Any) -> bool:
+    """`[mcp_servers.agentctx]` is ours when we wrote it and it still holds what we wrote; `codex mcp add agentctx`
+    makes one of the user's own (it cannot write `env_vars`, our mark before agentctx remembered what it wrote)."""
+    return isinstance(entry, dict) and userfiles.entry_is_ours(
+        config_file(), MCP_KEY, entry, our_shape=lambda e: e.get("env_vars") == ["AGENTCTX_HOME"],
+        had_entry=lambda text: _entry(tomltext.loads(text)) is not None)
+
+
+def _checked(new: str, expected: dict[str, Any], what: str) -> str:
+    """`new`, once it reads back as exactly `expected`: a file we could not read back is never written."""
+    try:
+        got = tomltext.loads(new)
+    except ValueError as exc:
+        raise ConfigError("edit_unverified", path=str(config_file()), what=what, detail=str(exc)[:160]) from None
+    if got != expected:
+        raise ConfigError("edit_unverified", path=str(config_file()), what=what,
+                          detail="the result would hold other data than intended")
+    return new
+
+
+def _with_mcp(raw: str | None, argv: tuple[str, ...]) -> tuple[str, str]:
+    """config.toml with our table (added at the end, or replaced where it stands) and what happened: added,
+    updated, same, or theirs (a server of that name the user registered: left alone)."""
+    text = raw or ""
+    data = _parse(text)  # a file we cannot read as TOML is refused, never rewritten
     block = mcp_block(argv)
+    desired = tomltext.loads(block)["mcp_servers"][MCP_NAME]
+    current = _entry(data)
+    if current == desired:
+        return text, "same"
+    if current is not None and not mcp_is_ours(current):
+        return text, "theirs"
+    if current is None:
+        rest = text if not text or text.endswith("\n") else text + "\n"
+        new, state = rest + ("\n" if rest.strip() else "") + block, "added"
+    else:
+        parts = tomltext.chunks(text)
+        mine = [n for n, (p, _) in enumerate(parts) if p is not None and p[:2] == MCP_PATH]
+        if [parts[n][0] for n in mine] != [MCP_PATH]:
+            raise ConfigError("file_invalid", path=str(config_file()), kind="Codex config",
+                              detail=f"mcp_servers.{MCP_NAME} is not a table of its own; remove it and run init again")
+        lines = parts[mine[0]][1]
+        blank = len(lines) - len("".join(lines).rstrip().splitlines()) if "".join(lines).strip() else 0
+        notes = tomltext.comments(lines)  # the user's comments in or after our table stay, below it
+        parts[mine[0]] = (MCP_PATH, block.splitlines(keepends=True) + (["\n"] + notes if notes else [])
+                          + lines[len(lines) - blank:])  # its blank lines stay
+        new, state = "".join("".join(chunk) for _, chunk in parts), "updated"
+    expected = copy.deepcopy(data)
+    servers = expected.setdefault("mcp_servers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError("file_invalid", path=str(config_file()), kind="Codex config",
+                          detail="mcp_servers is not a table")
+    servers[MCP_NAME] = desired
+    return _checked(new, expected, f"adding [mcp_servers.{MCP_NAME}]"), state
+
+
+def install_mcp(argv: tuple[str, ...]) -> str:
+    """Register (or repair) `[mcp_servers.agentctx]` in config.toml, as a table of its own (at the end when new, in
+    place when ours changed); a server of that name the user registered is left as it is. What happened: added,
+    updated, same or theirs."""
+    outcome = ["same"]
 
     def change(raw: str | None) -> str:
-        text = raw or ""
-        _parse(text)  # a file we cannot read as TOML is refused, never rewritten
-        if raw is not None and tomltext.table_text(text, MCP_PATH) == block:
-            return raw  # exactly ours already
-        rest = tomltext.drop(text, lambda p: p[:2] == MCP_PATH)
-        if rest and not rest.endswith("\n"):
-            rest += "\n"
-        new = rest + ("\n" if rest.strip() else "") + block
-        if _parse(new).get("mcp_servers", {}).get(MCP_NAME) != _parse(block)["mcp_servers"][MCP_NAME]:
-            raise ConfigError("file_invalid", path=str(config_file()), kind="Codex config",
-                              detail=f"mcp_servers.{MCP_NAME} is defined inline; remove it and run init again")
-        return new
-    return files.edit(config_file(), change)
+        text, outcome[0] = _with_mcp(raw, argv)
+        if outcome[0] in ("added", "updated"):
+            userfiles.own(config_file(), MCP_KEY, tomltext.loads(mcp_block(argv))["mcp_servers"][MCP_NAME])
+        return text
+    files.edit(config_file(), change)
+    return outcome[0]
 
 
-def _ours_in_config(keys: list[str]) -> Callable[[tuple[str, ...]], bool]:
+def check_config(argv: tuple[str, ...] | None) -> None:
+    """Refuse now (ConfigError) what `install_mcp` (argv given) or `remove_config` (None) would refuse, before any
+    other file is written."""
+    try:
+        raw = config_file().read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfigError("file_unreadable", path=str(config_file()), detail=exc.strerror or str(exc)) from None
+    if argv is not None:
+        _with_mcp(raw, argv)
+    else:
+        _without_ours(raw, our_keys(), commit=False)
+
+
+def _ours_in_config(keys: list[str], mcp: bool) -> Callable[[tuple[str, ...]], bool]:
     wanted = set(keys)
-    return lambda p: p[:2] == MCP_PATH or (len(p) == 3 and p[:2] == ("hooks", "state") and p[2] in wanted)
+    return lambda p: (mcp and p[:2] == MCP_PATH) or (len(p) == 3 and p[:2] == ("hooks", "state") and p[2] in wanted)
+
+
+def _without_ours(raw: str, keys: list[str], *, commit: bool) -> str:
+    """config.toml without our MCP table (while it holds what we wrote), the trust entries of our hooks and a
+    `[hooks.state]` they leave empty, with the flags init turned on false again; checked to read back as the same
+    document less exactly those. A file with nothing of ours in it is not even parsed (uninstall never refuses a
+    file it has nothing to take out of)."""
+    flags = _flags_set()
+    if "agentctx" not in raw and not any(k in raw for k in keys) and not flags:
+        return raw
+    data = _parse(raw)
+    mcp = mcp_is_ours(_entry(data))
+    text = tomltext.drop(raw, _ours_in_config(keys, mcp))
+    leftover = set(tomltext.empty_tables(text)) - set(tomltext.empty_tables(raw))
+    text = tomltext.drop(text, lambda p: p in leftover and p[:1] == ("hooks",))
+    text = _set_flags(text, "false", flags)
+    expected = copy.deepcopy(data)
+    if mcp:
+        del expected["mcp_servers"][MCP_NAME]
+    state = (expected.get("hooks") or {}).get("state") if isinstance(expected.get("hooks"), dict) else None
+    if isinstance(state, dict):
+        for key in keys:
+            state.pop(key, None)
+    for key in flags:
+        section = expected.get("features")
+        name = key.split(".", 1)[1]
+        if isinstance(section, dict) and section.get(name) is True:
+            section[name] = False
+    got = _checked_loose(text, expected)
+    if commit:
+        if mcp:
+            userfiles.disown(config_file(), MCP_KEY)
+        _flags_file().unlink(missing_ok=True)
+    return got
+
+
+def _checked_loose(new: str, expected: dict[str, Any]) -> str:
+    """As `_checked`, empty tables aside (an emptied `[hooks.state]` or `[mcp_servers]` may go or stay)."""
+    try:
+        got = tomltext.loads(new)
+    except ValueError as exc:
+        raise ConfigError("edit_unverified", path=str(config_file()), what="removing agentctx's entries",
+                          detail=str(exc)[:160]) from None
+    if tomltext.pruned(got) != tomltext.pruned(expected):
+        raise ConfigError("edit_unverified", path=str(config_file()), what="removing agentctx's entries",
+                          detail="the result would hold other data than intended")
+    return new
 
 
 def remove_config(keys: list[str]) -> bool:
     """Our MCP table and the trust entries of our hooks out of config.toml (and a `[hooks.state]` they leave empty);
     the user's original bytes back when nothing else changed."""
-    def remove(raw: str) -> str:
-        text = tomltext.drop(raw, _ours_in_config(keys))
-        leftover = set(tomltext.empty_tables(text)) - set(tomltext.empty_tables(raw))
-        text = tomltext.drop(text, lambda p: p in leftover and p[:1] == ("hooks",))
-        return _flags_back(text)
-    return files.restore(config_file(), remove, tomltext.same)
+    kept = lambda original, rest: userfiles.leaves_kept(_parse(original), _parse(rest))  # noqa: E731
+    return files.restore(config_file(), lambda raw: _without_ours(raw, keys, commit=True), tomltext.same, kept)
 
 
 def trust(cwd: str, argv: tuple[str, ...], *, codex_bin: str | None = None) -> str:
@@ -281,24 +398,41 @@ def enable_hooks_flag() -> str:
     return f"set {key} = true in {config_file()} (it was false: no Codex hook ran)"
 
 
-def _flags_back(text: str) -> str:
-    """The flags `init` turned on, false again (uninstall)."""
+def _flags_set() -> list[str]:
+    """The flags `init` turned on (uninstall sets them false again)."""
     try:
-        keys = [k for k in json.loads(_flags_file().read_text(encoding="utf-8")) if isinstance(k, str)]
+        return [k for k in json.loads(_flags_file().read_text(encoding="utf-8")) if isinstance(k, str)]
     except (OSError, ValueError, TypeError):
-        return text
-    _flags_file().unlink(missing_ok=True)
-    return _set_flags(text, "false", keys)
+        return []
 
 
 # --- doing it all ----------------------------------------------------------------------------------------------
 
+_MCP_SAID = {"added": "registered MCP server `agentctx` in {}", "updated": "updated MCP server `agentctx` in {}",
+             "same": "MCP server `agentctx` already registered in {}",
+             "theirs": "MCP server `agentctx` in {} is one you registered yourself: left as it is"}
+
+
+def check_hooks_file() -> None:
+    """A hooks.json we cannot read is refused before any file is written."""
+    try:
+        raw = hooks_file().read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfigError("file_unreadable", path=str(hooks_file()), detail=exc.strerror or str(exc)) from None
+    files.load_json(raw, hooks_file(), KIND)
+
+
 def wire(argv: tuple[str, ...], cwd: str, *, mcp: bool = True, trust_hooks: bool = True) -> list[str]:
-    """Register the hooks and the MCP server, then trust the hooks; what was done, in words."""
+    """Register the hooks and the MCP server, then trust the hooks; what was done, in words. Both files are checked
+    first: when either step would refuse, nothing is written."""
+    check_hooks_file()
+    if mcp:
+        check_config(argv)
     done = [("registered hooks in " if install_hooks(argv) else "hooks already registered in ") + str(hooks_file())]
     if mcp:
-        done.append(("registered MCP server `agentctx` in " if install_mcp(argv)
-                     else "MCP server `agentctx` already registered in ") + str(config_file()))
+        done.append(_MCP_SAID[install_mcp(argv)].format(config_file()))
     if trust_hooks:
         try:
             done.append(trust(cwd, argv))
@@ -309,12 +443,18 @@ def wire(argv: tuple[str, ...], cwd: str, *, mcp: bool = True, trust_hooks: bool
 
 
 def unwire() -> list[str]:
+    check_hooks_file()
+    check_config(None)
     keys = our_keys()
     done = []
     if remove_hooks():
         done.append(f"removed agentctx hooks from {hooks_file()}")
     if remove_config(keys):
-        done.append(f"removed MCP server `agentctx` and our hooks' trust from {config_file()}")
+        done.append(f"removed agentctx's entries from {config_file()}")
+    for path in (hooks_file(), config_file()):
+        left = files.backup_left(path)
+        if left is not None:
+            done.append(f"kept {left}: your file before agentctx, which holds something {path.name} no longer does")
     return done
 
 

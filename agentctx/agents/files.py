@@ -45,10 +45,12 @@ def edit(path: Path, change: Callable[[str | None], str]) -> bool:
         return True
 
 
-def restore(path: Path, remove: Callable[[str], str], same: Callable[[str, str], bool]) -> bool:
+def restore(path: Path, remove: Callable[[str], str], same: Callable[[str, str], bool],
+            kept: Callable[[str, str], bool]) -> bool:
     """Undo our entries: `remove(text)` is the text without them. When the rest says what the user's original said
-    (`same`), the original bytes come back (or no file, if there was none); else the rest is written. True when
-    the file changed."""
+    (`same`), the original bytes come back (or no file, if there was none); else the rest is written, and the backup
+    stays unless the rest still holds everything the original held (`kept(original, rest)`). True when the file
+    changed."""
     with userfiles.locked():
         path = userfiles.real_path(path)
         backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
@@ -62,6 +64,7 @@ def restore(path: Path, remove: Callable[[str], str], same: Callable[[str, str],
             path.unlink()
             absent.unlink()
             return True
+        original = None
         if backup.exists():
             try:
                 original = backup.read_text(encoding="utf-8")
@@ -72,9 +75,19 @@ def restore(path: Path, remove: Callable[[str], str], same: Callable[[str, str],
                 return True
         if rest != raw:
             userfiles.atomic_write(path, rest)
-        backup.unlink(missing_ok=True)
+        if backup.exists() and original is not None and kept(original, rest):
+            backup.unlink()
         absent.unlink(missing_ok=True)
         return rest != raw
+
+
+def backup_left(path: Path) -> Path | None:
+    """The backup of the user's original file when `restore` kept it (the file no longer holds all it held)."""
+    backup = userfiles.real_path(path).with_name(userfiles.real_path(path).name + BACKUP_SUFFIX)
+    return backup if backup.exists() else None
+
+
+original = userfiles.original  # what the file held before our first change
 
 
 # --- JSON ------------------------------------------------------------------------------------------------------
@@ -143,4 +156,11 @@ def json_restore(path: Path, kind: str, change: Callable[[dict[str, Any]], None]
             return pruned(load_json(rest, path, kind), keys) == pruned(load_json(original, path, kind), keys)
         except ConfigError:
             return False
-    return restore(path, remove, same)
+
+    def kept(original: str, rest: str) -> bool:
+        try:
+            return userfiles.leaves_kept(load_json(original, path, kind), load_json(rest, path, kind))
+        except ConfigError:
+            return False
+    load_json(_read(userfiles.real_path(path)), path, kind)  # refuse a malformed file before anything else
+    return restore(path, remove, same, kept)

@@ -21,6 +21,19 @@ TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit"}
 OPEN, CLOSE = "<hook_context>", "</hook_context>"
 # Gemini names an MCP tool mcp_<server>_<tool> (fact 21); Claude Code and Codex mcp__<server>__<tool>.
 CLAUDE_TOOL_PREFIX, TOOL_PREFIX = "mcp__agentctx__", "mcp_agentctx_"
+# How the context names our MCP tools for Claude Code (memory/digest.py MCP_TOOLS, hooks/prompt.py HEADER), and for
+# Gemini: interactive and `--approval-mode yolo` sessions offer them; a plain `gemini -p` (default or auto_edit)
+# offers no MCP tool at all (fact 6). The hook cannot tell which, so the context names them only as a possibility.
+CLAUDE_TOOLS = ("mcp__agentctx__ctx_search(query) returns a compact index, mcp__agentctx__ctx_get(ids) full records, "
+                "mcp__agentctx__ctx_related(file) what is known about a file (load them with ToolSearch if deferred).")
+CONTEXT_TOOLS = ("when agentctx's tools are among yours, mcp_agentctx_ctx_search(query) returns a compact index, "
+         "mcp_agentctx_ctx_get(ids) full records, mcp_agentctx_ctx_related(file) what is known about a file.")
+CLAUDE_HEADER = ("Relevant project context (agentctx project memory; search it with mcp__agentctx__ctx_search, whole "
+                 "records with mcp__agentctx__ctx_get):")
+CONTEXT_HEADER = "Relevant project context (agentctx project memory):"
+CLAUDE_MORE, CONTEXT_MORE = (" did not fit here: ctx_search finds them.)",  # memory/digest.py, when a section is cut
+                             " did not fit here; when agentctx's tools are among yours, mcp_agentctx_ctx_search finds "
+                             "them.)")
 _WRAP = ("<untrusted_context>", "</untrusted_context>")
 
 
@@ -103,7 +116,9 @@ def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[typ
     if isinstance(specific, dict) and event in OUTPUT_EVENTS:
         specific = {**specific, "hookEventName": OUTPUT_EVENTS[event]}
         text = specific.get("additionalContext")
-        if isinstance(text, str):  # the digest names our MCP tools as Claude Code and Codex do
+        if isinstance(text, str):  # the context names our MCP tools as Claude Code's model reaches them
+            text = (text.replace(CLAUDE_TOOLS, CONTEXT_TOOLS).replace(CLAUDE_HEADER, CONTEXT_HEADER)
+                    .replace(CLAUDE_MORE, CONTEXT_MORE))
             specific["additionalContext"] = text.replace(CLAUDE_TOOL_PREFIX, TOOL_PREFIX)
         out = {**out, "hookSpecificOutput": specific}
     return out

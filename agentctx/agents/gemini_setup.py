@@ -11,12 +11,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ..base import paths
+from ..base import paths, userfiles
 from ..base.errors import ConfigError
 from . import files, gemini
 
 KIND = "Gemini CLI settings"
 MCP_NAME = "agentctx"  # no underscore: Gemini names MCP tools mcp_<server>_<tool> and splits on it (fact 9)
+MCP_KEY = "mcpServers.agentctx"  # what userfiles.owned remembers we wrote
 # Our handlers: `… hook <event> --agent gemini`, then the guard below.
 _OURS = re.compile(r"(?:^|\s)hook\s+[a-z-]+\s+--agent\s+gemini(?:\s+2>/dev/null\s+\|\|\s+true)?\s*$")
 # A hook that exits non-zero after printing anything blocks the prompt, and a missing command is exactly that (127
@@ -29,7 +30,7 @@ def settings_file() -> Path:
 
 
 def trusted_folders_file() -> Path:
-    return paths.gemini_home() / "trustedFolders.json"
+    return paths.gemini_trusted_folders()
 
 
 def binary() -> str | None:
@@ -37,8 +38,9 @@ def binary() -> str | None:
 
 
 def detected() -> bool:
-    """Gemini CLI is installed: on PATH, or its user directory exists."""
-    return binary() is not None or paths.gemini_home().is_dir()
+    """Gemini CLI is installed: on PATH, or its user directory exists (and is not one agentctx created)."""
+    home = paths.gemini_home()
+    return binary() is not None or (home.is_dir() and not userfiles.created_by_us(home))
 
 
 def command(argv: tuple[str, ...] | list[str], event: str) -> str:
@@ -77,8 +79,9 @@ def _object(data: dict[str, Any], key: str) -> dict[str, Any]:
     return value
 
 
-def install(argv: tuple[str, ...], *, mcp: bool = True) -> bool:
-    """Our five hooks (user scope: no fingerprint warning, fact 7) and the MCP server; True when the file changed."""
+def install(argv: tuple[str, ...], *, mcp: bool = True) -> tuple[bool, str]:
+    """Our five hooks (user scope: no fingerprint warning, fact 7) and the MCP server; whether the file changed, and
+    what became of the MCP server (added, updated, same, theirs; none without `mcp`)."""
     def change(data: dict[str, Any]) -> None:
         hooks = _object(data, "hooks")
         for event in gemini.EVENTS:
@@ -94,11 +97,35 @@ def install(argv: tuple[str, ...], *, mcp: bool = True) -> bool:
         if mcp:
             # No cwd (it would become the project agentctx serves) and no env: Gemini passes AGENTCTX_HOME on and
             # refuses PYTHONPATH (fact 20).
-            entry = {"command": argv[0], "args": [*argv[1:], "mcp"]}
+            entry = mcp_value(argv)
             servers = _object(data, "mcpServers")
-            if servers.get(MCP_NAME) != entry:
+            current = servers.get(MCP_NAME)
+            if current == entry:
+                outcome[0] = "same"
+            elif current is not None and not mcp_is_ours(current):
+                outcome[0] = "theirs"  # `gemini mcp add agentctx …`: the user's, left as it is
+            else:
                 servers[MCP_NAME] = entry
-    return files.json_edit(settings_file(), KIND, change)
+                userfiles.own(settings_file(), MCP_KEY, entry)
+                outcome[0] = "added" if current is None else "updated"
+    outcome = ["none"]
+    changed = files.json_edit(settings_file(), KIND, change)
+    return changed, outcome[0]
+
+
+def mcp_value(argv: tuple[str, ...]) -> dict[str, Any]:
+    return {"command": argv[0], "args": [*argv[1:], "mcp"]}
+
+
+def mcp_is_ours(entry: Any) -> bool:
+    """`mcpServers.agentctx` is ours when we wrote it and it still holds what we wrote (`gemini mcp add agentctx`
+    makes one of the user's own). Before agentctx remembered: our exact shape, in a file whose original had none."""
+    def had(text: str) -> bool:
+        servers = files.load_json(text, settings_file(), KIND).get("mcpServers")
+        return isinstance(servers, dict) and MCP_NAME in servers
+    return isinstance(entry, dict) and userfiles.entry_is_ours(
+        settings_file(), MCP_KEY, entry, had_entry=had,
+        our_shape=lambda e: set(e) == {"command", "args"} and isinstance(e["args"], list) and e["args"][-1:] == ["mcp"])
 
 
 def _remove(data: dict[str, Any]) -> None:
@@ -114,14 +141,26 @@ def _remove(data: dict[str, Any]) -> None:
         if not hooks and emptied:
             del data["hooks"]
     servers = data.get("mcpServers")
-    if isinstance(servers, dict) and MCP_NAME in servers:
+    if isinstance(servers, dict) and mcp_is_ours(servers.get(MCP_NAME)):
         del servers[MCP_NAME]
+        userfiles.disown(settings_file(), MCP_KEY)
         if not servers:
             del data["mcpServers"]
     for key in _flags_set():
         section = data.get("hooksConfig")
         if isinstance(section, dict) and section.get(key) is True:
             section[key] = False
+
+
+def check_settings() -> None:
+    """A settings.json we cannot read is refused (ConfigError) before any file is written."""
+    try:
+        raw = settings_file().read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfigError("file_unreadable", path=str(settings_file()), detail=exc.strerror or str(exc)) from None
+    files.load_json(raw, settings_file(), KIND)
 
 
 def _settings() -> dict[str, Any]:
@@ -201,13 +240,27 @@ def folder_trusted(root: str) -> bool | None:
 
 # --- doing it all ----------------------------------------------------------------------------------------------
 
+_MCP_SAID = {"added": "registered hooks and MCP server `agentctx` in {}", "updated": "registered hooks and MCP server "
+             "`agentctx` in {}", "same": "", "theirs": "MCP server `agentctx` in {} is one you registered yourself: "
+             "left as it is", "none": ""}
+
+
 def wire(argv: tuple[str, ...], *, mcp: bool = True) -> list[str]:
-    changed = install(argv, mcp=mcp)
-    what = "hooks and MCP server `agentctx`" if mcp else "hooks"
-    return [("registered " if changed else "already registered: ") + f"{what} in {settings_file()}"]
+    changed, server = install(argv, mcp=mcp)
+    where = settings_file()
+    if server in ("added", "updated"):
+        return [_MCP_SAID[server].format(where)]
+    what = "hooks and MCP server `agentctx`" if server == "same" else "hooks"
+    done = [("registered " if changed else "already registered: ") + f"{what} in {where}"]
+    return done + ([_MCP_SAID[server].format(where)] if server == "theirs" else [])
 
 
 def unwire() -> list[str]:
     changed = files.json_restore(settings_file(), KIND, _remove, ("hooks", "mcpServers", "hooksConfig"))
     _flags_file().unlink(missing_ok=True)
-    return [f"removed agentctx hooks and MCP server from {settings_file()}"] if changed else []
+    done = [f"removed agentctx hooks and settings from {settings_file()}"] if changed else []
+    left = files.backup_left(settings_file())
+    if left is not None:
+        done.append(f"kept {left}: your file before agentctx, which holds something {settings_file().name} no "
+                    "longer does")
+    return done

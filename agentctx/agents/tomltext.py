@@ -59,12 +59,63 @@ def string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _table_starts(text: str) -> list[bool]:
+    """For each line: whether it starts at the top level of the document, where a `[table]` header may stand (not
+    inside a multi-line string, nor inside an array or inline table spanning lines). A scanner of TOML's lexical
+    structure: strings (all four kinds, with escapes), comments and bracket depth."""
+    out: list[bool] = []
+    state, depth = "", 0  # state: "" or the open multi-line quote ('"""' or "'''")
+    for line in text.splitlines(keepends=True):
+        top = not state and depth == 0
+        out.append(top)
+        header = top and line.lstrip(" \t").startswith("[")
+        i, n = 0, len(line)
+        while i < n:
+            if state:
+                j = line.find(state, i)
+                if state == '"""':
+                    while j > 0 and _odd_backslashes(line, i, j):
+                        j = line.find(state, j + 1)
+                if j < 0:
+                    break
+                i = j + 3
+                while i < n and line[i] == state[0]:
+                    i += 1  # up to two quotes of the content may stand before the closing three
+                state = ""
+                continue
+            c = line[i]
+            if c == "#":
+                break
+            if line.startswith(('"""', "'''"), i):
+                state, i = line[i:i + 3], i + 3
+            elif c == '"':
+                j = i + 1
+                while j < n and line[j] not in '"\n':
+                    j += 2 if line[j] == "\\" else 1
+                i = j + 1
+            elif c == "'":
+                j = line.find("'", i + 1)
+                i = n if j < 0 else j + 1
+            else:
+                if not header:
+                    depth += 1 if c in "[{" else -1 if c in "]}" and depth else 0
+                i += 1
+    return out
+
+
+def _odd_backslashes(line: str, start: int, at: int) -> bool:
+    before = line[start:at]
+    return (len(before) - len(before.rstrip("\\"))) % 2 == 1
+
+
 def chunks(text: str) -> list[tuple[tuple[str, ...] | None, list[str]]]:
     """The document as (table path, its lines including the header); the lines before any table come first, with
-    path None. Lines keep their newlines, so joining every chunk gives the text back byte for byte."""
+    path None. Lines keep their newlines, so joining every chunk gives the text back byte for byte. Only a line at
+    the document's top level is a header: `[mcp_servers.agentctx]` inside a multi-line string is text."""
     out: list[tuple[tuple[str, ...] | None, list[str]]] = [(None, [])]
-    for line in text.splitlines(keepends=True):
-        m = _HEADER.match(line.rstrip("\r\n"))
+    lines = text.splitlines(keepends=True)
+    for line, top in zip(lines, _table_starts(text)):
+        m = _HEADER.match(line.rstrip("\r\n")) if top else None
         path = key_path(m.group(2)) if m else None
         if m and path is not None:
             out.append((path, [line]))
@@ -74,20 +125,28 @@ def chunks(text: str) -> list[tuple[tuple[str, ...] | None, list[str]]]:
 
 
 def drop(text: str, unwanted: Callable[[tuple[str, ...]], bool]) -> str:
-    """`text` without the tables whose path is `unwanted` (each with its lines up to the next header). The blank
-    lines that separated a dropped table from the one before it go with it."""
+    """`text` without the tables whose path is `unwanted` (each with its lines up to the next header, except its
+    comment lines, which stay). The blank lines that separated a dropped table from the one before it go with it."""
     kept: list[list[str]] = []
     for path, lines in chunks(text):
         if path is not None and unwanted(path):
             if kept:
                 while kept[-1] and not kept[-1][-1].strip():
                     kept[-1].pop()
+            notes = comments(lines)
+            if notes:  # we write no comments: these are the user's (often about the table after ours), and stay
+                kept.append((["\n"] if kept and any(kept) else []) + notes)
             continue
         kept.append(list(lines))
     out = "".join("".join(lines) for lines in kept)
     if kept and any(kept) and text.endswith("\n") and not out.endswith("\n"):
         out += "\n"
     return out
+
+
+def comments(lines: list[str]) -> list[str]:
+    """The comment lines below a table's header (a comment on the header line itself goes with the header)."""
+    return [line if line.endswith("\n") else line + "\n" for line in lines[1:] if line.lstrip().startswith("#")]
 
 
 def table_text(text: str, path: tuple[str, ...]) -> str | None:
@@ -123,9 +182,10 @@ def loads(text: str) -> dict[str, Any]:
         raise ValueError(str(exc)) from None
 
 
-def _pruned(value: Any) -> Any:
+def pruned(value: Any) -> Any:
+    """The data without empty tables (`[hooks.state]` with nothing under it says nothing)."""
     if isinstance(value, dict):
-        out = {k: _pruned(v) for k, v in value.items()}
+        out = {k: pruned(v) for k, v in value.items()}
         return {k: v for k, v in out.items() if v != {}}
     return value
 
@@ -133,6 +193,6 @@ def _pruned(value: Any) -> Any:
 def same(a: str, b: str) -> bool:
     """Two documents that hold the same data (empty tables aside); text equality when either cannot be parsed."""
     try:
-        return _pruned(loads(a)) == _pruned(loads(b))
+        return pruned(loads(a)) == pruned(loads(b))
     except ValueError:
         return a.strip() == b.strip()

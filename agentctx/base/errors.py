@@ -49,6 +49,9 @@ MESSAGES: dict[str, str] = {
     "file_unreadable": "cannot read {path}: {detail}",
     "file_unwritable": "cannot write {path}: {detail}",
     "file_invalid": "{path} is not valid {kind} ({detail})",
+    "edit_unverified": "{path}: {what} would not read back as intended ({detail}); nothing was written",
+    "agent_not_installed": "{label} is not installed here ({detail}): nothing was written for it; "
+                           "`agentctx init --agent {agent} --force` writes its settings anyway",
     "port_unavailable": "cannot listen on {host}:{port} ({detail}): pick another with --port N, or leave --port "
                         "out and a free port is chosen",
     "missing_action": "`agentctx {command}` needs an action: {actions} (see `agentctx {command} --help`)",

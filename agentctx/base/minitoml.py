@@ -84,6 +84,8 @@ class _Parser:
                 nxt = nxt[-1]  # [[a]] then [a.b]: b belongs to the last element
             if not isinstance(nxt, dict):
                 raise self.error(f"{part} is not a table")
+            if isinstance(nxt, _Inline):  # as TOML (and tomllib): an inline table is complete where it is written
+                raise self.error(f"{part} is an inline table and cannot be extended")
             table = nxt
         return table
 
@@ -235,7 +237,7 @@ class _Parser:
 
     def inline_table(self) -> dict[str, Any]:
         self.i += 1
-        table: dict[str, Any] = {}
+        table: dict[str, Any] = _Inline()
         self.skip_ws()
         if self.s.startswith("}", self.i):
             self.i += 1
@@ -247,6 +249,10 @@ class _Parser:
                 self.i += 1
                 return table
             self.expect(",")
+
+
+class _Inline(dict):  # type: ignore[type-arg]
+    """An inline table (`{a = 1}`): a dict that a later header or dotted key may not add to."""
 
 
 def _escaped(s: str, start: int, at: int) -> bool:

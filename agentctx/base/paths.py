@@ -199,8 +199,16 @@ def codex_home() -> "Path":
 
 
 def gemini_home() -> "Path":
-    """Gemini CLI's user directory (`~/.gemini`): settings.json, trustedFolders.json, chat files (vendor-notes)."""
-    return _path(os.path.join(os.path.expanduser("~"), ".gemini"))
+    """Gemini CLI's user directory: `$GEMINI_CLI_HOME/.gemini` when set (it stands for the home directory), else
+    `~/.gemini`: settings.json, trustedFolders.json, chat files (vendor-notes/gemini-cli.md fact 22)."""
+    return _path(os.path.join(os.environ.get("GEMINI_CLI_HOME") or os.path.expanduser("~"), ".gemini"))
+
+
+def gemini_trusted_folders() -> "Path":
+    """Gemini CLI's folder-trust file: `$GEMINI_CLI_TRUSTED_FOLDERS_PATH`, else trustedFolders.json in its user
+    directory (fact 22)."""
+    return _path(os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+                 or os.path.join(gemini_home(), "trustedFolders.json"))
 
 
 def claude_project_dir() -> str | None:

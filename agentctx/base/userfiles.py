@@ -14,9 +14,10 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-__all__ = ["StrictJSONError", "atomic_write", "dumps", "loads", "locked", "real_path"]
+__all__ = ["StrictJSONError", "atomic_write", "dumps", "loads", "locked", "real_path", "owned", "own", "disown",
+           "leaves_kept"]
 
 
 class StrictJSONError(ValueError):
@@ -106,6 +107,7 @@ def backup_once(path: Path, raw: str | None) -> None:
     backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
     if backup.exists() or absent.exists():
         return
+    note_new_dirs(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if raw is None:
         absent.touch(mode=0o600)
@@ -149,3 +151,150 @@ def locked(name: str = "user-files") -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+# --- what we wrote ---------------------------------------------------------------------------------------------
+# An entry under a name we use (`mcpServers.agentctx`) may be the user's own (`claude mcp add agentctx …`): it is
+# ours only when we wrote it, and `uninstall` removes it only while it still holds what we wrote. What we wrote is
+# kept in <state>/owned.json, file (its real path) -> key -> the value. Callers hold `locked()`.
+
+def _owned_file() -> Path:
+    from . import paths
+
+    return paths.state_dir() / "owned.json"
+
+
+def _owned_all() -> dict[str, Any]:
+    try:
+        data = json.loads(_owned_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def owned(path: Path, key: str) -> tuple[bool, Any]:
+    """(True, the value we wrote) when we wrote `key` in the file at `path`; (False, None) otherwise."""
+    entries = _owned_all().get(str(real_path(path)))
+    if isinstance(entries, dict) and key in entries:
+        return True, entries[key]
+    return False, None
+
+
+def own(path: Path, key: str, value: Any) -> None:
+    """Remember that we wrote `value` under `key` in the file at `path`."""
+    from . import paths
+
+    data = _owned_all()
+    data.setdefault(str(real_path(path)), {})[key] = value
+    paths.ensure_private_dir(paths.state_dir())
+    atomic_write(_owned_file(), json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def disown(path: Path, key: str) -> None:
+    data = _owned_all()
+    entries = data.get(str(real_path(path)))
+    if not isinstance(entries, dict) or key not in entries:
+        return
+    del entries[key]
+    if not entries:
+        del data[str(real_path(path))]
+    if data:
+        atomic_write(_owned_file(), json.dumps(data, indent=1, sort_keys=True) + "\n")
+    else:
+        _owned_file().unlink(missing_ok=True)
+
+
+def original(path: Path) -> tuple[bool, str | None]:
+    """What the file held before our first change: (False, None) when we never changed it, (True, None) when it did
+    not exist, (True, its text) otherwise."""
+    path = real_path(path)
+    backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
+    if absent.exists():
+        return True, None
+    try:
+        return True, backup.read_text(encoding="utf-8")
+    except OSError:
+        return False, None
+
+
+def entry_is_ours(path: Path, key: str, entry: Any, *, our_shape: Callable[[Any], bool],
+                  had_entry: Callable[[str], bool]) -> bool:
+    """An entry under our name is ours when we wrote it and it still holds what we wrote. Written before agentctx
+    remembered: `our_shape(entry)` (what we write and the agent's own `mcp add` does not) in a file we changed
+    whose original had no such entry (`had_entry(original text)`)."""
+    if entry is None:
+        return False
+    wrote, value = owned(path, key)
+    if wrote:
+        return bool(entry == value)
+    changed, before = original(path)
+    if not changed or not our_shape(entry):
+        return False
+    try:
+        return before is None or not had_entry(before)
+    except ValueError:
+        return False
+
+
+_DIRS = "(directories we created)"  # a key of owned.json that no file path can be
+
+
+def note_new_dirs(path: Path) -> None:
+    """Before writing `path`: remember the directories above it that do not exist yet (we are about to create
+    them), so `uninstall` can remove those it leaves empty. Callers hold `locked()`."""
+    new, parent = [], real_path(path).parent
+    while not parent.exists() and parent != parent.parent:
+        new.append(str(parent))
+        parent = parent.parent
+    if new:
+        from . import paths
+
+        data = _owned_all()
+        data[_DIRS] = sorted(set(data.get(_DIRS) or []) | set(new))
+        paths.ensure_private_dir(paths.state_dir())
+        atomic_write(_owned_file(), json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def created_by_us(directory: Path) -> bool:
+    """Whether we created this directory (an agent's user directory we made only to write our entries into)."""
+    return str(real_path(directory)) in (_owned_all().get(_DIRS) or [])
+
+
+def remove_new_dirs() -> list[str]:
+    """Remove the directories we created that are now empty (deepest first); the ones removed."""
+    with locked():
+        data = _owned_all()
+        created = [d for d in data.get(_DIRS) or [] if isinstance(d, str)]
+        removed = []
+        for directory in sorted(created, key=len, reverse=True):
+            try:
+                os.rmdir(directory)  # only an empty directory goes
+                removed.append(directory)
+            except OSError:
+                pass
+        left = [d for d in created if os.path.isdir(d)]
+        if left != created:
+            if left:
+                data[_DIRS] = left
+            else:
+                data.pop(_DIRS, None)
+            if data:
+                atomic_write(_owned_file(), json.dumps(data, indent=1, sort_keys=True) + "\n")
+            else:
+                _owned_file().unlink(missing_ok=True)
+        return removed
+
+
+def _leaves(value: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str]]:
+    if isinstance(value, dict) and value:
+        for k, v in value.items():
+            yield from _leaves(v, (*path, str(k)))
+    else:
+        yield path, json.dumps(value, sort_keys=True, default=str)
+
+
+def leaves_kept(original: Any, now: Any) -> bool:
+    """Every key and value of `original` (a parsed document) is still in `now`: a backup of `original` holds nothing
+    the file lost, so it may go."""
+    kept = set(_leaves(now))
+    return all(leaf in kept for leaf in _leaves(original))

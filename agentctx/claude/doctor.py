@@ -234,26 +234,30 @@ def check_extras(_: sqlite3.Connection | None, repair: bool) -> list[Check]:
     out = []
     settings = config.load()
     choice = choose(settings)
+    paused = quota.paused() if choice.backend == "claude-code" else None
     if extras.installed("llm"):
         off = llm_off_reason(settings)
-        out.append(Check("llm", "ok", "[llm] installed; " + (f"extraction off: {off}" if off else "extraction on")))
+        state = f"extraction off: {off}" if off else "extraction paused (below)" if paused else "extraction on"
+        out.append(Check("llm", "ok", "[llm] installed; " + state))
     elif os.environ.get("ANTHROPIC_API_KEY") and settings["llm"] and choice.backend != "claude-code":
         out.append(Check("llm", "warn", "ANTHROPIC_API_KEY is set but the [llm] extra is not installed: "
                          "nothing is extracted", extras.install_command("llm")))
+    elif choice.backend == "claude-code":  # the CLI backend needs no SDK: saying it is missing would mislead
+        out.append(Check("llm", "ok", "[llm] not installed: not needed, extraction runs through your Claude Code CLI"))
     else:
         out.append(Check("llm", "ok", f"not installed ({extras.describe('llm')})"))
     if choice.backend == "claude-code":
-        paused = quota.paused()
         out.append(Check("extraction", "warn" if paused else "ok", f"through your Claude Code CLI ({choice.reason})"
-                         + (f"; {paused} (logs/extract.log)" if paused else ""),
-                         "check that `claude -p hello` works in a terminal" if paused else None))
+                         + (f"; {paused} (logs/extract.log)" if paused else ""), quota.fix() if paused else None))
     elif choice.backend == "api":
         out.append(Check("extraction", "ok", f"through the Messages API ({choice.reason})"))
     elif settings["llm"] and settings["extraction"] != "off":
         # A lower rung, not a fault: capture, search and the hooks work; only extraction from transcripts is off.
+        from ..extract.backend import how_to_turn_on
+
+        how = how_to_turn_on(settings, extras.install_command("llm"))
         out.append(Check("extraction", "ok", f"off: {choice.reason}; agentctx keeps only what hooks capture. To turn "
-                         "it on, install Claude Code (`claude` on PATH, or `agentctx config set claudeCodePath PATH`) "
-                         f"or set ANTHROPIC_API_KEY with the [llm] extra ({extras.install_command('llm')})"))
+                         f"it on, {how}"))
     else:
         out.append(Check("extraction", "ok", f"off by choice ({choice.reason})"))
     out.append(Check("mcp-sdk", "ok", "[mcp-sdk] installed (`agentctx mcp --sdk` available)" if extras.installed("mcp-sdk")

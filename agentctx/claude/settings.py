@@ -154,6 +154,7 @@ def _restore_locked(path: Path, change: "Any") -> bool:
         path.unlink()
         absent.unlink()
         return True
+    original = None
     if backup.exists():
         try:
             original = userfiles.loads(backup.read_text(encoding="utf-8") or "{}")
@@ -164,7 +165,8 @@ def _restore_locked(path: Path, change: "Any") -> bool:
             return True
     if changed:
         _write(path, _dump(data, raw))
-    backup.unlink(missing_ok=True)
+    if backup.exists() and original is not None and userfiles.leaves_kept(original, data):
+        backup.unlink()  # the file still holds all the original held; else the backup stays
     absent.unlink(missing_ok=True)
     return changed
 
@@ -251,23 +253,50 @@ def mcp_entry(launch: Launcher) -> dict[str, Any]:
     return {"type": "stdio", "command": launch.argv[0], "args": [*launch.argv[1:], "mcp"]}
 
 
+MCP_KEY = "mcpServers.agentctx"  # what userfiles.owned remembers we wrote
+
+
+def mcp_is_ours(path: Path, entry: Any) -> bool:
+    """`mcpServers.agentctx` is ours when we wrote it and it still holds what we wrote; `claude mcp add agentctx`
+    makes one of the user's own (it always writes `env`, which ours never has: our mark before agentctx remembered)."""
+    def had(text: str) -> bool:
+        servers = (userfiles.loads(text or "{}") or {}).get("mcpServers")
+        return isinstance(servers, dict) and MCP_NAME in servers
+    return isinstance(entry, dict) and userfiles.entry_is_ours(
+        path, MCP_KEY, entry, had_entry=had, our_shape=lambda e: set(e) == {"type", "command", "args"})
+
+
 def install_mcp(path: Path, launch: Launcher) -> bool:
-    """Register (or repair) `mcpServers.agentctx` at user scope in ~/.claude.json."""
+    """Register (or repair) `mcpServers.agentctx` at user scope in ~/.claude.json; a server of that name the user
+    registered is left as it is (`mcp_theirs` says so)."""
     def change(data: dict[str, Any]) -> None:
         servers = data.setdefault("mcpServers", {})
         if not isinstance(servers, dict):
             raise ConfigError("file_invalid", path=str(path), kind="Claude Code state", detail='"mcpServers" is not an object')
-        if servers.get(MCP_NAME) != mcp_entry(launch):
+        current = servers.get(MCP_NAME)
+        if current != mcp_entry(launch) and (current is None or mcp_is_ours(path, current)):
             servers[MCP_NAME] = mcp_entry(launch)
+            userfiles.own(path, MCP_KEY, mcp_entry(launch))
     _load(path)
     return _apply(path, change)
+
+
+def mcp_theirs(path: Path) -> bool:
+    """A server named agentctx that we did not write (or that was changed since) is registered in `path`."""
+    try:
+        servers = _load(path)[0].get("mcpServers")
+    except ConfigError:
+        return False
+    entry = servers.get(MCP_NAME) if isinstance(servers, dict) else None
+    return entry is not None and not mcp_is_ours(path, entry)
 
 
 def remove_mcp(path: Path) -> bool:
     def change(data: dict[str, Any]) -> None:
         servers = data.get("mcpServers")
-        if isinstance(servers, dict) and MCP_NAME in servers:
+        if isinstance(servers, dict) and mcp_is_ours(path, servers.get(MCP_NAME)):
             del servers[MCP_NAME]
+            userfiles.disown(path, MCP_KEY)
             if not servers:
                 del data["mcpServers"]
     return _restore(path, change)

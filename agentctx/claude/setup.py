@@ -104,8 +104,12 @@ def wire_claude(*, project_root: Path | None = None, mcp: bool = True, here: Pat
                 + str(settings))
     if mcp:
         state = paths.claude_json()
-        done.append(("registered MCP server `agentctx` in " if cs.install_mcp(state, cs.Launcher(server.argv, server.on_path))
-                     else "MCP server `agentctx` already registered in ") + str(state))
+        if cs.install_mcp(state, cs.Launcher(server.argv, server.on_path)):
+            done.append(f"registered MCP server `agentctx` in {state}")
+        elif cs.mcp_theirs(state):
+            done.append(f"MCP server `agentctx` in {state} is one you registered yourself: left as it is")
+        else:
+            done.append(f"MCP server `agentctx` already registered in {state}")
     return done + notes
 
 
@@ -121,6 +125,8 @@ def unwire_claude(*, project_root: Path | None = None, here: Path | None = None)
             done.append(f"removed agentctx hooks from {settings}")
     if cs.remove_mcp(paths.claude_json()):
         done.append(f"removed MCP server `agentctx` from {paths.claude_json()}")
+    if cs.mcp_theirs(paths.claude_json()):
+        done.append(f"left the MCP server `agentctx` you registered yourself in {paths.claude_json()}")
     done = done or ["nothing of agentctx was registered in Claude Code's settings"]
     from . import plugin
 

@@ -92,9 +92,10 @@ def interpreter_command() -> tuple[str, ...]:
     return (sys.executable, "-m", "agentctx")
 
 
-def choose(*, shared: bool = False) -> Choice:
+def choose(*, shared: bool = False, agent: str = "Claude Code") -> Choice:
     """The login PATH's `agentctx` when it is this installation outside a virtualenv (bare for `shared` settings,
-    else its absolute path); otherwise this interpreter with `-m agentctx`."""
+    else its absolute path); otherwise this interpreter with `-m agentctx`. `agent` names, in the reason, the agent
+    that will start it."""
     found = shutil.which("agentctx", path=login_path())
     if found and not in_virtualenv(os.path.dirname(found)) and is_this_installation(found):
         if shared:
@@ -102,11 +103,11 @@ def choose(*, shared: bool = False) -> Choice:
                                                f"{found}, on the login PATH)")
         argv = interpreter_command()
         return Choice(argv, False, f"using `{_join(argv)}`: the interpreter of this installation's command on the "
-                                   f"login PATH ({found}), by its absolute path so it runs whatever PATH Claude Code "
+                                   f"login PATH ({found}), by its absolute path so it runs whatever PATH {agent} "
                                    "has; a hook starts faster this way than through the installer's script")
     absolute = interpreter_command()
     if sys.prefix != sys.base_prefix:
-        why = f"this agentctx lives in a virtualenv ({sys.prefix}) that Claude Code will not have on its PATH"
+        why = f"this agentctx lives in a virtualenv ({sys.prefix}) that {agent} will not have on its PATH"
     elif found:
         why = f"the `agentctx` on the login PATH ({found}) is another installation"
     else:

@@ -15,8 +15,11 @@ from .parser import add_json
 def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
     from . import agents
 
-    done = setup.initialize()
-    for agent in agents.chosen(args.agent):  # every agent installed here, or those named by --agent
+    wiring, skipped = agents.to_wire(args.agent, args.force)  # installed here, or named by --agent (--force)
+    for agent in wiring:
+        agents.precheck(agent, args)  # a file that would be refused is refused before any is written
+    done = setup.initialize() + skipped
+    for agent in wiring:
         done += agents.wire(agent, ctx, args)
     done += [] if args.no_profile else setup.profile_and_digest(ctx.project)
     if ctx.json:
@@ -24,7 +27,8 @@ def cmd_init(args: argparse.Namespace, ctx: Context) -> int:
     else:
         for line in done:
             ctx.out(line)
-        ctx.out(f"agentctx is ready for {ctx.project.name}")
+        ctx.out(f"agentctx is ready for {ctx.project.name}"
+                + ("" if wiring else " (no agent wired: see above)"))
     return 0
 
 
@@ -34,6 +38,7 @@ def cmd_status(args: argparse.Namespace, ctx: Context) -> int:
     data = status_mod.report(ctx.conn, ctx.project)
     data["claude_code"] = setup.claude_code_state(ctx.project.root)
     data["agents"] = [a for a in agents.NAMES if agents.wired(a)]  # those our hooks are registered with
+    data["agents_not_installed"] = [a for a in data["agents"] if not agents.DETECT[a]()]
     if ctx.json:
         ctx.emit(data)
     else:
@@ -108,6 +113,7 @@ def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
         if agents.wired(agent) or agents.DETECT[agent]():
             checks += agents.checks(agent, str(ctx.project.root))
     checks = agents.claude_check_for_others(checks)
+    checks += agents.installed_checks()
     if ctx.json:
         ctx.emit([c.to_dict() for c in checks])
     else:
@@ -128,7 +134,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--no-mcp", action="store_true", help="do not register the MCP server with the agents")
     p.add_argument("--no-profile", action="store_true", help="skip project profile detection")
     p.add_argument("--force", action="store_true",
-                   help="register in Claude Code's settings even when the agentctx plugin is enabled")
+                   help="write an agent's settings even when it is not installed here, and Claude Code's even when "
+                        "the agentctx plugin is enabled")
     add_json(p)
     p.set_defaults(handler=cmd_init)
 

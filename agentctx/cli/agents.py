@@ -19,7 +19,13 @@ CHOICES = (*NAMES, "all")
 
 
 def _claude_detected() -> bool:
-    return shutil.which("claude") is not None or paths.claude_home().is_dir()
+    from ..base import userfiles
+    from ..claude import plugin
+
+    if plugin.running_from_plugin() is not None:
+        return True  # started by the Claude Code plugin: Claude Code runs it
+    home = paths.claude_home()
+    return shutil.which("claude") is not None or (home.is_dir() and not userfiles.created_by_us(home))
 
 
 DETECT: dict[str, Callable[[], bool]] = {"claude": _claude_detected, "codex": codex_setup.detected,
@@ -27,10 +33,43 @@ DETECT: dict[str, Callable[[], bool]] = {"claude": _claude_detected, "codex": co
 
 
 def chosen(requested: list[str] | None) -> list[str]:
-    """`--agent` as given (`all`: every one), else every agent installed here, else Claude Code (as before)."""
+    """`--agent` as given (`all`: every one), else every agent installed here."""
     if requested:
         return list(NAMES) if "all" in requested else [a for a in NAMES if a in requested]
-    return [a for a in NAMES if DETECT[a]()] or ["claude"]
+    return [a for a in NAMES if DETECT[a]()]
+
+
+def _user_dir(agent: str) -> str:
+    return str({"claude": paths.claude_home, "codex": paths.codex_home, "gemini": paths.gemini_home}[agent]())
+
+
+def not_installed(agent: str) -> str:
+    """Why we say the agent is not installed here, in words."""
+    return f"no `{agent}` on PATH, no {_user_dir(agent)}"  # each agent's command is its name
+
+
+def to_wire(requested: list[str] | None, force: bool) -> tuple[list[str], list[str]]:
+    """The agents `init` wires, and lines about those it leaves out because they are not installed here. An agent
+    named by `--agent` that is not installed is refused (nothing is written for any agent) unless `force`; `all`
+    and the default skip it, saying so."""
+    from ..base.errors import UsageError
+
+    agents = chosen(requested)
+    named = bool(requested) and "all" not in requested
+    missing = [a for a in (agents if requested else NAMES) if not DETECT[a]()]
+    if force and requested:
+        return agents, [f"{LABELS[a]}: not installed here ({not_installed(a)}); wired anyway (--force)"
+                        for a in missing]
+    if named and missing:
+        a = missing[0]
+        raise UsageError("agent_not_installed", label=LABELS[a], detail=not_installed(a), agent=a)
+    lines = [f"{LABELS[a]}: not installed here ({not_installed(a)}): nothing written for it "
+             f"(`agentctx init --agent {a} --force` writes it anyway)" for a in missing if requested]
+    if not agents:
+        lines.append("no coding agent found here (Claude Code, Codex CLI, Gemini CLI: "
+                     + "; ".join(not_installed(a) for a in NAMES) + "): nothing wired; install one and run "
+                     "`agentctx init` again, or `agentctx init --agent NAME --force`")
+    return [a for a in agents if force or DETECT[a]()], lines
 
 
 def _flag(agent: str, module: object, ctx: Context, args: argparse.Namespace) -> list[str]:
@@ -53,7 +92,7 @@ def wire(agent: str, ctx: Context, args: argparse.Namespace) -> list[str]:
         return setup.wire_claude(project_root=ctx.project.root if getattr(args, "project", False) else None, mcp=mcp,
                                  here=ctx.project.root, force=getattr(args, "force", False))
     label = LABELS[agent]
-    choice = wiring.choose()  # the user's own settings: the command this installation runs from any PATH
+    choice = wiring.choose(agent=label)  # the user's own settings: the command this installation runs from any PATH
     done = [f"{label}: hooks{' and MCP server' if mcp else ''} {choice.reason}"]
     module = codex_setup if agent == "codex" else gemini_setup
     done += _flag(agent, module, ctx, args)
@@ -66,6 +105,16 @@ def wire(agent: str, ctx: Context, args: argparse.Namespace) -> list[str]:
             done.append(f"{label}: it does not trust {root} yet: it starts no MCP server there (and `gemini -p` "
                         "refuses to run) until you trust the folder when it asks")
     return done
+
+
+def precheck(agent: str, args: argparse.Namespace) -> None:
+    """Refuse (ConfigError) before anything is written for any agent what wiring `agent` would refuse: its files
+    unreadable as what they should be."""
+    if agent == "codex":
+        codex_setup.check_config(None if getattr(args, "no_mcp", False) else wiring.choose(agent=LABELS[agent]).argv)
+        codex_setup.check_hooks_file()
+    elif agent == "gemini":
+        gemini_setup.check_settings()
 
 
 def unwire(agent: str, ctx: Context, args: argparse.Namespace) -> list[str]:
@@ -100,6 +149,13 @@ def wired(agent: str) -> bool:
         return bool(gemini_setup.registered())
     files = [paths.claude_home() / "settings.json"]
     return any(wiring.registered(files, paths.claude_json()))
+
+
+def installed_checks() -> list[Check]:
+    """An agent our entries are registered with that is not installed here: said, not reported as working."""
+    return [Check(f"{a}-installed", "warn", f"{LABELS[a]} is not installed here ({not_installed(a)}): agentctx's "
+                  "entries for it wait unused", f"install {LABELS[a]}, or `agentctx uninstall --agent {a}`")
+            for a in NAMES if wired(a) and not DETECT[a]()]
 
 
 # --- doctor ----------------------------------------------------------------------------------------------------

@@ -70,11 +70,30 @@ REASONS = {
 
 
 def _reason(code: str) -> str:
+    if code == "no_api_key":
+        from ..base import config
+        from ..base.extras import install_command
+        from ..extract.backend import choose, how_to_turn_on
+
+        settings = config.load()
+        return f"extraction is off ({choose(settings).reason}): {how_to_turn_on(settings, install_command('llm'))}"
+    if code == "paused":
+        from ..extract import quota
+
+        return quota.line() or REASONS["paused"]
     if code == "missing_extra":
         from ..base.extras import describe
 
         return describe("llm")
     return REASONS.get(code, code)
+
+
+def _turn_on() -> str:
+    from ..base import config
+    from ..base.extras import install_command
+    from ..extract.backend import how_to_turn_on
+
+    return how_to_turn_on(config.load(), install_command("llm"))
 
 
 def _summary(r: Any) -> str:
@@ -96,8 +115,7 @@ def expand_cmd(args: argparse.Namespace, ctx: Context) -> int:
         raise MissingExtraError("the expansion pass", "llm")
     if result.skipped == "off":
         fix = ("turn it on with `agentctx config set llm true` and `agentctx config set extraction auto`"
-               if "config" in str(result.reason) else "set ANTHROPIC_API_KEY with the [llm] extra, or install Claude "
-               "Code (`claude` on PATH, or `agentctx config set claudeCodePath PATH`)")
+               if "config" in str(result.reason) else _turn_on())
         raise AgentctxError("no_llm_backend", feature="the expansion pass", reason=result.reason, fix=fix)
     if ctx.json:
         ctx.emit(asdict(result))
@@ -139,6 +157,13 @@ def backfill_cmd(args: argparse.Namespace, ctx: Context) -> int:
         if ctx.json:
             ctx.emit({"sessions": 0, "written": 0, "cost_usd": 0.0, "skipped": {}})
         return 0
+    from ..extract import quota
+
+    if choice.backend == "claude-code" and quota.line():
+        say(f"nothing sent: {quota.line()}")  # the first session would only wait too
+        if ctx.json:
+            ctx.emit({"sessions": 0, "written": 0, "cost_usd": 0.0, "skipped": {}, "reason": quota.paused()})
+        return 1
     if not choice.on:
         say(f"nothing sent: extraction is off ({choice.reason})")
         if ctx.json:
@@ -157,4 +182,7 @@ def backfill_cmd(args: argparse.Namespace, ctx: Context) -> int:
                   "skipped": {r.session_id: r.skipped for r in results if r.skipped}})
     else:
         ctx.out(f"{len(results)} session(s): {written} records written, ${spent:.4f}")
+    if any(r.skipped == "paused" for r in results):
+        say(quota.line() or REASONS["paused"])
+        return 1
     return 0

@@ -20,6 +20,9 @@ def cmd_uninstall(args: argparse.Namespace, ctx: Context) -> int:
     for agent in agents.chosen(args.agent) if args.agent else agents.NAMES:  # default: every agent
         done += agents.unwire(agent, ctx, args) or ([f"nothing of agentctx was registered with "
                                                      f"{agents.LABELS[agent]}"] if args.agent else [])
+    from ..base import userfiles
+
+    done += [f"removed {d} (agentctx created it; it is empty now)" for d in userfiles.remove_new_dirs()]
     if args.data:
         ctx.close()
         done.append(setup.remove_data())

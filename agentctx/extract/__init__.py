@@ -4,7 +4,6 @@ May import: `base`, `store`, `retrieval`, `stash`; the `anthropic` SDK (the `[ll
 The engine loads on first use: the Stop hook asks `extract.backend` which backend runs without loading it.
 """
 
-from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

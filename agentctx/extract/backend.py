@@ -77,3 +77,16 @@ def choose(settings: "dict[str, Any] | None" = None) -> Choice:
     if claude:
         return Choice("claude-code", f"{api_why}; your Claude Code CLI at {claude}", claude)
     return Choice("off", f"{api_why}, and no Claude Code CLI was found")
+
+
+def how_to_turn_on(settings: "dict[str, Any]", install_llm: str) -> str:
+    """What turns extraction on, in words, for a user whose choice came out off (not by their config). When Claude
+    Code is installed, "install Claude Code" would be wrong: with `extraction api` the way is back to `auto`."""
+    claude = find_claude(settings.get("claudeCodePath"))
+    if claude and settings.get("extraction") == "api":
+        return (f"set ANTHROPIC_API_KEY (with the [llm] extra: {install_llm}), or extract through your Claude Code "
+                f"CLI at {claude}: `agentctx config set extraction auto`")
+    if claude:
+        return f"set ANTHROPIC_API_KEY with the [llm] extra ({install_llm})"
+    return ("install Claude Code (`claude` on PATH, or `agentctx config set claudeCodePath PATH`) or set "
+            f"ANTHROPIC_API_KEY with the [llm] extra ({install_llm})")

@@ -77,6 +77,13 @@ def _last_line(text: str) -> str:
     return lines[-1][:300] if lines else ""
 
 
+def _logged_out(said: str) -> bool:
+    """The CLI's words for "no login here": "Not logged in · Please run /login" (2.1.197 and 2.1.332, exit 1, with
+    `api_error_status` null), or a failed authentication."""
+    low = said.lower()
+    return "not logged in" in low or "/login" in low or "authenticat" in low
+
+
 def parse(stdout: str, stderr: str, returncode: int) -> dict[str, Any]:
     """The CLI's JSON result as a Messages API message (content, usage, model, total_cost_usd), or CLIError."""
     try:
@@ -86,6 +93,8 @@ def parse(stdout: str, stderr: str, returncode: int) -> dict[str, Any]:
     if not isinstance(result, dict):
         if returncode != 0:
             said = _last_line(stderr) or _last_line(stdout) or "no output"
+            if _logged_out(said):  # the plain-text form of the same answer (vendor-notes/claude-code-headless.md)
+                raise CLIError("auth", said)
             raise CLIError("broken", f"`claude` exited {returncode}: {said}")
         raise CLIError("not_json", f"the answer was not JSON: {_last_line(stdout) or 'empty'}")
     if result.get("is_error") or returncode != 0:
@@ -94,7 +103,7 @@ def parse(stdout: str, stderr: str, returncode: int) -> dict[str, Any]:
         said = str(result.get("result") or result.get("subtype") or "error")[:300]
         if status in RATE_LIMITED:
             raise CLIError("rate_limit", said, status)
-        if status in AUTH_FAILED or "authenticat" in said.lower() or "/login" in said:
+        if status in AUTH_FAILED or _logged_out(said):
             raise CLIError("auth", said, status)
         if status is None and "unable to connect" in said.lower():
             raise CLIError("offline", said)

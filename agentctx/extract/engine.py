@@ -22,15 +22,6 @@ from . import client as api
 from .ingest import ingest
 from .log import log
 
-# One line of what to do, per Claude Code CLI failure that pauses extraction.
-_ADVICE = {
-    "rate_limit": "Your Claude Code usage limit was reached: extraction waits and tries again.",
-    "auth": "Claude Code is not logged in here: run `claude` and /login (or set ANTHROPIC_API_KEY for the API backend).",
-    "missing": "Install Claude Code, or point agentctx at it: `agentctx config set claudeCodePath /path/to/claude`.",
-    "offline": "Claude Code could not reach its API (offline?): extraction waits and tries again.",
-    "broken": "Check that `claude -p hello` works in a terminal.",
-    "timeout": "The call took too long; it is retried later.",
-}
 LOCK_WAIT_S = 120.0  # a Stop run waits this long for the previous run of its session
 FINAL_LOCK_WAIT_S = 300.0  # the SessionEnd pass waits longer: it must see the newest handover
 PARALLEL = 3  # map-reduce chunk calls in flight at once
@@ -303,7 +294,7 @@ def _locked(conn: sqlite3.Connection, session_id: str, path: Path, *, cwd: str |
     if data is None and attempts.wait_on:
         kind, _, detail = attempts.wait_on.partition(":")
         seconds = quota.pause(kind, detail.strip())
-        log(f"extract paused for session {session_id}: {attempts.wait_on}. {_ADVICE.get(kind, '')} "
+        log(f"extract paused for session {session_id}: {attempts.wait_on}. {quota.ADVICE.get(kind, '')}. "
             f"Nothing was written; this part is sent again in {seconds / 60:.0f} min or later.")
         return ExtractResult(session_id, cost_usd=usd, calls=usage.calls, tokens_sent=usage.sent,
                              skipped="paused", mode=plan.mode)

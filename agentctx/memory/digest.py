@@ -207,11 +207,14 @@ def mcp_hint(conn: "sqlite3.Connection", project_id: str, total: int | None = No
         total = sum(records.counts_by_type(conn, project_id).values())
     if not total:
         return ""
-    # Newer Claude Code releases defer MCP tools: the model sees only their full names and loads one with ToolSearch
-    # (vendor-facts 7.2), so the hint names them as the model will find them.
-    return (f"agentctx holds {total} context records for this project (its memory). For more: "
-            "mcp__agentctx__ctx_search(query) returns a compact index, mcp__agentctx__ctx_get(ids) full records, "
-            "mcp__agentctx__ctx_related(file) what is known about a file (load them with ToolSearch if deferred).")
+    return f"agentctx holds {total} context records for this project (its memory). For more: {MCP_TOOLS}"
+
+
+# Newer Claude Code releases defer MCP tools: the model sees only their full names and loads one with ToolSearch
+# (vendor-facts 7.2), so the hint names them as Claude Code's model will find them. The Codex and Gemini adapters
+# swap this exact sentence for their own agent's (agents/codex.py, agents/gemini.py: CLAUDE_TOOLS).
+MCP_TOOLS = ("mcp__agentctx__ctx_search(query) returns a compact index, mcp__agentctx__ctx_get(ids) full records, "
+             "mcp__agentctx__ctx_related(file) what is known about a file (load them with ToolSearch if deferred).")
 
 
 def drift_hint(conn: "sqlite3.Connection", project: "Project | None") -> str:

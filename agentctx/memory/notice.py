@@ -47,6 +47,17 @@ def _extraction_off() -> "str | None":
     return choice.reason
 
 
+def _paused() -> "str | None":
+    """Extraction through the Claude Code CLI paused after a failure (not logged in, a usage limit), with its fix;
+    said at every SessionStart while it lasts: it is what the user can act on."""
+    try:
+        from ..extract import quota
+
+        return quota.short()
+    except Exception:  # a notice never fails the session
+        return None
+
+
 def _said_once(what: str) -> bool:
     """True the first time `what` is said (remembered in the state directory); False after that."""
     path = os.path.join(paths.state_dir_str(), "said-extraction-off")
@@ -132,6 +143,9 @@ def session_line(project_id: str, *, notify: str, source: str, tokens: int) -> "
         off = found.get("extraction_off")
         if isinstance(off, str) and _said_once(off):
             parts.append(f"nothing extracted from sessions: {off} (`agentctx doctor`)")
+    paused = _paused()
+    if paused:
+        parts.insert(0, paused)  # first: the notice is clipped at LINE_CHARS, and this is what to act on
     parts.append("`agentctx why`")
     return _clip("agentctx: " + " · ".join(parts))
 

@@ -67,6 +67,7 @@ def extraction_state(conn: sqlite3.Connection, settings: dict[str, Any]) -> dict
     choice = choose(settings)
     return {"backend": choice.backend, "reason": choice.reason, "claude": choice.claude,
             "paused": quota.paused() if choice.backend == "claude-code" else None,
+            "fix": quota.fix() if choice.backend == "claude-code" else None,
             "calls_per_hour_limit": settings["extractionCallsPerHour"] if choice.backend == "claude-code" else None,
             "per_day": extraction.per_day(conn)}
 
@@ -87,7 +88,7 @@ def _extraction_line(e: dict[str, Any], off_reason: str | None = None) -> str:
     if e.get("calls_per_hour_limit"):
         line += f"; at most {e['calls_per_hour_limit']} calls an hour"
     if e.get("paused"):
-        line += f"; {e['paused']}"
+        line += f"; {e['paused']}" + (f"; fix: {e['fix']}" if e.get("fix") else "")
     return line
 
 
@@ -105,7 +106,8 @@ def render(data: dict[str, Any]) -> str:
         f"sessions  {data['sessions']}" + (f", last {data['last_session_at']}" if data["last_session_at"] else "")
         + (" (" + ", ".join(f"{agent} {n}" for agent, n in data["sessions_by_agent"].items()) + ")"
            if data.get("sessions_by_agent") else ""),
-        *([f"agents    wired: {', '.join(data['agents'])}"] if data.get("agents") else []),
+        *([f"agents    wired: " + ", ".join(a + (" (not installed here)" if a in data.get("agents_not_installed", ())
+                                               else "") for a in data["agents"])] if data.get("agents") else []),
         f"injected  {data['tokens_injected']} tokens injected in {data['injections']} injections",
         f"extraction cost  ${data['extraction_cost_usd']:.4f}",
         _extraction_line(data["extraction"], data.get("llm_off_reason")),  # the off reason, once

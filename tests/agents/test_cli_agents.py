@@ -14,6 +14,14 @@ from agentctx.base import paths
 
 
 @pytest.fixture
+def installed(isolated_home):
+    """Codex CLI and Gemini CLI as a first run leaves them: their user directories (not `codex`/`gemini` on PATH:
+    trust would then start it)."""
+    for agent in ("codex", "gemini"):
+        (isolated_home / f".{agent}").mkdir()
+
+
+@pytest.fixture
 def run(capsys, repo):
     def invoke(*argv: str):
         rc = cli.main(["-C", str(repo), *argv])
@@ -23,7 +31,7 @@ def run(capsys, repo):
     return invoke
 
 
-def test_init_names_each_agent_and_what_it_did(run):
+def test_init_names_each_agent_and_what_it_did(run, installed):
     rc, out, _ = run("init", "--agent", "codex", "--agent", "gemini", "--no-profile")
     assert rc == 0
     assert f"Codex CLI: registered hooks in {codex_setup.hooks_file()}" in out
@@ -35,17 +43,20 @@ def test_init_names_each_agent_and_what_it_did(run):
     assert len(codex_setup.registered()) == 6 and len(gemini_setup.registered()) == 5
 
 
-def test_init_wires_the_agents_it_finds_else_claude_code(run, isolated_home):
-    run("init", "--no-profile")
-    assert (paths.claude_home() / "settings.json").exists() and not codex_setup.registered()
+def test_init_wires_the_agents_it_finds_and_says_when_there_is_none(run, isolated_home):
+    rc, out, _ = run("init", "--no-profile")
+    assert rc == 0 and "no coding agent found here" in out and "nothing wired" in out
+    assert not (paths.claude_home() / "settings.json").exists() and not paths.claude_home().exists()
     (isolated_home / ".gemini").mkdir()
     rc, out, _ = run("init", "--no-profile")
     assert rc == 0 and gemini_setup.registered() and not codex_setup.registered()
     rc, out, _ = run("init", "--agent", "all", "--no-profile")
-    assert codex_setup.registered() and gemini_setup.registered()
+    assert "Codex CLI: not installed here" in out and not codex_setup.registered()
+    rc, out, _ = run("init", "--agent", "all", "--force", "--no-profile")
+    assert codex_setup.registered() and gemini_setup.registered() and "wired anyway (--force)" in out
 
 
-def test_uninstall_gives_every_agent_its_files_back(run, isolated_home):
+def test_uninstall_gives_every_agent_its_files_back(run, isolated_home, installed):
     originals = {
         paths.claude_home() / "settings.json": '{\n  "model": "opus"\n}\n',
         codex_setup.config_file(): '# mine\nmodel = "gpt-5.5"\n',
@@ -62,15 +73,14 @@ def test_uninstall_gives_every_agent_its_files_back(run, isolated_home):
     assert not codex_setup.hooks_file().exists()  # it did not exist before
 
 
-def test_uninstall_of_one_agent_leaves_the_others(run):
+def test_uninstall_of_one_agent_leaves_the_others(run, installed):
     run("init", "--agent", "all", "--no-profile")
     rc, out, _ = run("uninstall", "--agent", "gemini")
     assert rc == 0 and not gemini_setup.registered() and len(codex_setup.registered()) == 6
     assert run("uninstall", "--agent", "gemini")[1].strip() == "nothing of agentctx was registered with Gemini CLI"
 
 
-def test_a_switched_off_agent_is_asked_about_and_left_alone_without_a_yes(run, monkeypatch):
-    gemini_setup.settings_file().parent.mkdir(parents=True)
+def test_a_switched_off_agent_is_asked_about_and_left_alone_without_a_yes(run, monkeypatch, installed):
     gemini_setup.settings_file().write_text('{"hooksConfig": {"enabled": false}}')
     rc, out, _ = run("init", "--agent", "gemini", "--no-profile")  # no terminal: nobody to ask, so no change
     assert "Gemini CLI: hooksConfig.enabled is false: no hook runs, agentctx's included; left as it is" in out
@@ -79,7 +89,7 @@ def test_a_switched_off_agent_is_asked_about_and_left_alone_without_a_yes(run, m
     assert "Gemini CLI: set hooksConfig.enabled = true" in out and gemini_setup.disabled_flag() is None
 
 
-def test_doctor_covers_codex_and_gemini(run):
+def test_doctor_covers_codex_and_gemini(run, installed):
     run("init", "--agent", "codex", "--agent", "gemini", "--no-profile")
     rc, out, _ = run("doctor", "--json")
     found = {c["name"]: c for c in json.loads(out)}
@@ -111,7 +121,7 @@ def test_off_and_on_cover_every_agent(run, add, repo, monkeypatch, capsys):
     assert injected("codex", "UserPromptSubmit") and injected("gemini", "BeforeAgent")
 
 
-def test_doctor_does_not_ask_a_codex_only_user_to_register_with_claude_code(run, monkeypatch, isolated_home):
+def test_doctor_does_not_ask_a_codex_only_user_to_register_with_claude_code(run, monkeypatch, isolated_home, installed):
     from agentctx.cli import agents
 
     run("init", "--agent", "codex", "--no-profile")

@@ -30,7 +30,7 @@ def _write(path: Path, text: str) -> None:
 def test_install_keeps_the_users_hooks_and_uninstall_gives_their_bytes_back():
     _write(cs.hooks_file(), USER_HOOKS)
     _write(cs.config_file(), USER_CONFIG)
-    assert cs.install_hooks(ARGV) and cs.install_mcp(ARGV)
+    assert cs.install_hooks(ARGV) and cs.install_mcp(ARGV) == "added"
     data = json.loads(cs.hooks_file().read_text())
     assert data["hooks"]["SessionStart"][0] == {"hooks": [{"type": "command", "command": "echo mine"}]}
     assert data["hooks"]["SessionStart"][1]["hooks"][0] == {
@@ -55,9 +55,9 @@ def test_install_keeps_the_users_hooks_and_uninstall_gives_their_bytes_back():
 
 
 def test_a_second_install_changes_no_byte_and_uninstall_removes_files_we_created():
-    assert cs.install_hooks(ARGV) and cs.install_mcp(ARGV)
+    assert cs.install_hooks(ARGV) and cs.install_mcp(ARGV) == "added"
     before = cs.hooks_file().read_bytes(), cs.config_file().read_bytes()
-    assert not cs.install_hooks(ARGV) and not cs.install_mcp(ARGV)
+    assert not cs.install_hooks(ARGV) and cs.install_mcp(ARGV) == "same"
     assert (cs.hooks_file().read_bytes(), cs.config_file().read_bytes()) == before
     cs.unwire()
     assert not cs.hooks_file().exists() and not cs.config_file().exists()

@@ -92,7 +92,8 @@ def test_values_without_tomllib():
     assert arrays["nested"] == {"a": {"b": [True, False]}, "c": 1500.0}
 
 
-@pytest.mark.parametrize("bad", ['a = "open', "a = [1, 2", "[table", "a = 1 2", 'a = "\\q"', "= 1"])
+@pytest.mark.parametrize("bad", ['a = "open', "a = [1, 2", "[table", "a = 1 2", 'a = "\\q"', "= 1",
+                                 "a = {b = 1}\n[a.c]\nd = 2", "a = {b = 1}\na.c = 2"])
 def test_malformed_raises_value_error(bad):
     with pytest.raises(ValueError):
         minitoml.loads(bad)
@@ -111,3 +112,18 @@ def test_profile_reads_pyproject_without_tomllib(tmp_path, monkeypatch):
     assert "Rust (edition 2021)" in bodies["Stack"] and "Cargo workspace" in bodies["Stack"]
     assert "lint: ruff check ." in bodies["Commands"]
     assert "console script `tool` -> pkg.cli:main" in bodies["Entry points"]
+
+
+def test_real_codex_configs_and_multiline_strings_read_as_tomllib_reads_them():
+    """The Codex configs of real users (tests/data/userfiles) and multi-line strings holding a table header, as
+    the 3.10 fallback must read them for `init`/`uninstall` to edit config.toml (issue 34)."""
+    tomllib = pytest.importorskip("tomllib")
+    from pathlib import Path
+
+    texts = [p.read_text(encoding="utf-8") for p in
+             sorted((Path(__file__).parents[1] / "data" / "userfiles").glob("codex-*.toml"))]
+    texts += ['a = """\n[mcp_servers.agentctx]\nx = \\"""\n"""\n[b]\nc = 1\n',
+              "a = '''\n[mcp_servers.agentctx]\n'''\n[b]\nc = '''one\n''''\n",
+              'a = """\nline \\\n   continued"""\n', 'k = """""quoted"""""\n']
+    for text in texts:
+        assert minitoml.loads(text) == tomllib.loads(text), text[:60]

@@ -127,6 +127,7 @@ def _registered(home: Path) -> tuple[list[str], list[str]]:
                     reason="needs agentctx installed in a virtualenv (the case this test is about)")
 def test_init_in_an_activated_venv_wires_commands_that_run_from_a_minimal_env(tmp_path, isolated_home):
     repo = _git_repo(tmp_path / "repo")
+    (isolated_home / ".claude").mkdir()  # Claude Code installed here: init wires only agents it finds
     activated = {"HOME": str(isolated_home), "PATH": f"{SCRIPT.parent}:{LOGIN_ENV_PATH}", "VIRTUAL_ENV": sys.prefix}
     init = subprocess.run(["agentctx", "init"], cwd=repo, env=activated, capture_output=True, text=True, timeout=60)
     assert init.returncode == 0, init.stderr
@@ -140,7 +141,8 @@ def test_init_in_an_activated_venv_wires_commands_that_run_from_a_minimal_env(tm
     minimal = {"HOME": str(isolated_home), "PATH": LOGIN_ENV_PATH}  # Claude Code started without the venv
     for command in hooks:
         event = command.rsplit(" ", 1)[-1]
-        payload = {"session_id": "wired-1", "cwd": str(repo), "hook_event_name": event,
+        # A session per event: a record the SessionStart digest carried does not come back at that session's prompt.
+        payload = {"session_id": f"wired-{event}", "cwd": str(repo), "hook_event_name": event,
                    "prompt": "why do we store sessions in SQLite?", "source": "startup", "transcript_path": ""}
         done = subprocess.run(["/bin/sh", "-c", command], cwd=repo, env=minimal, input=json.dumps(payload),
                               capture_output=True, text=True, timeout=60)

@@ -73,6 +73,10 @@ class Sandbox:
         self.home, self.repo, self.tmp = base / "home", base / "repo", base / "tmp"
         for d in (self.home, self.repo, self.tmp):
             d.mkdir(parents=True, exist_ok=True)
+        # Claude Code is installed here: its user directory exists (as after its first run), so `agentctx init`
+        # wires it (it wires no agent it cannot find; `claude` itself is not put on PATH, which would also switch
+        # extraction to the CLI backend).
+        (self.home / ".claude").mkdir(exist_ok=True)
         # This interpreter's scripts first, so `agentctx init` registers this installation's `agentctx hook`.
         path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "/usr/bin:/bin")])
         self.env = {"PATH": path, "HOME": str(self.home), "AGENTCTX_HOME": str(self.home / ".agentctx"),

@@ -161,7 +161,7 @@ def test_a_decision_recorded_by_claude_code_reaches_codex_and_gemini(world):
     assert codex_context and f"[decision] {D_CLAUDE[0]} (id {rid})" in codex_context[0]
     parts = [p["text"] for c in world["gemini_ask_body"]["contents"] if c.get("role") == "user"
              for p in c.get("parts") or [] if "text" in p]
-    assert any(p.startswith("<hook_context>Relevant project context (agentctx project memory;") and D_CLAUDE[0] in p
+    assert any(p.startswith("<hook_context>Relevant project context (agentctx project memory") and D_CLAUDE[0] in p
                for p in parts), parts
 
 

@@ -49,6 +49,9 @@ FAKE = textwrap.dedent('''\
     elif mode == "auth":
         result(is_error=True, api_error_status=401, result="Failed to authenticate. API Error: 401", total_cost_usd=0)
         sys.exit(1)
+    elif mode == "not_logged_in":  # what the real 2.1.197 printed with an empty HOME (tests/data/claude-code)
+        print(open(os.path.join(here, "not-logged-in.json")).read().strip())
+        sys.exit(1)
     elif mode == "not_json":
         print("Sure! Here are the records you asked for.")
     elif mode == "broken":
@@ -82,6 +85,8 @@ def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     (bin_dir / "answer.json").write_text(json.dumps({
         "decisions": [DECISION], "preferences": [], "conventions": [], "gotchas": [], "active_work": None,
         "flush_ok": False}))
+    (bin_dir / "not-logged-in.json").write_text(
+        (Path(__file__).parents[1] / "data" / "claude-code" / "not-logged-in-2.1.197.json").read_text())
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.setenv("CLAUDECODE", "1")  # as in a hook's environment
@@ -234,8 +239,21 @@ def test_parse_reads_the_cli_result_and_classifies_errors():
         parse(json.dumps({"is_error": True, "api_error_status": 500, "result": "Internal"}), "", 1)
     assert info.value.kind == "cli_error" and not info.value.backs_off
     with pytest.raises(CLIError) as info:
-        parse("", "Error: not logged in. Run /login", 1)
+        parse("", "TypeError: cannot read properties of undefined", 3)
     assert info.value.kind == "broken"
+    with pytest.raises(CLIError) as info:  # the text form of "not logged in" (without --output-format json)
+        parse("Not logged in · Please run /login\n", "", 1)
+    assert info.value.kind == "auth"
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_the_real_not_logged_in_answer_is_a_login_problem(version):
+    """What the real `claude -p hi --output-format json` printed with an empty HOME (exit 1; tests/data/claude-code,
+    vendor-notes/claude-code-headless.md)."""
+    recorded = (Path(__file__).parents[1] / "data" / "claude-code" / f"not-logged-in-{version}.json").read_text()
+    with pytest.raises(CLIError) as info:
+        parse(recorded, "", 1)
+    assert info.value.kind == "auth" and info.value.backs_off and "Not logged in" in info.value.detail
 
 
 def test_argv_asks_for_no_tools_no_mcp_no_hooks_and_no_session_file():
@@ -299,3 +317,49 @@ def test_what_an_earlier_version_stored_unscrubbed_is_shown_scrubbed_and_rescrub
     consolidate.run(detect(project_dir))
     (outcome,) = [r[0] for r in conn.execute("SELECT outcome FROM extraction_calls")]
     assert PROXY_PASSWORD not in outcome and LEAKED_KEY not in outcome
+
+
+def test_not_logged_in_is_said_with_its_fix_everywhere(fake, conn, writer, project_dir, monkeypatch, capsys):
+    """`extract`, the next SessionStart, `backfill`, `doctor` and `status` each say, in one line, that Claude Code is
+    not logged in and how to fix it (issue 34, item 11)."""
+    from agentctx import cli
+    from agentctx.memory import notice
+
+    fix = "run `claude` and /login"
+    _said(writer)
+    fake.mode("not_logged_in")
+    monkeypatch.chdir(project_dir)
+    assert cli.main(["extract", "--session-id", "s1", "--transcript", str(writer.path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "not logged in" in out and fix in out
+    assert quota.kind() == "auth"
+    line = notice.session_line("p", notify="brief", source="startup", tokens=0)
+    assert line is not None and "extraction paused" in line and fix in line
+    doctor = {c["name"]: c for c in _doctor(capsys)}
+    assert "extraction on" not in doctor["llm"]["detail"] and "add it with" not in doctor["llm"]["detail"]
+    assert doctor["extraction"]["status"] == "warn" and fix in doctor["extraction"]["fix"]
+    assert cli.main(["status"]) == 0 and fix in capsys.readouterr().out
+    from agentctx.extract import backfill
+
+    claude_projects = paths.claude_home() / "projects" / backfill.encode(str(project_dir))
+    claude_projects.mkdir(parents=True)
+    (claude_projects / "s1.jsonl").write_text(writer.path.read_text())
+    assert cli.main(["backfill", "--yes"]) == 1
+    out = capsys.readouterr()
+    said = out.out + out.err
+    assert fix in said and "[llm]" not in said
+
+
+def _doctor(capsys) -> list[dict]:
+    from agentctx import cli
+
+    cli.main(["doctor", "--json"])
+    return json.loads(capsys.readouterr().out)
+
+
+def test_extraction_api_without_a_key_names_the_claude_code_that_is_installed(fake, monkeypatch, capsys):
+    from agentctx import cli
+
+    config.set_value("extraction", "api")
+    detail = {c["name"]: c for c in _doctor(capsys)}["extraction"]["detail"]
+    assert "install Claude Code" not in detail and "agentctx config set extraction auto" in detail
