@@ -15,10 +15,10 @@ from agentctx.memory import capture, consolidate
 from agentctx.store import records
 
 SID = "01a235dd-2f1e-7c52-9a1b-0c1d2e3f4a5b"
-ATTRS = Path(__file__).resolve().parents[1] / "data" / "attrs"
+DATA = Path(__file__).resolve().parents[1] / "data" / "capture"  # written by hand (its README.md)
 SED = "sed -n '/def _make_cached_property_getattr/,/^def /p' src/attr/_make.py"
 SWITCHED = "Switched to a new branch 'fix-filters-exclude'\n"
-EXISTS = "fatal: a branch named 'fix-filters-exclude' already exists\n"  # what git 2.x printed (tests/data/attrs)
+EXISTS = "fatal: a branch named 'fix-filters-exclude' already exists\n"  # git's own message
 
 
 def _codex(repo, command, output):
@@ -57,7 +57,7 @@ def test_a_failed_switch_is_not_the_branch(agent, agent_hook, conn, repo):
 
 @pytest.mark.parametrize("agent", ["codex", "gemini"])
 def test_printing_source_text_is_not_an_error(agent, agent_hook, conn, repo):
-    text = (ATTRS / "sed_make_cached_property_getattr.txt").read_text(encoding="utf-8")
+    text = (DATA / "sed_make_cached_property_getattr.txt").read_text(encoding="utf-8")
     agent_hook(agent, "post-tool-use", _call(agent, repo, SED, text, 0))
     assert capture.read_log(SID) == []
     assert records.current(conn, detect(repo).id, types=["bugfix"]) == []

@@ -10,7 +10,7 @@ import pytest
 
 from agentctx.memory import gitcmd
 
-SESSION = json.loads((Path(__file__).resolve().parents[2] / "data" / "attrs" / "session.json").read_text())
+SESSION = json.loads((Path(__file__).resolve().parents[2] / "data" / "capture" / "session.json").read_text())
 COMMIT_HEREDOC = ("git commit -q -m \"$(cat <<'EOF'\nfilters: keep Attribute excludes\n\nCo-Authored-By: Claude "
                   "<noreply@anthropic.com>\nEOF\n)\"")
 
