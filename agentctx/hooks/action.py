@@ -318,7 +318,7 @@ def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick
     n_tokens = tokens.estimate(text)
     record_pending({"event": "PreToolUse", "session_id": payload.session_id, "project_id": project_id,
                     "prompt_hash": key, "record_ids": ids, "scores": [1.0] * len(ids), "tokens": n_tokens,
-                    "agent": payload.agent})
+                    "agent": payload.agent, "guards": [i for i, d in zip(ids, decisions) if d]})
     what = {"tool": target.tool, "paths": list(target.paths[:8])}
     if payload.session_id:
         note = {"key": key, "ids": ids, "decisions": decisions, "tool": target.tool,
