@@ -57,6 +57,9 @@ def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[typ
     specific = out.get("hookSpecificOutput") if out else None
     if event == "pre-tool-use" and isinstance(specific, dict) and specific.get("permissionDecision") == "ask":
         why = str(specific.get("permissionDecisionReason") or "")
+        text = specific.get("additionalContext")
+        if isinstance(text, str):
+            specific = {**specific, "additionalContext": text.replace("GUARD (asks the user)", "GUARD (denied)")}
         specific = {**specific, "permissionDecision": "deny",
                     "permissionDecisionReason": why + " (Codex CLI cannot ask before a tool call: agentctx denied it;"
                                                       " run it yourself if you mean it)"}
