@@ -117,7 +117,7 @@ def test_trust_goes_through_the_real_app_server_and_uninstall_undoes_it(tmp_path
     cs.install_hooks(ARGV)
     assert cs.trust_status(str(tmp_path), codex_bin=CODEX) == {cs.command(ARGV, n): "untrusted"
                                                                for n, _, _ in cs.codex.EVENTS.values()}
-    assert cs.trust(str(tmp_path), ARGV, codex_bin=CODEX) == "trusted our 6 Codex hooks (codex app-server: " \
+    assert cs.trust(str(tmp_path), ARGV, codex_bin=CODEX) == "trusted our 7 Codex hooks (codex app-server: " \
                                                             "hooks/list, config/batchWrite)"
     assert set(cs.trust_status(str(tmp_path), codex_bin=CODEX).values()) == {"trusted"}
     assert cs.trust(str(tmp_path), ARGV, codex_bin=CODEX) == "our Codex hooks were already trusted"
