@@ -96,9 +96,13 @@ def follow_up(payload: "Payload") -> "dict[str, object] | None":
         return None
     target = action.target_of(payload.tool_name, payload.tool_input, payload.cwd, found[1])
     key = action.action_key(payload, target)
-    done = {n.get("done") for n in notes if n.get("done")}
-    note = next((n for n in reversed(notes) if n.get("key") == key and "ids" in n), None)
-    if note is None or key in done:
+    note = None
+    for n in notes:  # the latest delivery for this key that no follow-up has answered yet
+        if n.get("key") == key and "ids" in n:
+            note = n
+        elif n.get("done") == key:
+            note = None
+    if note is None:
         return None
     guards = note.get("guards") if isinstance(note.get("guards"), dict) else {}
     outcomes: dict[str, str] = {}

@@ -169,3 +169,18 @@ def test_a_session_end_and_a_compaction_forget_what_was_delivered(add, repo, hoo
     assert hook("pre-tool-use", edit)  # the summary replaced what the model had seen
     hook("session-end", {"session_id": "s1", "cwd": str(repo), "reason": "other"})
     assert not __import__("os").path.exists(paths.actions_file("s1"))
+
+
+def test_each_delivery_gets_its_own_follow_up_without_tool_use_ids(add, conn, repo, hook):
+    """Gemini CLI gives no tool-use id: the action's key is its target, and a repeated action is followed up again."""
+    rec = add("No force pushes", "Open a PR.")
+    records.set_guard(conn, rec.id, detect(repo).id, guards.make("never", ["command:git push --force"]))
+    consolidate.run(detect(repo))
+    push = _payload(repo, "Bash", {"command": "git push --force"})
+    for _ in range(2):
+        assert hook("pre-tool-use", push)["hookSpecificOutput"]["permissionDecision"] == "ask"
+        hook("post-tool-use", {**push, "tool_response": {"stdout": ""}})
+    outcomes = [r["outcomes"] for r in _pending() if r["event"] == "PostToolUse"]
+    assert outcomes == [{rec.id: "ignored"}, {rec.id: "ignored"}]
+    hook("post-tool-use", {**push, "tool_response": {"stdout": ""}})  # no delivery left to answer: nothing noted
+    assert len([r for r in _pending() if r["event"] == "PostToolUse"]) == 2
