@@ -213,10 +213,10 @@ def action_key(payload: "Payload", target: Target) -> str:
 
 def _project(cwd: str) -> "tuple[str, str] | None":
     """(project id, repository root) of the working directory, from the root cache when it has them."""
-    from ..base.roots import cached_project_id, git_root
+    from ..base.roots import cached_id_of_root, git_root
 
     root = git_root(cwd)
-    pid = cached_project_id(cwd) if root else None
+    pid = cached_id_of_root(root) if root else None
     if pid is not None and root is not None:
         return pid, root
     from ..base.project import detect
