@@ -10,7 +10,9 @@ NAME = "codex"
 EVENTS: dict[str, tuple[str, "str | None", int]] = {
     "SessionStart": ("session-start", None, 10),
     "UserPromptSubmit": ("user-prompt-submit", None, 10),
-    "PostToolUse": ("post-tool-use", "^(Bash|apply_patch)$", 10),
+    # Every tool: an anchor may name any tool; the handler reads one small file and returns at once (SPEC §4.11).
+    "PreToolUse": ("pre-tool-use", None, 10),
+    "PostToolUse": ("post-tool-use", "^(Bash|apply_patch|mcp__agentctx__ctx_get)$", 10),
     "PreCompact": ("pre-compact", None, 10),
     "Stop": ("stop", None, 10),
     "SessionEnd": ("session-end", None, 3),
@@ -43,7 +45,7 @@ def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
         out["transcript_path"] = ""
     if event == "post-tool-use" and data.get("tool_name") == "Bash":
         out["exit_unknown"] = True
-    if event == "post-tool-use" and data.get("tool_name") == "apply_patch":
+    if event in ("pre-tool-use", "post-tool-use") and data.get("tool_name") == "apply_patch":
         tool_input = data.get("tool_input")
         patch = tool_input.get("command") if isinstance(tool_input, dict) else tool_input
         out["tool_name"] = "Edit"
@@ -66,14 +68,26 @@ CONTEXT_HEADER = ("Relevant project context (agentctx project memory; more with 
 
 
 def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[type-arg]
-    """Codex reads Claude Code's output shape (`hookSpecificOutput` with `hookEventName`, fact 15) as it is; only the
-    names of our tools change, to how Codex's model reaches them."""
+    """Codex reads Claude Code's output shape (`hookSpecificOutput` with `hookEventName`, fact 15) as it is, but for
+    the names of our tools, changed to how Codex's model reaches them, and for a guard that asks: its PreToolUse
+    refuses `permissionDecision: ask` (fact 23), so the action is denied with the reason, which says so. A guard the
+    user set must not be dropped."""
     specific = out.get("hookSpecificOutput") if out else None
-    text = specific.get("additionalContext") if isinstance(specific, dict) else None
-    if not isinstance(text, str) or "mcp__agentctx__" not in text:
+    if not isinstance(specific, dict):
         return out
-    text = text.replace(CLAUDE_TOOLS, CONTEXT_TOOLS).replace(CLAUDE_HEADER, CONTEXT_HEADER)
-    return {**out, "hookSpecificOutput": {**specific, "additionalContext": text}}  # type: ignore[dict-item]
+    if event == "pre-tool-use" and specific.get("permissionDecision") == "ask":
+        why = str(specific.get("permissionDecisionReason") or "")
+        text = specific.get("additionalContext")
+        if isinstance(text, str):
+            specific = {**specific, "additionalContext": text.replace("GUARD (asks the user)", "GUARD (denied)")}
+        specific = {**specific, "permissionDecision": "deny",
+                    "permissionDecisionReason": why + " (Codex CLI cannot ask before a tool call: agentctx denied it;"
+                                                      " run it yourself if you mean it)"}
+    text = specific.get("additionalContext")
+    if isinstance(text, str) and "mcp__agentctx__" in text:
+        specific = {**specific, "additionalContext": text.replace(CLAUDE_TOOLS, CONTEXT_TOOLS)
+                    .replace(CLAUDE_HEADER, CONTEXT_HEADER)}
+    return {**out, "hookSpecificOutput": specific}  # type: ignore[dict-item]
 
 
 def is_line(line: dict) -> bool:  # type: ignore[type-arg]

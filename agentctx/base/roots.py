@@ -38,8 +38,11 @@ def stamp(root: str) -> int:
 def cached_project_id(cwd: str) -> str | None:
     """The project id of `cwd` from the root cache, without importing the project module."""
     root = git_root(cwd)
-    if root is None:
-        return None
+    return None if root is None else cached_id_of_root(root)
+
+
+def cached_id_of_root(root: str) -> str | None:
+    """The project id the root cache holds for a work-tree root (`git_root`'s answer), if still valid."""
     try:
         with open(roots_file(), encoding="utf-8") as fh:
             entry = jsonfast.loads(fh.read()).get(root)

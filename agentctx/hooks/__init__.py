@@ -22,8 +22,10 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "user-prompt-submit": ("prompt", "user_prompt_submit"),
     "stop": ("lifecycle", "stop"),
     "pre-compact": ("lifecycle", "pre_compact"),
-    "post-tool-use": ("tool", "post_tool_use"),
-    "post-tool-use-failure": ("tool", "post_tool_use_failure"),
+    "pre-tool-use": ("action", "pre_tool_use"),
+    # What an action did after records were delivered before it (followup), then capture (tool).
+    "post-tool-use": ("followup", "post_tool_use"),
+    "post-tool-use-failure": ("followup", "post_tool_use_failure"),
     "session-end": ("lifecycle", "session_end"),
 }
 
@@ -34,8 +36,8 @@ STDIN_WAIT_S = 5.0
 # An immutable tuple with named fields (models.record_type) rather than a frozen dataclass: `dataclasses` pulls in
 # `inspect`, about 8 ms of imports on every hook process (measured: bench/hooks.py).
 _FIELDS = ("session_id", "transcript_path", "cwd", "event_name", "source", "prompt", "tool_name", "tool_input",
-           "tool_response", "trigger", "reason", "stop_hook_active", "error", "agent", "exit_unknown")
-_DEFAULTS = ("", "", "", "", "", "", "", None, None, "", "", False, "", "claude", False)
+           "tool_response", "trigger", "reason", "stop_hook_active", "error", "agent", "exit_unknown", "tool_use_id")
+_DEFAULTS = ("", "", "", "", "", "", "", None, None, "", "", False, "", "claude", False, "")
 
 
 def _text(value: object) -> str:
@@ -54,7 +56,8 @@ class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
     PostToolUse's, `error` PostToolUseFailure's (the failed call's output: "Exit code N", then stderr and stdout),
     `trigger` PreCompact's manual|auto, `reason` SessionEnd's, `agent` whose session it is (`agents.NAMES`: data for
     the ledger rows, never a branch in a handler). `exit_unknown`: the agent does not say whether the tool call
-    succeeded (an adapter sets it; a failure it can read is `error`). A wrong type reads as empty.
+    succeeded (an adapter sets it; a failure it can read is `error`). `tool_use_id`: the id that ties a PreToolUse to
+    its PostToolUse (absent for Gemini CLI). A wrong type reads as empty.
     """
 
     __slots__ = ()
@@ -77,6 +80,7 @@ class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
             error=_text(data.get("error")),
             agent=agent,
             exit_unknown=data.get("exit_unknown") is True,
+            tool_use_id=_text(data.get("tool_use_id")),
         )
 
 

@@ -220,6 +220,24 @@ def _injected_so_far(session_id: str) -> list[str]:
     return sorted(i for i in read_ids(paths.dedup_file(session_id), 64 * 1024) if len(i) == 26 and i.isalnum())
 
 
+def _stub_anchors(ob: Observation) -> tuple[str, ...]:
+    """What an error stub governs (inferred, like the stub itself): the file the error names, relative to its
+    repository, so an edit of that file sees the stub first (SPEC §4.11). None outside a repository."""
+    from ..base.errors import ValidationError
+    from ..base.roots import git_root
+
+    if not ob.path:
+        return ()
+    real = os.path.realpath(ob.path)
+    root = git_root(os.path.dirname(real))
+    if not root or not real.startswith(root.rstrip("/") + "/"):
+        return ()
+    try:
+        return records.anchor_items([real[len(root.rstrip("/")) + 1:]])
+    except ValidationError:
+        return ()
+
+
 def _stub(conn: sqlite3.Connection, project_id: str, session_id: str, ob: Observation) -> str | None:
     """A failing test run's stub is named by its first failing test (one stub per test, whichever command ran it),
     else by its command; an error's by its command."""
@@ -231,7 +249,8 @@ def _stub(conn: sqlite3.Connection, project_id: str, session_id: str, ob: Observ
         failing = f"\nFailed tests: {', '.join(tests)}" if tests else ""
         body = f"Command: {ob.command}{failing}\nObserved: {ob.detail}"
         record, _ = records.insert(conn, NewRecord(type="bugfix", title=title, body=body[:2000], project_id=project_id,
-                                                   source="hook_observation", session_id=session_id or None))
+                                                   source="hook_observation", session_id=session_id or None,
+                                                   anchors=_stub_anchors(ob)))
         record_id = record.id
     if ob.path:
         graph.link(conn, record_id, [graph.upsert_node(conn, project_id, "file", ob.path)])

@@ -133,7 +133,7 @@ def test_the_users_own_gemini_server_survives_init_and_uninstall(run, isolated_h
     rc, out, _ = run("init", "--agent", "gemini", "--no-profile")
     assert "one you registered yourself: left as it is" in out
     assert json.loads(settings.read_text())["mcpServers"]["agentctx"] == json.loads(GEMINI_USERS_OWN)["mcpServers"]["agentctx"]
-    assert len(gemini_setup.registered()) == 5
+    assert len(gemini_setup.registered()) == 6
     run("uninstall", "--agent", "gemini")
     assert settings.read_text() == GEMINI_USERS_OWN
 
@@ -184,7 +184,7 @@ def test_gemini_cli_home_is_where_gemini_reads_its_settings(run, isolated_home, 
     assert paths.gemini_home() == home / ".gemini"
     rc, out, _ = run("init", "--agent", "gemini", "--no-profile")
     assert rc == 0 and str(home / ".gemini" / "settings.json") in out
-    assert len(gemini_setup.registered()) == 5 and not (isolated_home / ".gemini").exists()
+    assert len(gemini_setup.registered()) == 6 and not (isolated_home / ".gemini").exists()
     found = {c["name"]: c for c in json.loads(run("doctor", "--json")[1])}
     assert str(home / ".gemini" / "trustedFolders.json") in found["gemini-folder"]["fix"]
     monkeypatch.setenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", str(tmp_path / "trust.json"))

@@ -145,7 +145,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def test_every_agent_was_wired_and_every_run_succeeded(world):
     init = world["init"]
-    assert "registered hooks in" in init and "Codex CLI: trusted our 6 Codex hooks" in init
+    assert "registered hooks in" in init and "Codex CLI: trusted our 7 Codex hooks" in init
     assert "Gemini CLI: registered hooks and MCP server" in init
     for name in ("claude_rec", "codex_ask", "gemini_ask", "codex_rec", "gemini_rec", "claude_ask"):
         assert world[name].returncode == 0, (name, world[name].stderr[-2000:])
