@@ -16,7 +16,8 @@ base/anchors. Measured per agent (a rule the agent loads natively is its own job
   tokens     tokens delivered per edit (the hook's action), and per session
   always-on  what an index of every rule's title and description in every turn costs (Claude Code's MEMORY.md
              style), and every rule's whole text in every turn
-The cap on records per action is fitted on half of the repositories (by name) and reported on the others.
+The length of a record's text in the map (anchormap.TEXT_CHARS: within the hook's 400-token budget, a longer text
+leaves room for fewer records) is fitted on half of the repositories (by name) and reported on the others.
 """
 
 from __future__ import annotations
@@ -33,8 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-CAPS = (1, 2, 3, 4)  # records per action tried on the fit repositories
-ACTION_TOKENS = 400  # what one action may deliver (the hook's budget)
+TEXT_CHOICES = (120, 240, 480)  # characters of a record's text in the map, tried on the fit repositories
 
 
 # --- ground truth: each format's meaning, matched independently of base/anchors ------------------------------------
@@ -150,11 +150,11 @@ class Truth:
 # --- what agentctx delivers ----------------------------------------------------------------------------------------
 
 
-def build(repo: dict[str, object], work: Path) -> tuple[list[object], dict[str, str], "object"]:
+def build(repo: dict[str, object], work: Path) -> tuple[list[dict[str, object]], dict[str, str], "object"]:
     """Write the rule files to a scratch tree, read them with agentctx's reader into a fresh store, and return the
-    anchor-map entries, rule path -> record id, and the connection."""
+    anchor map's entries (memory/anchormap.py, what the hook reads), rule path -> record id, and the connection."""
     from agentctx.base.project import Project
-    from agentctx.memory import rulefiles
+    from agentctx.memory import anchormap, rulefiles
     from agentctx.store import db
     from agentctx.store import rulefiles as sql
 
@@ -167,61 +167,40 @@ def build(repo: dict[str, object], work: Path) -> tuple[list[object], dict[str, 
     project = Project("bench-" + str(repo["repo"]).replace("/", "-"), str(repo["repo"]), str(tree), None)
     rulefiles.sync(conn, project)
     ids = {path: row.record_id for path, row in sql.rows(conn, project.id).items() if row.record_id}
-    return entries_for(conn, project.id), ids, conn
+    return anchormap.build(conn, project.id)["entries"], ids, conn  # type: ignore[return-value]
 
 
-def entries_for(conn: "object", project_id: str) -> list[object]:
-    """The anchor map's entries for a project's current anchored records (the hook's own map when it exists)."""
-    from agentctx.base.tokens import estimate
-    from agentctx.memory.rulefiles import native_agents
+def with_text(entries: list[dict[str, object]], conn: "object", chars: int) -> list[dict[str, object]]:
+    """The map's entries with each record's text cut to `chars` (the knob fitted here; the map's own is
+    anchormap.TEXT_CHARS)."""
+    from agentctx.memory.anchormap import short_text
     from agentctx.store import records
 
     out = []
-    for rec in records.current(conn, project_id, limit=10_000):  # type: ignore[arg-type]
-        if rec.anchors:
-            text = f"{rec.title}\n{rec.body}"
-            out.append({"id": rec.id, "anchors": list(rec.anchors), "text": text, "tokens": estimate(text),
-                        "skip_agents": sorted(native_agents(rec))})
-    return out
-
-
-def select(entries: list[dict[str, object]], target: str, agent: str, delivered: set[str], cap: int) -> list[str]:
-    """Records to deliver before an edit of `target`: path anchors that match, not yet delivered this session, not
-    loaded natively by `agent`, at most `cap` records and ACTION_TOKENS tokens (each record's text cut to fit)."""
-    from agentctx.base.anchors import path_matches
-
-    out: list[str] = []
-    left = ACTION_TOKENS
     for e in entries:
-        if e["id"] in delivered or agent in e["skip_agents"]:  # type: ignore[operator]
-            continue
-        if any(a.startswith("path:") and path_matches(a[5:], target) for a in e["anchors"]):  # type: ignore[union-attr]
-            out.append(str(e["id"]))
-            left -= min(int(e["tokens"]), left)  # type: ignore[call-overload]
-            if len(out) >= cap or left <= 0:
-                break
+        rec = records.get(conn, str(e["id"]))  # type: ignore[arg-type]
+        out.append({**e, "text": short_text(rec.body, chars) if rec else e["text"]})
     return out
 
 
-def delivered_tokens(entries: dict[str, dict[str, object]], ids: list[str]) -> int:
-    left = ACTION_TOKENS
-    spent = 0
-    for rid in ids:
-        n = min(int(entries[rid]["tokens"]), left)  # type: ignore[call-overload]
-        spent += n
-        left -= n
-    return spent
+def deliver(entries: list[dict[str, object]], file: str, agent: str, delivered: set[str]) -> tuple[list[str], int]:
+    """What the pre-action hook delivers before an edit of `file`: hooks/action.select, exactly; (ids, tokens)."""
+    from agentctx.base.tokens import estimate
+    from agentctx.hooks.action import Target, render, select
+
+    picks = select(entries, Target("Edit", (file,)), agent, delivered)
+    return [str(p.entry["id"]) for p in picks], estimate(render(picks)) if picks else 0
 
 
 # --- one repository ------------------------------------------------------------------------------------------------
 
 
-def measure(repo: dict[str, object], agent: str, cap: int, built: tuple[list[object], dict[str, str], object]) -> dict[str, float]:
+def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, object]],
+            built: tuple[list[dict[str, object]], dict[str, str], object]) -> dict[str, float]:
     from agentctx.memory.rulefiles import native_agents
     from agentctx.store import records
 
-    entries_list, ids, conn = built
-    entries = {str(e["id"]): e for e in entries_list}  # type: ignore[index]
+    _, ids, conn = built
     truths = [Truth(r["path"], r["text"]) for r in repo["rules"]]  # type: ignore[union-attr]
     scoped = [t for t in truths if t.kind in ("globs", "directory")]
     native = {}
@@ -235,9 +214,8 @@ def measure(repo: dict[str, object], agent: str, cap: int, built: tuple[list[obj
         spent = 0
         for file in commit["files"]:
             edits += 1
-            got = select(entries_list, file, agent, delivered, cap)  # type: ignore[arg-type]
+            got, n = deliver(entries_list, file, agent, delivered)
             delivered.update(got)
-            n = delivered_tokens(entries, got)
             spent += n
             governing = [t for t in scoped if t.governs(file)]
             good_ids = {ids.get(t.path) for t in governing}
@@ -309,28 +287,38 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict[str, object] = {"repos": len(data), "fit_repos": len(fit_names),
                                   "commits": sum(len(r["commits"]) for r in data),  # type: ignore[arg-type]
                                   "rules": sum(len(r["rules"]) for r in data)}  # type: ignore[arg-type]
+    from agentctx.memory.anchormap import TEXT_CHARS
+
+    variants = {n: {name: with_text(b[0], b[2], n) for name, b in built.items()} for n in TEXT_CHOICES}
     for agent in agents:
-        # Fit: the cap with the best hit rate on the fit half, ties to the smaller cap (fewer tokens).
+        # Fit: the text length with the best hit rate on the fit half; ties go to the hook's own, then the shorter.
         scores = {}
-        for cap in CAPS:
-            t = totals([measure(r, agent, cap, built[str(r["repo"])]) for r in data if str(r["repo"]) in fit_names])
-            scores[cap] = (round(ratio(t["hits"], t["pairs"]), 4), -t["tokens"])
-        cap = max(CAPS, key=lambda c: (scores[c], -c))
+        for n in TEXT_CHOICES:
+            t = totals([measure(r, agent, variants[n][str(r["repo"])], built[str(r["repo"])]) for r in data
+                        if str(r["repo"]) in fit_names])
+            scores[n] = round(ratio(t["hits"], t["pairs"]), 3)
+        chosen = max(TEXT_CHOICES, key=lambda n: (scores[n], n == TEXT_CHARS, -n))
         held = [r for r in data if str(r["repo"]) not in fit_names] or data
-        rows = []
-        for repo in held:
-            m = measure(repo, agent, cap, built[str(repo["repo"])])
-            rows.append(m)
-            if not args.no_repos:
-                print(f"{agent} {repo['repo']}: rules={len(repo['rules'])} edits={m['edits']} pairs={m['pairs']} "
-                      f"hit={ratio(m['hits'], m['pairs']):.3f} noise={ratio(m['noisy'], m['edits']):.3f} "
-                      f"native_pairs={m['native_pairs']} tokens/edit={ratio(m['tokens'], m['edits']):.1f}")
-        t = totals(rows)
-        summary.update({f"{agent}_cap": cap, f"{agent}_hit": round(ratio(t["hits"], t["pairs"]), 3),
-                        f"{agent}_pairs": int(t["pairs"]), f"{agent}_native_pairs": int(t["native_pairs"]),
-                        f"{agent}_noise": round(ratio(t["noisy"], t["edits"]), 3),
-                        f"{agent}_tokens_per_edit": round(ratio(t["tokens"], t["edits"]), 1),
-                        f"{agent}_tokens_per_session": round(ratio(t["tokens"], t["sessions"]), 1)})
+        for label, n in (("", chosen), ("_hook_default", TEXT_CHARS)):
+            rows = []
+            for repo in data:
+                name = str(repo["repo"])
+                m = measure(repo, agent, variants[n][name] if n in variants else built[name][0], built[name])
+                if repo in held:
+                    rows.append(m)
+                if not args.no_repos and not label:
+                    part = "fit" if name in fit_names and len(held) < len(data) else "held-out"
+                    print(f"{agent} {part} {name}: rules={len(repo['rules'])} edits={m['edits']} pairs={m['pairs']} "
+                          f"hit={ratio(m['hits'], m['pairs']):.3f} noise={ratio(m['noisy'], m['edits']):.3f} "
+                          f"native_pairs={m['native_pairs']} tokens/edit={ratio(m['tokens'], m['edits']):.1f}")
+            t = totals(rows)
+            summary.update({f"{agent}{label}_text_chars": n, f"{agent}{label}_hit": round(ratio(t["hits"], t["pairs"]), 3),
+                            f"{agent}{label}_noise": round(ratio(t["noisy"], t["edits"]), 3),
+                            f"{agent}{label}_tokens_per_edit": round(ratio(t["tokens"], t["edits"]), 1)})
+            if not label:
+                summary.update({f"{agent}_pairs": int(t["pairs"]), f"{agent}_native_pairs": int(t["native_pairs"]),
+                                f"{agent}_tokens_per_session": round(ratio(t["tokens"], t["sessions"]), 1),
+                                f"{agent}_fit_hits": "/".join(f"{n}:{scores[n]}" for n in TEXT_CHOICES)})
     index, full = zip(*(always_on(r) for r in data))
     summary["edits"] = int(sum(len(c["files"]) for r in data for c in r["commits"]))  # type: ignore[union-attr]
     summary["index_tokens_per_turn"] = round(statistics.mean(index), 1)
