@@ -160,3 +160,23 @@ def test_cli_rules_and_sync(repo, conn, capsys):
     listed = {r["path"]: r for r in json.loads(capsys.readouterr().out)["rules"]}
     assert listed[".cursor/rules/api.mdc"]["anchors"] == ["path:src/api/**/*.ts"]
     assert cli.main(["-C", str(repo), "rules", "bogus"]) == 64
+
+
+def test_the_pre_action_hook_gets_the_rule_in_every_agent_but_its_own(repo, conn):
+    from agentctx.hooks.action import Target, select
+    from agentctx.memory import anchormap
+
+    _write(repo, ".claude/rules/db.md", '---\npaths: ["migrations/*.sql"]\n---\n# Migrations\nNever edit an applied one.')
+    _write(repo, ".cursor/rules/api.mdc", API)
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    entries = anchormap.build(conn, project.id)["entries"]
+    by_title = {e["title"].split(":")[0]: e for e in entries}
+    assert by_title[".claude/rules/db.md"]["skip_agents"] == ["claude"]
+    assert by_title[".cursor/rules/api.mdc"]["skip_agents"] == []
+    edit = Target("Edit", ("migrations/0042_add_index.sql",))
+    assert [p.entry["title"] for p in select(entries, edit, "codex", set())] == [by_title[".claude/rules/db.md"]["title"]]
+    assert select(entries, edit, "claude", set()) == []  # Claude Code loads .claude/rules itself
+    api = select(entries, Target("Edit", ("src/api/v1/users.ts",)), "claude", set())
+    assert [p.entry["id"] for p in api] == [by_title[".cursor/rules/api.mdc"]["id"]]
+    assert select(entries, Target("Edit", ("src/api/v1/users.ts",)), "claude", {api[0].entry["id"]}) == []
