@@ -121,6 +121,9 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
     def session_label(sid: object) -> str:  # "s1 (Codex CLI)": which agent's session it was
         agent = agents.get(sid) if isinstance(sid, str) else None
         return f"{sid or '-'}" + (f" ({LABELS.get(agent, agent)})" if agent else "")
+    from ..memory.anchormap import action_decisions
+
+    acted = action_decisions() if any(i.event == "PreToolUse" for i in rows) else {}
     out = []
     for inj in rows:
         items = []
@@ -129,8 +132,17 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
             items.append({"id": rid, "score": inj.scores[i] if i < len(inj.scores) else None,
                           "type": rec.type if rec else None, "title": rec.title if rec else "(deleted)",
                           "current": bool(rec and rec.is_current)})
-        out.append({"at": inj.created_at, "session_id": inj.session_id, "agent": agents.get(inj.session_id or ""),
-                    "event": inj.event, "prompt_hash": inj.prompt_hash, "tokens": inj.tokens, "records": items})
+        row: dict[str, object] = {"at": inj.created_at, "session_id": inj.session_id,
+                                  "agent": agents.get(inj.session_id or ""), "event": inj.event,
+                                  "prompt_hash": inj.prompt_hash, "tokens": inj.tokens, "records": items}
+        action = acted.get((inj.session_id or "", inj.prompt_hash or "")) if inj.event == "PreToolUse" else None
+        if action:  # before a tool call: which action, and the anchor (or guard) each record matched
+            why = {p.get("id"): p for p in action.get("picks") or () if isinstance(p, dict)}  # type: ignore[union-attr]
+            row["action"] = {"tool": action.get("tool"), "paths": action.get("paths")}
+            for item in items:
+                pick = why.get(item["id"]) or {}
+                item["anchor"], item["decision"] = pick.get("anchor"), pick.get("decision")
+        out.append(row)
     for row in prompts:
         row["agent"] = agents.get(row.get("session_id") or "")
     if ctx.json:
@@ -139,11 +151,18 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
     if not out:
         ctx.out("nothing injected yet" + (f" in session {args.session}" if args.session else ""))
     for row in out:
+        label = "prompt" if row["event"] in ("UserPromptSubmit", "SessionStart") else "action"
         ctx.out(f"{row['at']}  {row['event']}  session {session_label(row['session_id'])}  {row['tokens']} tokens"
-                + (f"  prompt {row['prompt_hash']}" if row["prompt_hash"] else ""))
+                + (f"  {label} {row['prompt_hash']}" if row["prompt_hash"] else ""))
+        act = row.get("action")
+        if isinstance(act, dict):
+            ctx.out(f"    before {act.get('tool')}" + (f" of {', '.join(act.get('paths') or ())}" if act.get("paths")
+                                                     else ""))
         for item in row["records"]:
             score = "" if item["score"] is None else f"{item['score']:.3f}"
-            ctx.out(f"    {score:>8}  [{item['type']}] {item['title']}  {item['id']}")
+            reason = (f"  guard: {item['decision']}" if item.get("decision") else
+                      f"  matched {item['anchor']}" if item.get("anchor") else "")
+            ctx.out(f"    {score:>8}  [{item['type']}] {item['title']}  {item['id']}{reason}")
     if prompts:
         ctx.out("\nrecent prompts: what was injected, what nearly was, and why"
                 + ("" if args.verbose else " (--verbose: the numbers)"))

@@ -109,6 +109,11 @@ def _show_text(record: Record, head: Record | None = None, agents: "dict[str, st
     if record.anchors:  # what it governs: matched before a tool call, never injected as its text
         lines += ["", "Governs (matched before an edit or a command, not injected):"]
         lines += [f"  {a}" for a in record.anchors]
+    if record.guard:  # the user made it enforced: the pre-action hook asks or denies (SPEC §4.11)
+        from ..base.guards import describe
+
+        lines += ["", f"Guard (enforced before an agent's action): {describe(record.guard) or record.guard}",
+                  f"  `agentctx guard {record.id} --off` to stop"]
     return "\n".join(lines)
 
 

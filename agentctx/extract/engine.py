@@ -134,11 +134,12 @@ def _call(client: Any, model: str, plan: policy.Plan, lines: list[str], handover
 
     if len(plan.windows) == 1:
         ans = one(prompt.SYSTEM, prompt.user_message(plan.windows[0], carry=plan.carry, records=lines,
-                                                     handover=handover), 1)
+                                                     handover=handover, actions=plan.actions), 1)
         return ans.data, usd, usage, ans.error
     with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
         answers = list(pool.map(
-            lambda w: one(prompt.SYSTEM, prompt.user_message(w, carry=plan.carry, records=lines), len(plan.windows)),
+            lambda w: one(prompt.SYSTEM, prompt.user_message(w, carry=plan.carry, records=lines, actions=plan.actions),
+                          len(plan.windows)),
             plan.windows))
     outputs = [a.data for a in answers if a.data is not None]
     if not outputs:
@@ -148,6 +149,15 @@ def _call(client: Any, model: str, plan: policy.Plan, lines: list[str], handover
         log(f"map-reduce: {lost} of {len(answers)} chunks failed; synthesising the rest")
     synth = one(prompt.SYNTHESIS, prompt.synthesis_message(outputs, records=lines, handover=handover), 1)
     return (synth.data if synth.data is not None else _merge(outputs)), usd, usage, None
+
+
+def _root_of(cwd: str | None) -> str | None:
+    """The repository root a session's relative anchors are taken from."""
+    if not cwd:
+        return None
+    from ..base.roots import git_root
+
+    return git_root(cwd) or cwd
 
 
 def _settle_offline(conn: sqlite3.Connection, session_id: str, project_id: str, path: Path) -> None:
@@ -168,7 +178,8 @@ def _settle_offline(conn: sqlite3.Connection, session_id: str, project_id: str, 
 def plan_tokens(plan: policy.Plan, lines: list[str], handover: str) -> tuple[int, int]:
     """(input tokens, calls) a plan will send, estimated as chars / 4; used by dry runs and backfill."""
     fixed = estimate(prompt.SYSTEM) + estimate(json.dumps(prompt.SCHEMA))
-    users = [prompt.user_message(w, carry=plan.carry, records=lines, handover=handover) for w in plan.windows]
+    users = [prompt.user_message(w, carry=plan.carry, records=lines, handover=handover, actions=plan.actions)
+             for w in plan.windows]
     sent = sum(fixed + estimate(u) for u in users)
     if len(users) > 1:  # the synthesis call reads every chunk's answer
         sent += fixed + estimate(prompt.SYNTHESIS) + EXPECTED_OUTPUT_TOKENS * len(users)
@@ -185,7 +196,7 @@ def _preview(plan: policy.Plan, model: str, lines: list[str], handover: str,
              out: Callable[[str], None]) -> tuple[int, float]:
     sent, calls, usd = estimate_plan(plan, model, lines, handover)
     for i, window in enumerate(plan.windows, 1):
-        user = prompt.user_message(window, carry=plan.carry, records=lines, handover=handover)
+        user = prompt.user_message(window, carry=plan.carry, records=lines, handover=handover, actions=plan.actions)
         out(f"--- request {i}/{len(plan.windows)} ({plan.mode}, model {model}) ---\n{user}\n")
     out(f"would send ~{sent} input tokens in {calls} call(s); estimated cost ${usd:.4f}")
     return sent, usd
@@ -255,6 +266,11 @@ def _locked(conn: sqlite3.Connection, session_id: str, path: Path, *, cwd: str |
     earlier = tuple(t for t in part.turns if t.offset < cur.offset)
     new = tuple(t for t in part.turns if t.offset >= cur.offset)
     plan = policy.plan(new, earlier)
+    if part.actions:  # what this part's tool calls touched: the only things an entry may be anchored to
+        from dataclasses import replace
+
+        root = _root_of(cwd or part.cwd or transcript.session_cwd(path))
+        plan = replace(plan, actions=transcript.action_lines([a for a in part.actions if a[0] >= cur.offset], root))
     advanced = cur.advance(transcript=str(path), offset=part.end,
                            carry_from=_carry_from(part.turns, part.end), failures=0)
     if plan.mode == "empty":
@@ -313,7 +329,7 @@ def _locked(conn: sqlite3.Connection, session_id: str, path: Path, *, cwd: str |
         return ExtractResult(session_id, cost_usd=usd, calls=usage.calls, tokens_sent=usage.sent,
                              skipped="unparseable" if str(error).startswith(("unparseable", "invalid answer", "not_json"))
                              else "api_error", mode=plan.mode)
-    extraction = validate.check(data, plan.evidence)
+    extraction = validate.check(data, plan.evidence, plan.actions)
     seen = set(cur.reinforced)
     result = ingest(conn, extraction, project_id=project_id, session_id=session_id, threshold=threshold,
                     reinforced=seen)

@@ -33,6 +33,9 @@ class Plan:
     carry: str
     evidence: str  # the developer's words, as sent (redacted): what ingest grounds entries in
     new_tokens: int
+    # What the session's tool calls touched in the new part (`path:…` edited, `command:…` run): the only things an
+    # entry's anchors may name (SPEC §6.2).
+    actions: tuple[str, ...] = ()
 
 
 def clean(text: str) -> str:

@@ -15,7 +15,9 @@ _EVIDENCE = {"type": "string"}
 _SUPERSEDES = {"type": ["string", "null"]}
 # How each record will be asked (SPEC §6.2): written in the same call, for every entry that becomes a record.
 _ASKED = {"questions": {"type": "array", "items": {"type": "string"}},
-          "aliases": {"type": "array", "items": {"type": "string"}}}
+          "aliases": {"type": "array", "items": {"type": "string"}},
+          # What the entry governs, from the TOOL CALLS list only (SPEC §6.2); validate drops any it does not match.
+          "anchors": {"type": "array", "items": {"type": "string"}}}
 
 
 def _entry(properties: dict[str, Any]) -> dict[str, Any]:
@@ -80,6 +82,10 @@ Rules:
    type whose answer is this entry, in their everyday words, not copied from the entry ("why does pytest hang
    on the vpn?"); "aliases", up to 10 other names for what it is about that the entry's own text does not use
    (synonyms, abbreviations, category words, rejected alternatives: "ORM", "SQLAlchemy", "persistence").
+11. "anchors": what an entry governs, only when the developer tied it to files or commands that appear in the
+   TOOL CALLS list (files edited, commands run while they said it): a path or folder glob from that list
+   ("src/payments/**", "migrations/*.sql") or "command:" with a command's first words ("command:alembic
+   upgrade"). [] when the developer did not tie it to them or there is no TOOL CALLS list. Never invent one.
 
 Example. NEW TRANSCRIPT:
 Developer: Let's not use an ORM here, raw SQL with sqlite3 is fine since it's one file. And always run ruff before committing.
@@ -107,14 +113,18 @@ def records_block(lines: list[str]) -> str:
     return "EXISTING RECORDS (id [type] title):\n" + ("\n".join(lines) if lines else "(none yet)")
 
 
-def user_message(new_text: str, *, carry: str = "", records: list[str] | None = None, handover: str = "") -> str:
-    """The user turn: existing records, the current handover, earlier context, then the new transcript."""
+def user_message(new_text: str, *, carry: str = "", records: list[str] | None = None, handover: str = "",
+                 actions: "tuple[str, ...] | list[str]" = ()) -> str:
+    """The user turn: existing records, the current handover, earlier context, the new transcript, then what its
+    tool calls touched (the only things an entry may be anchored to)."""
     parts = [records_block(records or [])]
     if handover:
         parts.append("CURRENT HANDOVER:\n" + handover)
     if carry:
         parts.append("EARLIER CONTEXT (already processed):\n" + carry)
     parts.append("NEW TRANSCRIPT:\n" + new_text)
+    if actions:
+        parts.append("TOOL CALLS (files edited, commands run in the new transcript):\n" + "\n".join(actions))
     return scrub_text("\n\n".join(parts))
 
 

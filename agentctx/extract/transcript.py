@@ -7,7 +7,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from typing import Any, Iterator, Literal, Sequence
 
 from ..agents import line_adapter
 
@@ -46,6 +46,9 @@ class Slice:
     end: int
     cwd: str | None = None
     skipped: int = 0  # malformed or unknown lines
+    # (byte offset, kind, value) of the assistant's tool calls: the file an edit wrote (`path`), the command line
+    # a shell call ran (`command`). Kept on the machine; extraction sends their short forms (`action_lines`).
+    actions: tuple[tuple[int, str, str], ...] = ()
 
     @property
     def developer_text(self) -> str:
@@ -129,6 +132,7 @@ def parse(data: bytes, base: int = 0) -> Slice:
     end = base
     cwd: str | None = None
     open_msg: dict[str, int] = {}  # message.id -> index in turns, to merge a response split over lines
+    actions: list[tuple[int, str, str]] = []
     for start, stop, raw in _lines(data, base):
         end = stop
         if not raw.strip():
@@ -163,6 +167,7 @@ def parse(data: bytes, base: int = 0) -> Slice:
             if text:
                 turns.append(Turn("developer", text, start, stop, stamp))
             continue
+        actions.extend((start, kind_, value) for kind_, value in _tool_targets(message.get("content")))
         text = _assistant_text(message.get("content"))
         mid = message.get("id")
         if isinstance(mid, str) and mid in open_msg:
@@ -175,7 +180,53 @@ def parse(data: bytes, base: int = 0) -> Slice:
             open_msg[mid] = len(turns)
         turns.append(Turn("assistant", text, start, stop, stamp))
     kept = tuple(t for t in turns if t.text)
-    return Slice(kept, base, end, cwd, skipped)
+    return Slice(kept, base, end, cwd, skipped, tuple(actions))
+
+
+_EDIT_TOOLS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
+
+
+def _tool_targets(content: Any) -> list[tuple[str, str]]:
+    """(kind, value) of the tool calls in an assistant message: files edited, shell lines run."""
+    out: list[tuple[str, str]] = []
+    if not isinstance(content, list):
+        return out
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "tool_use" or not isinstance(block.get("input"), dict):
+            continue
+        name, args = block.get("name"), block["input"]
+        if name in _EDIT_TOOLS and isinstance(args.get(_EDIT_TOOLS[name]), str):
+            out.append(("path", args[_EDIT_TOOLS[name]]))
+        elif name == "Bash" and isinstance(args.get("command"), str):
+            out.append(("command", args["command"]))
+    return out
+
+
+ACTION_LINES_MAX = 40
+
+
+def action_lines(actions: "Sequence[tuple[int, str, str]]", root: str | None) -> tuple[str, ...]:
+    """The short, shareable form of tool calls: `path:<repository-relative file>` for each file edited inside
+    `root`, `command:<first three words>` for each command of each shell line. At most ACTION_LINES_MAX, each once."""
+    import os
+
+    from ..base.anchors import command_segments, command_words
+
+    out: dict[str, None] = {}
+    base = (root or "").rstrip("/") + "/"
+    for _, kind, value in actions:
+        if kind == "path":
+            full = os.path.normpath(value if os.path.isabs(value) or not root else os.path.join(root, value))
+            if root and full.startswith(base):
+                out.setdefault("path:" + full[len(base):], None)
+        elif kind == "command":
+            for segment in command_segments(value)[:8]:
+                words = command_words(segment)[:3]
+                if words and not words[0].startswith("-"):
+                    out.setdefault("command:" + " ".join(words), None)
+        if len(out) >= ACTION_LINES_MAX:
+            break
+    return tuple(out)[:ACTION_LINES_MAX]
 
 
 def read(path: str | Path, start: int = 0, *, limit: int = READ_LIMIT) -> Slice:

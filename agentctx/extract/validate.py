@@ -33,6 +33,7 @@ class Entry:
     key: str  # the fact's text without decoration, for near-duplicate checks
     questions: tuple[str, ...] = ()  # how the record will be asked (trimmed to the store's limits)
     aliases: tuple[str, ...] = ()
+    anchors: tuple[str, ...] = ()  # what it governs: only those the session's tool calls ground
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,29 @@ def _shape(kind: Kind, e: dict[str, Any]) -> tuple[str, str, str, str, str] | No
     return "discovery", pattern, f"{pattern}\n\nWhy it matters: {why}", "project", "inferred"
 
 
-def _entry(kind: Kind, raw: Any, corpus_words: str) -> Entry | str:
+def grounded_anchors(items: Any, actions: "tuple[str, ...] | list[str]") -> tuple[str, ...]:
+    """The model's anchors that the session's tool calls ground: a path glob matching a file it edited, a command
+    prefix matching a command it ran. Anything else (invented, refused by the store, symbols, tools) is dropped."""
+    from ..base import anchors
+
+    if not isinstance(items, list) or not actions:
+        return ()
+    paths = [a[5:] for a in actions if a.startswith("path:")]
+    commands = [a[8:] for a in actions if a.startswith("command:")]
+    out: dict[str, None] = {}
+    for item in items[: anchors.ANCHORS_MAX * 2]:
+        try:
+            stored = anchors.normalize(item) if isinstance(item, str) else ""
+        except anchors.AnchorError:
+            continue
+        kind, value = anchors.split(stored)
+        if (kind == "path" and any(anchors.path_matches(value, p) for p in paths)) or (
+                kind == "command" and any(anchors.command_matches(value, c) for c in commands)):
+            out.setdefault(stored, None)
+    return tuple(out)[: anchors.ANCHORS_MAX]
+
+
+def _entry(kind: Kind, raw: Any, corpus_words: str, actions: "tuple[str, ...] | list[str]" = ()) -> Entry | str:
     """The entry, or the reason it is dropped."""
     if not isinstance(raw, dict):
         return "schema"
@@ -145,7 +168,7 @@ def _entry(kind: Kind, raw: Any, corpus_words: str) -> Entry | str:
         conf = "inferred"
     return Entry(kind, type_, _title(main), body, conf, scope, _supersedes(raw), evidence.strip(),
                  " ".join(words(main)), asked_within_limits(raw.get("questions"), "questions"),
-                 asked_within_limits(raw.get("aliases"), "aliases"))
+                 asked_within_limits(raw.get("aliases"), "aliases"), grounded_anchors(raw.get("anchors"), actions))
 
 
 def _handover(work: Any) -> tuple[str, str] | None:
@@ -178,8 +201,9 @@ def problem(data: dict[str, Any]) -> str | None:
     return f"not a list: {', '.join(wrong)}" if wrong else None
 
 
-def check(data: dict[str, Any], evidence_text: str) -> Extraction:
-    """Validate a decoded answer against the schema and the developer's words in `evidence_text`."""
+def check(data: dict[str, Any], evidence_text: str, actions: "tuple[str, ...] | list[str]" = ()) -> Extraction:
+    """Validate a decoded answer against the schema and the developer's words in `evidence_text` (and its anchors
+    against what the session's tool calls touched, `actions`)."""
     if data.get("flush_ok") is True:
         return Extraction(flush=True)
     corpus_words = corpus(evidence_text)
@@ -193,7 +217,7 @@ def check(data: dict[str, Any], evidence_text: str) -> Extraction:
             dropped.append((kind, "schema"))
             continue
         for raw in items:
-            result = _entry(kind, raw, corpus_words)
+            result = _entry(kind, raw, corpus_words, actions)
             if isinstance(result, str):
                 dropped.append((kind, result))
             else:

@@ -23,8 +23,9 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "stop": ("lifecycle", "stop"),
     "pre-compact": ("lifecycle", "pre_compact"),
     "pre-tool-use": ("action", "pre_tool_use"),
-    "post-tool-use": ("tool", "post_tool_use"),
-    "post-tool-use-failure": ("tool", "post_tool_use_failure"),
+    # What an action did after records were delivered before it (followup), then capture (tool).
+    "post-tool-use": ("followup", "post_tool_use"),
+    "post-tool-use-failure": ("followup", "post_tool_use_failure"),
     "session-end": ("lifecycle", "session_end"),
 }
 

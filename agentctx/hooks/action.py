@@ -129,6 +129,10 @@ def guard_decision(entry: dict, target: Target) -> str:  # type: ignore[type-arg
 def block(entry: dict, decision: str = "") -> str:  # type: ignore[type-arg]
     """What the model reads of a record before the action: its type, title (and flag), id and the start of it."""
     flag = f" {entry['flag']}" if entry.get("flag") else ""
+    if entry.get("confidence") == "inferred":  # a capture stub or an unconfirmed extraction: said as such
+        flag = " (unconfirmed pattern)" + flag
+    elif entry.get("confidence") == "team":
+        flag = " (from the team file)" + flag
     head = f"[{entry.get('type') or 'record'}] {entry.get('title') or ''}{flag} (id {entry['id']})"
     if decision:
         head = f"GUARD ({'denied' if decision == 'deny' else 'asks the user'}) " + head
@@ -318,7 +322,7 @@ def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick
     n_tokens = tokens.estimate(text)
     record_pending({"event": "PreToolUse", "session_id": payload.session_id, "project_id": project_id,
                     "prompt_hash": key, "record_ids": ids, "scores": [1.0] * len(ids), "tokens": n_tokens,
-                    "agent": payload.agent})
+                    "agent": payload.agent, "guards": [i for i, d in zip(ids, decisions) if d]})
     what = {"tool": target.tool, "paths": list(target.paths[:8])}
     if payload.session_id:
         note = {"key": key, "ids": ids, "decisions": decisions, "tool": target.tool,

@@ -182,11 +182,17 @@ def _scrub(text: str) -> str:
     return scrub_text(text)
 
 
+def _root(ctx: ToolContext) -> str | None:
+    """The repository an absolute anchor may point into (made relative to it)."""
+    return getattr(ctx.project, "root_dir", None) or None
+
+
 def ctx_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     new = NewRecord(type=args["type"], title=_scrub(args["title"]), body=_scrub(args["body"]),
                     project_id=ctx.project.id, scope=args.get("scope", "project"), confidence="explicit",
                     source="mcp_tool", session_id=ctx.session(), questions=tuple(args.get("questions") or ()),
-                    aliases=tuple(args.get("aliases") or ()))
+                    aliases=tuple(args.get("aliases") or ()),
+                    anchors=records.anchor_items(args.get("anchors"), _root(ctx)))
     record, superseded = records.insert(ctx.conn, new, supersedes=args.get("supersedes"))
     return {"id": record.id, "type": record.type, "title": record.title, "scope": record.scope,
             "recorded_at": record.recorded_at, "superseded": [s.id for s in superseded]}
@@ -195,7 +201,9 @@ def ctx_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 def ctx_supersede(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     old, new = records.supersede(ctx.conn, args["old_id"], ctx.project.id, body=_scrub(args["new_body"]),
                                  rationale=_scrub(args["rationale"]), source="mcp_tool", session_id=ctx.session(),
-                                 questions=args.get("questions"), aliases=args.get("aliases"))
+                                 questions=args.get("questions"), aliases=args.get("aliases"),
+                                 anchors=None if args.get("anchors") is None
+                                 else records.anchor_items(args["anchors"], _root(ctx)))
     return {"old_id": old.id, "new_id": new.id, "type": new.type, "title": new.title}
 
 

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from ..base import paths
 from ..base.errors import AgentctxError, StoreError
+from ..base.anchors import ANCHOR_CHARS, ANCHORS_MAX
 from ..base.models import (ALIAS_CHARS, ALIASES_MAX, BODY_MAX, QUESTION_CHARS, QUESTIONS_MAX, RECORD_TYPES, SCOPES,
                            TITLE_MAX)
 from ..base.tokens import SEARCH_LIMIT_MAX
@@ -57,6 +58,15 @@ DRIFT_ENTRY = {"type": "object", "properties": {"id": {"type": "string"}, "type"
 
 # How a record will be asked: searched as their own fields, so the record is found the way people ask; never shown
 # as its text. Both writing tools ask the calling model for them (it knows the conversation the fact came from).
+# What a record governs (SPEC §3.1): the pre-action hook delivers it before a matching edit or command.
+ANCHORS = {
+    "anchors": {"type": "array", "maxItems": ANCHORS_MAX,
+                "items": {"type": "string", "minLength": 1, "maxLength": ANCHOR_CHARS},
+                "description": "what the record governs, only when the developer tied it to them: repository-relative "
+                               "paths or globs (\"src/payments/**\", \"migrations/*.sql\"), \"command:alembic "
+                               "upgrade\", \"symbol:Client.send\", \"tool:WebFetch\". It is then shown before an "
+                               "edit of those files or that command"},
+}
 ASKED = {
     "questions": {"type": "array", "maxItems": QUESTIONS_MAX,
                   "items": {"type": "string", "minLength": 1, "maxLength": QUESTION_CHARS},
@@ -152,7 +162,7 @@ _TOOL_LIST = (
         _obj({"type": {"type": "string", "enum": list(RECORD_TYPES)},
               "title": {"type": "string", "minLength": 1, "maxLength": TITLE_MAX},
               "body": {"type": "string", "minLength": 1, "maxLength": BODY_MAX},
-              "supersedes": ID, "scope": {"type": "string", "enum": list(SCOPES)}, **ASKED},
+              "supersedes": ID, "scope": {"type": "string", "enum": list(SCOPES)}, **ASKED, **ANCHORS},
              ("type", "title", "body")),
         _out({"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
               "scope": {"type": "string"}, "recorded_at": {"type": "string"},
@@ -164,9 +174,9 @@ _TOOL_LIST = (
         "Replace a current record whose fact changed: the old one is kept as history and stops surfacing; the "
         "new one keeps its type, title and scope, with `new_body` plus the rationale. Fails if `old_id` was "
         "already superseded: the error names the current head to supersede instead. The new record keeps the old "
-        "one's `questions` and `aliases` (how it will be asked) unless you pass new ones.",
+        "one's `questions`, `aliases` (how it will be asked) and `anchors` (what it governs) unless you pass new ones.",
         _obj({"old_id": ID, "new_body": {"type": "string", "minLength": 1, "maxLength": BODY_MAX},
-              "rationale": {"type": "string", "minLength": 1, "maxLength": 1000}, **ASKED},
+              "rationale": {"type": "string", "minLength": 1, "maxLength": 1000}, **ASKED, **ANCHORS},
              ("old_id", "new_body", "rationale")),
         _out({"old_id": {"type": "string"}, "new_id": {"type": "string"}, "type": {"type": "string"},
               "title": {"type": "string"}}, ("old_id", "new_id")),

@@ -114,3 +114,26 @@ def read(project_id: str) -> list[dict[str, object]]:
         return []
     entries = data.get("entries") if isinstance(data, dict) else None
     return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+
+DECISIONS_READ_LIMIT = 2 * 1024 * 1024
+
+
+def action_decisions() -> "dict[tuple[str, str], dict[str, object]]":
+    """(session id, action key) -> what the pre-action hook delivered and why (its tool, the repository-relative
+    files, and per record the anchor that matched or the guard's decision), from its recent log."""
+    from ..base.safeio import read_tail
+
+    try:
+        raw, _ = read_tail(paths.action_decisions_file(), DECISIONS_READ_LIMIT)
+    except OSError:
+        return {}
+    out: dict[tuple[str, str], dict[str, object]] = {}
+    for line in raw.decode("utf-8", "replace").splitlines():
+        try:
+            row = jsonfast.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and isinstance(row.get("key"), str):
+            out[(str(row.get("session_id") or ""), row["key"])] = row
+    return out

@@ -169,6 +169,24 @@ def _injected_so_far(session_id: str) -> list[str]:
     return sorted(i for i in read_ids(paths.dedup_file(session_id), 64 * 1024) if len(i) == 26 and i.isalnum())
 
 
+def _stub_anchors(ob: Observation) -> tuple[str, ...]:
+    """What an error stub governs (inferred, like the stub itself): the file the error names, relative to its
+    repository, so an edit of that file sees the stub first (SPEC §4.11). None outside a repository."""
+    from ..base.errors import ValidationError
+    from ..base.roots import git_root
+
+    if not ob.path:
+        return ()
+    real = os.path.realpath(ob.path)
+    root = git_root(os.path.dirname(real))
+    if not root or not real.startswith(root.rstrip("/") + "/"):
+        return ()
+    try:
+        return records.anchor_items([real[len(root.rstrip("/")) + 1:]])
+    except ValidationError:
+        return ()
+
+
 def _stub(conn: sqlite3.Connection, project_id: str, session_id: str, ob: Observation) -> str | None:
     title = _stub_title("Test failure" if ob.kind == "test" else "Error observed", ob.command)
     existing = capture_sql.current_by_title(conn, project_id, "bugfix", title)
@@ -176,7 +194,8 @@ def _stub(conn: sqlite3.Connection, project_id: str, session_id: str, ob: Observ
     if existing is None:
         body = f"Command: {ob.command}\nObserved: {ob.detail}"
         record, _ = records.insert(conn, NewRecord(type="bugfix", title=title, body=body[:2000], project_id=project_id,
-                                                   source="hook_observation", session_id=session_id or None))
+                                                   source="hook_observation", session_id=session_id or None,
+                                                   anchors=_stub_anchors(ob)))
         record_id = record.id
     if ob.path:
         graph.link(conn, record_id, [graph.upsert_node(conn, project_id, "file", ob.path)])

@@ -104,6 +104,8 @@ def _apply(conn: sqlite3.Connection, line: str) -> bool:
         with db.atomic(conn):
             if row.get("write"):
                 replay(conn, row)
+            elif isinstance(row.get("outcomes"), dict):  # what an action did after records were delivered for it
+                _outcomes(conn, row, sid, at)
             elif row.get("tokens"):
                 ids = [i for i in row.get("record_ids") or () if isinstance(i, str)]
                 sessions.log_injection(conn, session_id=sid, project_id=row["project_id"], event=row["event"],
@@ -111,6 +113,11 @@ def _apply(conn: sqlite3.Connection, line: str) -> bool:
                               scores=[float(x) for x in row.get("scores") or ()], tokens=int(row["tokens"]),
                               created_at=at, agent=_agent(row))
                 records.touch(conn, ids)  # injected records count as read (derived access statistics)
+                stopped = [i for i in row.get("guards") or () if isinstance(i, str) and i in ids]
+                if stopped:  # the guards that asked or denied before this action (SPEC §4.11)
+                    sessions.log_injection(conn, session_id=sid, project_id=row["project_id"],
+                                           event="PreToolUse/guard", prompt_hash=row.get("prompt_hash"),
+                                           record_ids=stopped, scores=[], tokens=0, created_at=at, agent=_agent(row))
             elif sid:
                 sessions.touch(conn, sid, row["project_id"], at, agent=_agent(row))
             if sid and isinstance(row.get("prompt"), str):
@@ -122,6 +129,22 @@ def _apply(conn: sqlite3.Connection, line: str) -> bool:
         raise  # the store itself failed: the whole drain is put back
     except (ValueError, KeyError, TypeError, AttributeError, AgentctxError):
         return False
+
+
+OUTCOMES = ("acted", "followed", "ignored", "fetched")
+
+
+def _outcomes(conn: sqlite3.Connection, row: dict[str, Any], sid: str | None, at: str | None) -> None:
+    """One ledger row per outcome (`PostToolUse/acted`, `/followed`, `/ignored`, `/fetched`), no tokens: the
+    records an action-time delivery concerned, keyed to it by `prompt_hash` (the action's key)."""
+    by: dict[str, list[str]] = {}
+    for rid, outcome in row["outcomes"].items():
+        if isinstance(rid, str) and outcome in OUTCOMES:
+            by.setdefault(outcome, []).append(rid)
+    for outcome, ids in by.items():
+        sessions.log_injection(conn, session_id=sid, project_id=row["project_id"], event=f"PostToolUse/{outcome}",
+                               prompt_hash=row.get("prompt_hash") or None, record_ids=ids, scores=[], tokens=0,
+                               created_at=at, agent=_agent(row))
 
 
 def kept_prompt(prompt: str) -> str:

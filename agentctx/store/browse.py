@@ -90,7 +90,7 @@ def sessions(conn: sqlite3.Connection, project_id: str, *, offset: int = 0, limi
     total = conn.execute(f"SELECT count(*) FROM sessions s WHERE {where}", args).fetchone()[0]
     rows = conn.execute(
         f"SELECT s.session_id, s.project_id, s.started_at, s.ended_at, s.tokens_injected, s.extraction_cost_usd, "
-        "(SELECT count(*) FROM injections i WHERE i.session_id = s.session_id), "
+        "(SELECT count(*) FROM injections i WHERE i.session_id = s.session_id AND instr(i.event, '/') = 0), "
         "(SELECT count(*) FROM records r WHERE r.session_id = s.session_id), "
         "(SELECT count(*) FROM prompts p WHERE p.session_id = s.session_id), "
         "(SELECT substr(p.text, 1, 200) FROM prompts p WHERE p.session_id = s.session_id ORDER BY p.id LIMIT 1), "
@@ -145,8 +145,8 @@ def overview(conn: sqlite3.Connection, project_id: str, days: int = 30) -> dict[
             for key, value in (("by_type", type_), ("by_confidence", conf), ("by_source", source)):
                 groups[key][value] = groups[key].get(value, 0) + n
     own, own_args = ("1", []) if project_id == ALL_PROJECTS else ("project_id = ?", [project_id])
-    for d, tokens, n in conn.execute(f"SELECT substr(created_at, 1, 10), sum(tokens), count(*) FROM injections "
-                                     f"WHERE {own} GROUP BY 1", own_args):
+    for d, tokens, n in conn.execute(f"SELECT substr(created_at, 1, 10), sum(tokens), "
+                                     f"sum(instr(event, '/') = 0) FROM injections WHERE {own} GROUP BY 1", own_args):
         day(d).update(tokens=int(tokens or 0), injections=n)
     for d, cost in conn.execute(f"SELECT substr(started_at, 1, 10), sum(extraction_cost_usd) FROM sessions "
                                 f"WHERE {own} GROUP BY 1", own_args):

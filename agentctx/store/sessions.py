@@ -98,6 +98,11 @@ def log_prompt(conn: sqlite3.Connection, *, session_id: str, project_id: str, pr
                                                    created_at or now_iso()))
 
 
+# Ledger rows that delivered something (SessionStart, UserPromptSubmit, PreToolUse); rows whose event has a `/`
+# (`PreToolUse/guard`, `PostToolUse/followed`, ...) note what an action did with a delivery, with no tokens.
+DELIVERED = "instr(event, '/') = 0"
+
+
 def injections(conn: sqlite3.Connection, project_id: str, *, session_id: str | None = None,
                limit: int = 50) -> list[Injection]:
     """Ledger rows of the project (optionally one session), newest first."""
@@ -127,6 +132,35 @@ def stats(conn: sqlite3.Connection, project_id: str) -> dict[str, object]:
         "max(coalesce(ended_at, started_at)) FROM sessions WHERE project_id = ?",
         (project_id,),
     ).fetchone()
-    injected = conn.execute("SELECT count(*) FROM injections WHERE project_id = ?", (project_id,)).fetchone()[0]
+    injected = conn.execute(f"SELECT count(*) FROM injections WHERE project_id = ? AND {DELIVERED}",
+                            (project_id,)).fetchone()[0]
     return {"sessions": row[0], "tokens_injected": row[1], "extraction_cost_usd": round(float(row[2]), 6),
             "last_session_at": row[3], "injections": injected}
+
+
+# Per-record counters of `record_uses` (SPEC §4.11): deliveries by where they happened, what the actions did after a
+# delivery before them, and the record's share of the tokens of each delivery.
+USE_KEYS = ("prompts", "actions", "stopped", "acted", "followed", "ignored", "fetched", "tokens")
+
+
+def record_uses(conn: sqlite3.Connection, project_id: str) -> dict[str, dict[str, int]]:
+    """Record id -> its counters over the project's whole ledger: `prompts` (SessionStart and prompt injections),
+    `actions` (before a tool call), `stopped` (a guard asked or denied), `acted`/`followed`/`ignored`/`fetched`
+    (what came after an action-time delivery) and `tokens` (each row's tokens shared among its records)."""
+    out: dict[str, dict[str, float]] = {}
+    for event, raw, tokens in conn.execute("SELECT event, record_ids, tokens FROM injections WHERE project_id = ?",
+                                           (project_id,)):
+        try:
+            ids = [i for i in json.loads(raw) if isinstance(i, str)]
+        except (ValueError, TypeError):
+            continue
+        key = ("prompts" if event in ("SessionStart", "UserPromptSubmit") else "actions" if event == "PreToolUse"
+               else "stopped" if event == "PreToolUse/guard" else event[len("PostToolUse/"):]
+               if event.startswith("PostToolUse/") else "")
+        for rid in ids:
+            uses = out.setdefault(rid, dict.fromkeys(USE_KEYS, 0.0))
+            if key in uses:
+                uses[key] += 1
+            if tokens and "/" not in event:
+                uses["tokens"] += tokens / len(ids)
+    return {rid: {k: int(round(v)) for k, v in uses.items()} for rid, uses in out.items()}

@@ -3,7 +3,9 @@
 One block per entry: an HTML comment carrying its id and type (invisible on GitHub), a `###` title, the body, a
 blank line; a record that carries how it will be asked adds, after its body, an `<!-- agentctx:asked -->` line and
 one `- asked: …` line per question and one `- also: …` line per alias (so a teammate without an LLM finds the record
-the same way). They are not part of the entry's content hash: adding them is not an edit of the fact. Blocks are sorted by type section, then title, then id, so two branches that add entries insert them
+the same way), and one `- governs: kind:value` line per anchor (what the record governs: the pre-action hook shows it
+before an edit of those files or that command; a guard is never shared through the file). They are not part of the
+entry's content hash: adding them is not an edit of the fact. Blocks are sorted by type section, then title, then id, so two branches that add entries insert them
 at different places and git's line merge joins them; there are no counts, dates or machine-specific values, so
 the same records give the same bytes on every machine.
 """
@@ -23,7 +25,7 @@ KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 CONFLICT_RE = re.compile(r"^(<{7}|={7}|>{7})( |$)")
 ASKED_MARKER = "<!-- agentctx:asked -->"
 ASKED_RE = re.compile(r"^<!--\s*agentctx:asked\b.*-->\s*$")
-QUESTION_PREFIX, ALIAS_PREFIX = "- asked: ", "- also: "
+QUESTION_PREFIX, ALIAS_PREFIX, GOVERNS_PREFIX = "- asked: ", "- also: ", "- governs: "
 
 HEADINGS = {"decision": "Decisions", "convention": "Conventions", "discovery": "Discoveries",
             "preference": "Preferences"}
@@ -45,9 +47,9 @@ PROFILE = Kind("profile", "Developer profile", ("preference",), (
     "`agentctx profile import PATH`. Edit an entry by hand and import it: the edit becomes a supersession."))
 
 
-class Entry(record_type("Entry", "key type title body line questions aliases", defaults=((), ()))):
-    """One parsed block: its id, type, title and body (normalised), the 1-based line of its marker, and how the
-    record will be asked (questions, aliases)."""
+class Entry(record_type("Entry", "key type title body line questions aliases anchors", defaults=((), (), ()))):
+    """One parsed block: its id, type, title and body (normalised), the 1-based line of its marker, how the
+    record will be asked (questions, aliases) and what it governs (anchors)."""
 
     __slots__ = ()
 
@@ -107,11 +109,12 @@ def render(kind: Kind, entries: "list[tuple]") -> str:
         for key, _, title, body, *asked in sorted(by_type[type_], key=lambda e: sort_key(e[1], e[2], e[0], kind)):
             out += [f"<!-- agentctx:entry id={key} type={type_} -->", f"### {normalize_title(title)}", ""]
             out += [_escape(line, headings) for line in normalize_body(body).split("\n")]
-            questions, aliases = (asked + [(), ()])[:2]
-            if questions or aliases:
+            questions, aliases, anchors = (list(asked) + [(), (), ()])[:3]
+            if questions or aliases or anchors:
                 out += ["", ASKED_MARKER]
                 out += [QUESTION_PREFIX + normalize_title(q) for q in questions]
                 out += [ALIAS_PREFIX + normalize_title(a) for a in aliases]
+                out += [GOVERNS_PREFIX + a for a in anchors]
             out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -149,22 +152,25 @@ def parse(text: str, kind: Kind) -> Parsed:
         if problem is not None:
             errors.append((number, problem))
             continue
-        content, questions, aliases = _asked(content)
+        content, questions, aliases, anchors = _asked(content, with_anchors=True)
         title_at = next(i for i, line in enumerate(content) if line.strip())
         title = normalize_title(content[title_at].strip()[4:])
         body = normalize_body("\n".join(_unescape(line) for line in content[title_at + 1:]))
-        entries.append(Entry(key, fields["type"], title, body, number, questions, aliases))
+        entries.append(Entry(key, fields["type"], title, body, number, questions, aliases, anchors))
         valid.add(key)
     return Parsed(tuple(entries), tuple(errors), frozenset(seen), True)
 
 
-def _asked(content: list[str]) -> "tuple[list[str], tuple[str, ...], tuple[str, ...]]":
-    """(the block's lines before its asked marker, its questions, its aliases). Lines under the marker that are no
-    `- asked:`/`- also:` item are ignored; items past the store's limits are left out (a hand-edited file is a
-    teammate's input: it may not make a record unstorable)."""
+def _asked(content: list[str], with_anchors: bool = False) -> "tuple":  # type: ignore[type-arg]
+    """(the block's lines before its asked marker, its questions, its aliases[, its anchors]). Lines under the
+    marker that are no `- asked:`/`- also:`/`- governs:` item are ignored; items past the store's limits, and
+    anchors it refuses, are left out (a hand-edited file is a teammate's input: it may not make a record
+    unstorable)."""
     at = next((i for i, line in enumerate(content) if ASKED_RE.match(line)), None)
     if at is None:
-        return content, (), ()
+        return (content, (), (), ()) if with_anchors else (content, (), ())
+    if with_anchors:
+        return (*_asked(content), _governs(content[at + 1:]))
     questions: dict[str, str] = {}
     aliases: dict[str, str] = {}
     for line in content[at + 1:]:
@@ -174,6 +180,21 @@ def _asked(content: list[str]) -> "tuple[list[str], tuple[str, ...], tuple[str, 
                 if len(item) <= chars:
                     into.setdefault(item.casefold(), item)
     return content[:at], tuple(questions.values())[:QUESTIONS_MAX], tuple(aliases.values())[:ALIASES_MAX]
+
+
+def _governs(lines: list[str]) -> "tuple[str, ...]":
+    """The anchors of `- governs:` lines, each in stored form; a line the store would refuse is left out."""
+    from ..base.anchors import ANCHORS_MAX, AnchorError, normalize
+
+    out: dict[str, None] = {}
+    head = GOVERNS_PREFIX.rstrip()
+    for line in lines:
+        if line.startswith(head) and line[len(head):].strip() and len(out) < ANCHORS_MAX:
+            try:
+                out.setdefault(normalize(line[len(head):].strip()), None)
+            except AnchorError:
+                continue
+    return tuple(out)
 
 
 def _check_block(key: str, type_: str, content: list[str], kind: Kind) -> str | None:

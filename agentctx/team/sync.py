@@ -162,8 +162,8 @@ def plan(conn: sqlite3.Connection, target: Target, text: str | None) -> Plan:
     for entry in parsed.entries:
         row = rows.get(entry.key)
         head = head_records.get(heads.get(entry.key) or "") if row is not None else None
-        if head is not None and head.is_current and (entry.questions or entry.aliases) \
-                and (entry.questions, entry.aliases) != (head.questions, head.aliases):
+        if head is not None and head.is_current and (entry.questions or entry.aliases or entry.anchors) \
+                and (entry.questions, entry.aliases, entry.anchors) != (head.questions, head.aliases, head.anchors):
             asked.append((entry, head))
         if row is None:
             own = records.get(conn, entry.key, ns)
@@ -249,12 +249,15 @@ def unexported(conn: sqlite3.Connection, target: Target) -> list[Record]:
 def _new_record(target: Target, entry: teamfile.Entry, pinned: bool = False, head: Record | None = None) -> NewRecord:
     # A teammate's entry is trusted below what this user typed (`team`); the developer's own profile file is theirs.
     confidence = "team" if target.kind is teamfile.TEAM else "explicit"
-    questions, aliases = entry.questions, entry.aliases
+    questions, aliases, anchors = entry.questions, entry.aliases, entry.anchors
     if head is not None and not (questions or aliases):  # an edit of an entry without them keeps the record's
         questions, aliases = head.questions, head.aliases
+    if head is not None and not anchors:
+        anchors = head.anchors
     return NewRecord(type=entry.type, title=scrub_text(entry.title), body=scrub_text(entry.body),
                      project_id=target.namespace, scope=target.scope, confidence=confidence, source="team_import",
-                     pinned=pinned, questions=questions, aliases=aliases)
+                     pinned=pinned, questions=questions, aliases=aliases, anchors=anchors,
+                     guard=head.guard if head is not None else "")  # a guard is this user's, never the file's
 
 
 class ImportResult(record_type("ImportResult", "path plan created superseded relinked retired errors changed asked",
@@ -304,7 +307,11 @@ def import_file(conn: sqlite3.Connection, target: Target, *, apply_removals: boo
             saves.append((entry.key, record.id, entry.hash, store_hash(record)))
         for entry, head in p.asked:
             try:
-                records.set_asked(conn, head.id, target.namespace, questions=entry.questions, aliases=entry.aliases)
+                if entry.questions or entry.aliases:
+                    records.set_asked(conn, head.id, target.namespace, questions=entry.questions,
+                                      aliases=entry.aliases)
+                if entry.anchors and entry.anchors != head.anchors:
+                    records.set_anchors(conn, head.id, target.namespace, entry.anchors)
             except ValidationError as exc:
                 errors.append((entry.line, str(exc)))
                 continue
@@ -384,7 +391,7 @@ def render(conn: sqlite3.Connection, target: Target) -> tuple[str, list[tuple[st
             left_out.append(key)
             continue
         title, body = shown(record)
-        entries.append((key, record.type, title, body, record.questions, record.aliases))
+        entries.append((key, record.type, title, body, record.questions, record.aliases, record.anchors))
         h = _hash(record.type, title, body)
         saves.append((key, record.id, h, h))
     return teamfile.render(target.kind, entries), saves, left_out
