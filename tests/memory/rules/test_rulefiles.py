@@ -180,3 +180,13 @@ def test_the_pre_action_hook_gets_the_rule_in_every_agent_but_its_own(repo, conn
     api = select(entries, Target("Edit", ("src/api/v1/users.ts",)), "claude", set())
     assert [p.entry["id"] for p in api] == [by_title[".cursor/rules/api.mdc"]["id"]]
     assert select(entries, Target("Edit", ("src/api/v1/users.ts",)), "claude", {api[0].entry["id"]}) == []
+
+
+def test_the_team_file_does_not_carry_rule_file_records(repo, conn, add):
+    from agentctx.team import sync as team
+
+    _write(repo, ".cursor/rules/api.mdc", API)
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    add("Use Postgres", "One database.", type_="convention")
+    assert [r.title for r in team.shareable(conn, team.team_target(project))] == ["Use Postgres"]
