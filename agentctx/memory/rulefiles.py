@@ -95,39 +95,41 @@ def discover(root: str) -> tuple[list[Candidate], list[tuple[str, str]]]:
             for rel in _walk(root, f"{first}/{second}", budget, hidden_ok=True):
                 if rulefmt.format_of(rel):
                     add(rel)
-    for rel in _walk(root, "", budget, hidden_ok=False):
-        if rel.rsplit("/", 1)[-1] in rulefmt.NESTED_NAMES and rulefmt.format_of(rel):
+    for rel in _walk(root, "", budget, hidden_ok=False, names=frozenset(rulefmt.NESTED_NAMES)):
+        if rulefmt.format_of(rel):
             add(rel)
     if os.path.isfile(os.path.join(root, ".claude", "CLAUDE.md")):
         add(".claude/CLAUDE.md")
     return found, skipped
 
 
-def _walk(root: str, start: str, budget: list[int], *, hidden_ok: bool) -> "list[str]":
+def _walk(root: str, start: str, budget: list[int], *, hidden_ok: bool,
+          names: "frozenset[str] | None" = None) -> "list[str]":
+    """Files under `start` (all of them, or only those called one of `names`), depth-first, at most budget[0]
+    folders visited in all: a huge tree costs a bounded walk, not a scan of every file."""
     out: list[str] = []
     stack = [(start, 0)]
     while stack and budget[0] > 0:
         rel, depth = stack.pop()
         budget[0] -= 1
+        folders: list[str] = []
         try:
             with os.scandir(os.path.join(root, rel) if rel else root) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                for entry in it:
+                    name = entry.name
+                    try:
+                        is_dir = entry.is_dir(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if not is_dir:
+                        if names is None or name in names:
+                            out.append(f"{rel}/{name}" if rel else name)
+                    elif not (depth + 1 >= DEPTH_MAX or name == ".git" or name in SKIP_DIRS
+                              or (name.startswith(".") and not hidden_ok)):
+                        folders.append(f"{rel}/{name}" if rel else name)
         except OSError:
             continue
-        for entry in entries:
-            child = f"{rel}/{entry.name}" if rel else entry.name
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if is_dir:
-                if depth + 1 >= DEPTH_MAX or entry.name == ".git" or entry.name in SKIP_DIRS:
-                    continue
-                if entry.name.startswith(".") and not hidden_ok:
-                    continue
-                stack.append((child, depth + 1))
-            else:
-                out.append(child)
+        stack.extend((f, depth + 1) for f in sorted(folders, reverse=True))
     return sorted(out)
 
 

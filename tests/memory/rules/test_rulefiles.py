@@ -190,3 +190,14 @@ def test_the_team_file_does_not_carry_rule_file_records(repo, conn, add):
     rulefiles.sync(conn, project)
     add("Use Postgres", "One database.", type_="convention")
     assert [r.title for r in team.shareable(conn, team.team_target(project))] == ["Use Postgres"]
+
+
+def test_the_walk_is_bounded_by_folders_and_depth_and_skips_dependencies(repo, monkeypatch):
+    for rel in ("a/AGENTS.md", "node_modules/x/AGENTS.md", ".hidden/AGENTS.md", "d1/d2/d3/d4/AGENTS.md"):
+        _write(repo, rel, "# x")
+    found, _ = rulefiles.discover(str(repo))
+    assert [c.path for c in found] == ["a/AGENTS.md", "d1/d2/d3/d4/AGENTS.md"]
+    monkeypatch.setattr(rulefiles, "DEPTH_MAX", 3)
+    assert [c.path for c in rulefiles.discover(str(repo))[0]] == ["a/AGENTS.md"]
+    monkeypatch.setattr(rulefiles, "DIRS_MAX", 1)  # the root only
+    assert rulefiles.discover(str(repo))[0] == []
