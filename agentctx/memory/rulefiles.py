@@ -30,7 +30,7 @@ FILE_BYTES = 64 * 1024
 DIRS_MAX = 5000
 DEPTH_MAX = 8
 # Folders never walked for nested AGENTS.md/CLAUDE.md/GEMINI.md: dependencies, build output, other VCS data. Hidden
-# folders are skipped too, except the three whose rules we read (at the root only).
+# folders are skipped too, except `.claude` (a folder's `.claude/CLAUDE.md`) and the three whose rules we read.
 SKIP_DIRS = frozenset({"node_modules", "vendor", "third_party", "dist", "build", "target", "out", "venv", "env",
                        "__pycache__", "site-packages", "bower_components", "Pods", "DerivedData"})
 RULE_DIRS = ((".cursor", "rules"), (".claude", "rules"), (".github", "instructions"))
@@ -98,8 +98,6 @@ def discover(root: str) -> tuple[list[Candidate], list[tuple[str, str]]]:
     for rel in _walk(root, "", budget, hidden_ok=False, names=frozenset(rulefmt.NESTED_NAMES)):
         if rulefmt.format_of(rel):
             add(rel)
-    if os.path.isfile(os.path.join(root, ".claude", "CLAUDE.md")):
-        add(".claude/CLAUDE.md")
     return found, skipped
 
 
@@ -125,7 +123,7 @@ def _walk(root: str, start: str, budget: list[int], *, hidden_ok: bool,
                         if names is None or name in names:
                             out.append(f"{rel}/{name}" if rel else name)
                     elif not (depth + 1 >= DEPTH_MAX or name == ".git" or name in SKIP_DIRS
-                              or (name.startswith(".") and not hidden_ok)):
+                              or (name.startswith(".") and not hidden_ok and name != ".claude")):
                         folders.append(f"{rel}/{name}" if rel else name)
         except OSError:
             continue

@@ -43,8 +43,8 @@ def format_of(relpath: str) -> str | None:
     if name.endswith(".instructions.md") and _under(parts, ".github", "instructions"):
         return "copilot"
     if name in NESTED_NAMES:
-        if len(parts) >= 2 and parts[-2] == ".claude" and name == "CLAUDE.md":
-            return "claude_md"
+        if len(parts) >= 2 and parts[-2] == ".claude":
+            return "claude_md" if name == "CLAUDE.md" else None  # only Claude Code reads a `.claude` folder
         return {"AGENTS.md": "agents_md", "CLAUDE.md": "claude_md", "GEMINI.md": "gemini_md"}[name]
     return None
 

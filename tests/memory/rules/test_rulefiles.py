@@ -201,3 +201,22 @@ def test_the_walk_is_bounded_by_folders_and_depth_and_skips_dependencies(repo, m
     assert [c.path for c in rulefiles.discover(str(repo))[0]] == ["a/AGENTS.md"]
     monkeypatch.setattr(rulefiles, "DIRS_MAX", 1)  # the root only
     assert rulefiles.discover(str(repo))[0] == []
+
+
+def test_a_folders_dot_claude_claude_md_is_read(repo, conn):
+    _write(repo, "svc/.claude/CLAUDE.md", "# Service\nUse the service's own logger.")
+    _write(repo, ".claude/CLAUDE.md", "# Root")
+    _write(repo, "svc/.claude/AGENTS.md", "# not a rule file")
+    found = [c.path for c in rulefiles.discover(str(repo))[0]]
+    assert sorted(found) == [".claude/CLAUDE.md", "svc/.claude/CLAUDE.md"]
+    rulefiles.sync(conn, detect(str(repo)))
+    (rec,) = _rules(conn, detect(str(repo)))
+    assert rec.anchors == ("path:svc/",) and rulefiles.native_agents(rec) == {"claude"}
+
+
+def test_a_deleted_project_leaves_no_rule_file_rows(repo, conn):
+    _write(repo, ".cursor/rules/api.mdc", API)
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    records.delete_project(conn, project.id)
+    assert sql.rows(conn, project.id) == {}
