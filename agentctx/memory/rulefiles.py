@@ -236,50 +236,78 @@ def _same(new: NewRecord, old: "Record") -> bool:
 def sync(conn: "sqlite3.Connection", project: "Project", *, force: bool = False) -> dict[str, object]:
     """Bring the project's rule-file records in line with its rule files; returns what it did. Reads nothing when no
     rule file changed since the last pass (unless `force`); never raises for one bad file (it is skipped, named)."""
-    from ..base.errors import AgentctxError
-    from ..store import records
+    from ..base import freshness
     from ..store import rulefiles as sql
+    from ..store.db import atomic
     from ..store.rulefiles import RuleFileRow
 
     report: dict[str, object] = {"files": 0, "read": 0, "added": 0, "updated": 0, "retired": 0, "skipped": []}
-    found, skipped = discover(str(project.root))
+    skipped: list[str] = []
+    found, missed = discover(str(project.root))
     report["files"] = len(found)
-    report["skipped"] = [f"{p}: {why}" for p, why in skipped]
+    skipped += [f"{p}: {why}" for p, why in missed]
+    report["skipped"] = skipped
     known = sql.rows(conn, project.id)
     if not force and {c.path: (c.size, c.mtime_ns) for c in found} == {p: (r.size, r.mtime_ns) for p, r in known.items()}:
         return report
     parsed: list[rulefmt.ParsedRule] = []
     stamp: dict[str, tuple[str, int, int]] = {}
+    rows: list[RuleFileRow] = []
     for cand in found:
         raw, text, why = read_text(cand)
         report["read"] = int(report["read"]) + 1  # type: ignore[call-overload]
-        if text is None:
-            report["skipped"].append(f"{cand.path}: {why}")  # type: ignore[union-attr]
+        digest = hashlib.sha256(raw).hexdigest()
+        if text is None:  # kept as read, so an unchanged bad file is not read again at every pass
+            skipped.append(f"{cand.path}: {why}")
+            rows.append(RuleFileRow(cand.path, None, digest, cand.size, cand.mtime_ns,
+                                    rulefmt.format_of(cand.path) or "", "unreadable"))
             continue
         rule = rulefmt.parse(cand.path, text)
         if rule is None:
             continue
-        stamp[cand.path] = (hashlib.sha256(raw).hexdigest(), cand.size, cand.mtime_ns)
+        stamp[cand.path] = (digest, cand.size, cand.mtime_ns)
         parsed.append(rule)
-        report["skipped"].extend(f"{cand.path}: {n}" for n in rule.notes)  # type: ignore[union-attr]
+        skipped.extend(f"{cand.path}: {n}" for n in rule.notes)
+    # Compared and written under one write lock, the sync state read again inside it: two passes at once (a
+    # consolidation and `rules sync`) write each record once.
+    with freshness.deferred(conn), atomic(conn):
+        known = sql.rows(conn, project.id)
+        rows += _apply(conn, project.id, parsed, stamp, known, report)
+        sql.save(conn, project.id, rows)
+        sql.forget(conn, project.id, [p for p in known if p not in {r.path for r in rows}])
+    return report
+
+
+def _apply(conn: "sqlite3.Connection", project_id: str, parsed: "list[rulefmt.ParsedRule]",
+           stamp: "dict[str, tuple[str, int, int]]", known: "dict[str, object]",
+           report: dict[str, object]) -> "list[object]":
+    """Records added, superseded or retired to match `parsed`; returns the sync rows to keep."""
+    from ..base.errors import AgentctxError
+    from ..store import records
+    from ..store.rulefiles import RuleFileRow
+
     rows: list[RuleFileRow] = []
     kept: set[str] = set()
-    delivered = [r for r in parsed if r.mode in rulefmt.DELIVERED_MODES]
-    for group in _group(delivered):
-        old = _current_record(conn, project.id, [known[r.path].record_id for r in group if r.path in known])
-        changed = any(r.path not in known or known[r.path].sha != stamp[r.path][0] for r in group)
-        new = _new_record(project.id, group)
+
+    def count(key: str) -> None:
+        report[key] = int(report[key]) + 1  # type: ignore[call-overload]
+
+    for group in _group([r for r in parsed if r.mode in rulefmt.DELIVERED_MODES]):
+        prior = [known[r.path].record_id for r in group if r.path in known]  # type: ignore[attr-defined]
+        old = _current_record(conn, project_id, prior)
+        changed = any(r.path not in known or known[r.path].sha != stamp[r.path][0] for r in group)  # type: ignore[attr-defined]
+        new = _new_record(project_id, group)
         try:
             if old is not None and _same(new, old):
                 rid = old.id
             elif old is not None:
                 rid = records.insert(conn, new, supersedes=old.id)[0].id
-                report["updated"] = int(report["updated"]) + 1  # type: ignore[call-overload]
-            elif changed or not any(known.get(r.path) and known[r.path].record_id for r in group):
+                count("updated")
+            elif changed or not any(prior):
                 rid = records.insert(conn, new)[0].id
-                report["added"] = int(report["added"]) + 1  # type: ignore[call-overload]
+                count("added")
             else:  # its record was retired or replaced by a person, and the file has not changed since: leave it
-                rid = next(known[r.path].record_id for r in group if known.get(r.path) and known[r.path].record_id)
+                rid = next(p for p in prior if p)
         except AgentctxError as exc:
             report["skipped"].append(f"{group[0].path}: {exc}")  # type: ignore[union-attr]
             continue
@@ -288,14 +316,13 @@ def sync(conn: "sqlite3.Connection", project: "Project", *, force: bool = False)
     rows.extend(RuleFileRow(r.path, None, *stamp[r.path], r.format, r.mode) for r in parsed
                 if r.mode not in rulefmt.DELIVERED_MODES)
     for row in known.values():  # a file removed, made manual, or folded into another record: its record retires
-        if row.record_id and row.record_id not in kept:
-            rec = records.get(conn, row.record_id, project.id)
+        rid = row.record_id  # type: ignore[attr-defined]
+        if rid and rid not in kept:
+            rec = records.get(conn, rid, project_id)
             if rec is not None and rec.superseded_at is None and rec.source == "rule_file":
-                records.retire(conn, rec.id, project.id)
-                report["retired"] = int(report["retired"]) + 1  # type: ignore[call-overload]
-    sql.save(conn, project.id, rows)
-    sql.forget(conn, project.id, [p for p in known if p not in {r.path for r in rows}])
-    return report
+                records.retire(conn, rec.id, project_id)
+                count("retired")
+    return rows
 
 
 def _current_record(conn: "sqlite3.Connection", project_id: str, ids: "list[str | None]") -> "Record | None":
@@ -333,7 +360,8 @@ def governs(mode: str, anchors: "tuple[str, ...]") -> str:
     return {"always": "every session (the SessionStart digest)",
             "description": "prompts about its description (search and the prompt hook)",
             "manual": "nothing: its format applies it only when a person names it",
-            "root": "nothing: its own agent loads it at start"}.get(mode, mode)
+            "root": "nothing: its own agent loads it at start",
+            "unreadable": "nothing: the file could not be read (`agentctx rules sync` says why)"}.get(mode, mode)
 
 
 def describe(report: dict[str, object]) -> list[str]:

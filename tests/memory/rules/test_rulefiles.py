@@ -220,3 +220,25 @@ def test_a_deleted_project_leaves_no_rule_file_rows(repo, conn):
     rulefiles.sync(conn, project)
     records.delete_project(conn, project.id)
     assert sql.rows(conn, project.id) == {}
+
+
+def test_an_unreadable_file_is_not_read_again_until_it_changes(repo, conn, monkeypatch):
+    bad = _write(repo, ".claude/rules/latin1.md", b"---\npaths: src/**\n---\ncaf\xe9")
+    project = detect(str(repo))
+    assert rulefiles.sync(conn, project)["read"] == 1
+    assert rulefiles.sync(conn, project)["read"] == 0
+    assert rulefiles.listing(conn, project.id)[0]["governs"].startswith("nothing: the file could not be read")
+    bad.write_text("---\npaths: src/**\n---\ncafe", encoding="utf-8")
+    os.utime(bad, ns=(5, 5))
+    assert rulefiles.sync(conn, project)["added"] == 1
+
+
+def test_rules_sync_rebuilds_the_anchor_map_the_hook_reads(repo, conn, capsys):
+    from agentctx.base import paths
+    from agentctx.memory import anchormap
+
+    _write(repo, ".cursor/rules/api.mdc", API)
+    assert cli.main(["-C", str(repo), "rules", "sync"]) == 0
+    entries = anchormap.read(detect(str(repo)).id)
+    assert os.path.exists(paths.anchor_map_file(detect(str(repo)).id))
+    assert [e["anchors"] for e in entries] == [["path:src/api/**/*.ts"]]
