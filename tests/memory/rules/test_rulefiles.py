@@ -242,3 +242,37 @@ def test_rules_sync_rebuilds_the_anchor_map_the_hook_reads(repo, conn, capsys):
     entries = anchormap.read(detect(str(repo)).id)
     assert os.path.exists(paths.anchor_map_file(detect(str(repo)).id))
     assert [e["anchors"] for e in entries] == [["path:src/api/**/*.ts"]]
+
+
+def test_two_passes_at_once_write_each_record_once(repo, conn, monkeypatch):
+    import threading
+
+    from agentctx.base import paths
+    from agentctx.store import db
+
+    _write(repo, ".cursor/rules/api.mdc", API)
+    project = detect(str(repo))
+    barrier = threading.Barrier(2, timeout=10)
+    real = rulefiles.read_text
+
+    def both_read_first(cand):
+        barrier.wait()  # each pass has found the file new before either writes
+        return real(cand)
+
+    monkeypatch.setattr(rulefiles, "read_text", both_read_first)
+    reports = []
+
+    def run():
+        c = db.connect(paths.db_path())
+        try:
+            reports.append(rulefiles.sync(c, project))
+        finally:
+            c.close()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(r["added"] for r in reports) == [0, 1]
+    assert len(_rules(conn, project)) == 1
