@@ -57,7 +57,9 @@ rng = random.Random(7); p = detect({str(repo)!r}); conn = db.connect(paths.db_pa
 now = now_iso(); rows = []
 # A store of this release: every record carries how it will be asked (5 questions, 6 aliases), as extraction and the
 # expansion pass leave it. An older checkout's store (--against) has no such columns.
-asked = "questions" in [r[1] for r in conn.execute("PRAGMA table_info(records)")]
+columns = [r[1] for r in conn.execute("PRAGMA table_info(records)")]
+asked = "questions" in columns
+anchored = "anchors" in columns
 for i in range({n}):
     title = " ".join(rng.choices(words, weights, k=6)).capitalize()
     body = " ".join(rng.choices(words, weights, k=60))
@@ -67,11 +69,15 @@ for i in range({n}):
     if asked:
         row += ("\\n".join("how do we " + " ".join(rng.choices(words, weights, k=6)) + "?" for _ in range(5)),
                 "\\n".join(rng.choices(words, weights, k=6)))
+    if anchored:  # one record in 20 governs something, as rules anchored by hand and extraction leave them
+        mod = words[(i // 20) % len(words)]
+        row += ("\\n".join((f"path:{{mod}}/**", f"path:{{mod}}/*.sql", f"command:{{mod}} run")) if i % 20 == 0 else "",)
     rows.append(row)
 conn.execute("BEGIN")
-extra = ", questions, aliases" if asked else ""
+extra = (", questions, aliases" if asked else "") + (", anchors" if anchored else "")
+marks = (",?,?" if asked else "") + (",?" if anchored else "")
 conn.executemany("INSERT INTO records (id, project_id, type, title, body, confidence, valid_from, recorded_at, source, "
-                 f"session_id{{extra}}) VALUES (?,?,?,?,?,?,?,?,?,?{{',?,?' if asked else ''}})", rows)
+                 f"session_id{{extra}}) VALUES (?,?,?,?,?,?,?,?,?,?{{marks}})", rows)
 conn.execute("COMMIT")
 consolidate.run(p)
 """
@@ -157,6 +163,10 @@ AGENT_FORMS = ("session-start:codex", "user-prompt-submit:codex", "session-start
                "post-tool-use:codex", "post-tool-use:gemini", "stop:codex", "stop:gemini")
 
 
+# The pre-action hook: nothing matches (Claude Code, Codex, Gemini payloads), and a record delivered (issue 33).
+PRE_TOOL_FORMS = ("pre-tool-use", "pre-tool-use.match", "pre-tool-use:codex", "pre-tool-use:gemini")
+
+
 def agent_events(base: dict[str, str], prompts: list[bytes]) -> dict[str, list[bytes]]:
     """The payloads of AGENT_FORMS. Gemini's prompt arrives with SessionStart's context in front of it (headless),
     which its adapter strips: a digest-sized prefix here."""
@@ -209,6 +219,16 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
             "stop": [json.dumps({**base, "session_id": "b"}).encode()],
             "pre-compact": [json.dumps({**base, "session_id": "b", "trigger": "auto"}).encode()],
         }
+        # The pre-action hook on every tool call: an edit no anchor governs (the common case), and an edit of a file
+        # an anchored record governs, in a new session each round (delivered once per session).
+        edit = {**base, "hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_use_id": "t",
+                "tool_input": {"file_path": str(repo / "notes" / "unrelated.txt"), "old_string": "a", "new_string": "b"}}
+        events["pre-tool-use"] = [json.dumps({**edit, "session_id": "b"}).encode()]
+        events["pre-tool-use.match"] = [json.dumps({**edit, "session_id": f"m{i}", "tool_input": {
+            **edit["tool_input"], "file_path": str(repo / WORDS[0] / "handler.py")}}).encode() for i in range(runs + 2)]
+        events["pre-tool-use:codex"] = [json.dumps({**edit, "session_id": "b", "tool_name": "Bash",
+                                                    "tool_input": {"command": "pytest -q"}}).encode()]
+        events["pre-tool-use:gemini"] = [json.dumps({**edit, "session_id": "b", "tool_name": "replace"}).encode()]
         events.update(agent_events(base, prompts))
         # Interleaved rounds: each round times the floor and every hook once, so a noisy neighbour slows them
         # alike; the reported ratio is the median of per-round ratios, the milliseconds are plain medians.
@@ -218,11 +238,12 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         plugin_env = _plugin_env(env, tmp, home, repo, py)
         launcher = str(Path(__file__).resolve().parent.parent / "plugin" / "bin" / "agentctx")
         out: dict[str, float] = {}
-        for group in (("session-start", "user-prompt-submit", *AGENT_FORMS[:4]),
+        for group in (("session-start", "user-prompt-submit", *AGENT_FORMS[:4], *PRE_TOOL_FORMS),
                       ("post-tool-use", "stop", "pre-compact", *AGENT_FORMS[4:])):
             commands = {"floor": ([py, "-I", "-c", "import sqlite3, json"], [b""])}
             for form in group:
                 event, _, agent = form.partition(":")  # "user-prompt-submit:codex": the Codex adapter's form
+                event = event.split(".")[0]  # "pre-tool-use.match": the same event, another payload
                 extra = ["--agent", agent] if agent else []
                 commands[f"{form}_ms"] = ([py, "-m", "agentctx", "hook", event, *extra], events[form])
                 # What `init` registers for a virtualenv or a uv/pipx tool install (claude/wiring.interpreter_command).
@@ -308,12 +329,20 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         if "user-prompt-submit_script_ratio" in res:
             summary[f"ups_script_ratio{tag}"] = f"{res['user-prompt-submit_script_ratio']:.2f}"
         summary[f"ups_plugin_ratio{tag}"] = f"{res['user-prompt-submit_plugin_ratio']:.2f}"
+        summary[f"pre_tool_ratio{tag}"] = f"{res['pre-tool-use_ratio']:.2f}"  # nothing matches: <= 1.1 (issue 33)
+        summary[f"pre_tool_isolated_ratio{tag}"] = f"{res['pre-tool-use_isolated_ratio']:.2f}"
+        summary[f"pre_tool_match_ratio{tag}"] = f"{res['pre-tool-use.match_ratio']:.2f}"  # delivered: <= 1.3
+        summary[f"pre_tool_match_isolated_ratio{tag}"] = f"{res['pre-tool-use.match_isolated_ratio']:.2f}"
+        for agent in ("codex", "gemini"):
+            summary[f"pre_tool_ratio_{agent}{tag}"] = f"{res[f'pre-tool-use:{agent}_ratio']:.2f}"
         summary[f"session_start_plugin_ratio{tag}"] = f"{res['session-start_plugin_ratio']:.2f}"
     if len(args.records) > 1:  # the unsuffixed names refer to the first size
         first = f"_{args.records[0] // 1000}k"
         for name in ("ups_ratio", "session_start_ratio", "ups_isolated_ratio", "session_start_isolated_ratio",
                      "ups_script_ratio", "ups_plugin_ratio", "session_start_plugin_ratio", "ups_ratio_codex",
-                     "session_start_ratio_codex", "ups_ratio_gemini", "session_start_ratio_gemini"):
+                     "session_start_ratio_codex", "ups_ratio_gemini", "session_start_ratio_gemini",
+                     "pre_tool_ratio", "pre_tool_isolated_ratio", "pre_tool_match_ratio",
+                     "pre_tool_match_isolated_ratio", "pre_tool_ratio_codex", "pre_tool_ratio_gemini"):
             if f"{name}{first}" in summary:
                 summary[name] = summary[f"{name}{first}"]
     print(" ".join(f"{k}={v}" for k, v in summary.items()))

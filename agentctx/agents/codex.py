@@ -52,11 +52,14 @@ def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
 
 def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[type-arg]
     """Codex reads Claude Code's output shape (`hookSpecificOutput` with `hookEventName`, fact 15) as it is, but
-    for a guard that asks: its PreToolUse refuses `permissionDecision: ask` (fact 24), so the action is denied
+    for a guard that asks: its PreToolUse refuses `permissionDecision: ask` (fact 23), so the action is denied
     with the reason, which says so. A guard the user set must not be dropped."""
     specific = out.get("hookSpecificOutput") if out else None
     if event == "pre-tool-use" and isinstance(specific, dict) and specific.get("permissionDecision") == "ask":
         why = str(specific.get("permissionDecisionReason") or "")
+        text = specific.get("additionalContext")
+        if isinstance(text, str):
+            specific = {**specific, "additionalContext": text.replace("GUARD (asks the user)", "GUARD (denied)")}
         specific = {**specific, "permissionDecision": "deny",
                     "permissionDecisionReason": why + " (Codex CLI cannot ask before a tool call: agentctx denied it;"
                                                       " run it yourself if you mean it)"}

@@ -10,7 +10,7 @@ NAME = "gemini"
 EVENTS: dict[str, tuple[str, "str | None", int]] = {
     "SessionStart": ("session-start", None, 10_000),
     "BeforeAgent": ("user-prompt-submit", None, 10_000),
-    # Every tool: an anchor may name any tool. Its context is not read (fact 24): AfterTool delivers it.
+    # Every tool: an anchor may name any tool. Its context is not read (fact 22): AfterTool delivers it.
     "BeforeTool": ("pre-tool-use", None, 10_000),
     "AfterTool": ("post-tool-use", "^(run_shell_command|write_file|replace)$", 10_000),
     "AfterAgent": ("stop", None, 10_000),
@@ -94,7 +94,7 @@ def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[typ
 
 
 def _before_tool(out: dict) -> "dict | None":  # type: ignore[type-arg]
-    """BeforeTool's output (fact 24): a guard's `decision` (`ask` or `deny`) with its `reason`; nothing else, since
+    """BeforeTool's output (fact 22): a guard's `decision` (`ask` or `deny`) with its `reason`; nothing else, since
     BeforeTool's `additionalContext` is never read (the record goes out with the tool's result, from AfterTool)."""
     specific = out.get("hookSpecificOutput")
     decision = specific.get("permissionDecision") if isinstance(specific, dict) else None

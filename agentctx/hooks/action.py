@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 
 ACTION_BUDGET = 400  # tokens an action may receive (SPEC §4.11), the header included
 TEXT_SCAN = 32_000  # characters of an edit's text searched for symbol anchors
+COMMAND_SCAN = 16_000  # characters of a shell line matched against command anchors (a pasted script is cut)
+PATHS_MAX = 64  # files of one call matched (a patch touching more is matched on its first 64)
 # Neutral (Claude Code) tool names whose target is a file, and the input fields that name it; adapters map their
 # own tools to these (Gemini's replace/write_file, Codex's apply_patch as `file_paths`).
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
@@ -59,8 +61,8 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
         listed = data.get("file_paths")
         if isinstance(listed, list):
             names += listed
-        for name in names:
-            if isinstance(name, str) and name.strip():
+        for name in names[:PATHS_MAX * 2]:
+            if isinstance(name, str) and name.strip() and len(name) <= 4096:
                 rel = _rel(name.strip(), cwd, root)
                 if rel and rel not in paths:
                     paths.append(rel)
@@ -72,7 +74,8 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
                     parts += [e.get("new_string"), e.get("old_string")]
         text = "\n".join(p for p in parts if isinstance(p, str))[:TEXT_SCAN]
     command = data.get("command") if tool in SHELL_TOOLS else None
-    return Target(tool, tuple(paths), command if isinstance(command, str) else "", text)
+    command = command[:COMMAND_SCAN] if isinstance(command, str) else ""
+    return Target(tool, tuple(paths[:PATHS_MAX]), command, text)
 
 
 def _has_symbol(symbol: str, text: str) -> bool:

@@ -131,10 +131,11 @@ def session_end(payload: "Payload") -> None:
     try:
         if payload.session_id:
             open_sessions.mark_closed(payload.session_id)  # it ended normally: nobody needs to close it later
-            try:
-                os.unlink(paths.dedup_file(payload.session_id))
-            except OSError:
-                pass
+            for done in (paths.dedup_file(payload.session_id), paths.actions_file(payload.session_id)):
+                try:  # the prompt hook's dedup and the pre-action hook's notes: nothing follows a session's end
+                    os.unlink(done)
+                except OSError:
+                    pass
         off = _off(payload.cwd)  # off: no session row, no consolidation (and so no final extraction)
         if not off and os.path.exists(paths.db_file()) and payload.session_id:
             _end_session(payload)

@@ -135,10 +135,11 @@ def _forget_injected(session_id: str) -> None:
     before is no longer in front of the model, so its per-session dedup starts over (SPEC §4.4)."""
     from ..base import paths
 
-    try:
-        os.unlink(paths.dedup_file(session_id))
-    except OSError:
-        pass  # nothing injected yet in this session
+    for seen in (paths.dedup_file(session_id), paths.actions_file(session_id)):  # the pre-action hook's too (§4.11)
+        try:
+            os.unlink(seen)
+        except OSError:
+            pass  # nothing injected yet in this session
 
 
 def _after_compaction(project_id: str, session_id: str) -> str:

@@ -80,8 +80,11 @@ class Request:
 
 
 def record_json(record: Record) -> dict[str, Any]:
+    from ..base.guards import describe
+
     data = record.to_dict()
     data["current"] = record.is_current
+    data["guard_text"] = describe(record.guard)  # "" for every record that is not a guard
     return data
 
 
@@ -178,6 +181,8 @@ def get_record(req: Request) -> dict[str, Any]:
         "entities": browse.entities(req.conn, record.id),
         "linked": [{"rel": rel, **_row(r)} for rel, r in browse.linked_records(req.conn, record.id)],
         "appearances": browse.appearances(req.conn, record.id),
+        # what it earned (SPEC §4.11): injected at prompts and at actions, followed, ignored, fetched, tokens
+        "uses": sessions.record_uses(req.conn, record.project_id).get(record.id),
     }
 
 
@@ -216,6 +221,51 @@ def asked(req: Request) -> dict[str, Any]:
     if not record.is_current:
         raise ApiError(409, "already_superseded", "only the current version of a record is searched: edit that one")
     return {"record": record_json(records.set_asked(req.conn, record.id, record.project_id, **fields))}
+
+
+def anchors(req: Request) -> dict[str, Any]:
+    """Set what a record governs, in place (index data: no new version)."""
+    record = _record(req)
+    value = req.body.get("anchors")
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ApiError(400, "invalid_field", "anchors must be a list of strings")
+    if not record.is_current:
+        raise ApiError(409, "already_superseded", "only the current version of a record governs anything")
+    return {"record": record_json(records.set_anchors(req.conn, record.id, record.project_id, value))}
+
+
+def guard(req: Request) -> dict[str, Any]:
+    """Make a record a guard ({"mode": "never"|"always", "patterns": [...], "decision": "ask"|"deny"}) or stop
+    ({"off": true}): only the user does this, and never for an inferred record."""
+    from ..base import guards
+
+    record = _record(req)
+    if req.body.get("off") is True:
+        return {"record": record_json(records.set_guard(req.conn, record.id, record.project_id, ""))}
+    patterns = req.body.get("patterns")
+    if not isinstance(patterns, list) or not all(isinstance(v, str) for v in patterns):
+        raise ApiError(400, "invalid_field", "patterns must be a list of strings")
+    try:
+        stored = guards.make(str(req.body.get("mode") or ""), patterns, str(req.body.get("decision") or "ask"),
+                             record_anchors=record.anchors)
+    except guards.GuardError as exc:
+        raise ApiError(400, "invalid_field", f"guard refused: {exc}") from None
+    return {"record": record_json(records.set_guard(req.conn, record.id, record.project_id, stored))}
+
+
+def stats(req: Request) -> dict[str, Any]:
+    """Per record: what it was injected for and what it earned (`agentctx stats`), most tokens first."""
+    from ..store import sessions
+
+    _drain(req)
+    uses = sessions.record_uses(req.conn, req.scope) if req.scope != browse.ALL_PROJECTS else {}
+    rows = []
+    for rid, u in sorted(uses.items(), key=lambda kv: (-kv[1]["tokens"], kv[0]))[: req.integer("limit", 50, 1, 500)]:
+        rec = records.get(req.conn, rid)
+        followed = u["followed"] + max(0, u["stopped"] - u["ignored"] - u["followed"])
+        rows.append({"id": rid, "title": rec.title if rec else "(deleted)", "guard": bool(rec and rec.guard), **u,
+                     "followed": followed, "never_used": not (followed or u["fetched"])})
+    return {"items": rows}
 
 
 def delete(req: Request) -> dict[str, Any]:
@@ -391,6 +441,9 @@ ROUTES: dict[tuple[str, str], Handler] = {
     ("POST", "/api/records/*/confirm"): confirm,
     ("POST", "/api/records/*/pin"): pin,
     ("POST", "/api/records/*/asked"): asked,
+    ("POST", "/api/records/*/anchors"): anchors,
+    ("POST", "/api/records/*/guard"): guard,
+    ("GET", "/api/stats"): stats,
     ("POST", "/api/records/*/delete"): delete,
     ("GET", "/api/sessions"): list_sessions,
     ("GET", "/api/sessions/*"): get_session,

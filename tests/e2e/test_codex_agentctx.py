@@ -54,7 +54,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def test_init_registers_and_trusts_the_hooks(world):
-    assert "Codex CLI: trusted our 6 Codex hooks" in world["init"]
+    assert "Codex CLI: trusted our 7 Codex hooks" in world["init"]
     assert "Codex CLI: registered MCP server `agentctx`" in world["init"]
 
 

@@ -139,3 +139,33 @@ def test_a_broken_map_or_payload_never_breaks_the_hook(add, repo, hook):
     assert hook("pre-tool-use", _payload(repo, "Edit", {"file_path": "src/a.py"})) is None
     assert hook("pre-tool-use", _payload(repo, "Edit", ["junk"])) is None
     assert hook("pre-tool-use", "not json") is None
+
+
+def test_hostile_payloads_are_bounded_and_exit_zero(add, repo, hook):
+    import time
+
+    add("Npm", "Use pnpm.", anchors=("command:npm install", "src/**"))
+    consolidate.run(detect(repo))
+    cases = [_payload(repo, "Bash", {"command": "a;" * 500_000 + "npm install"}),
+             _payload(repo, "Edit", {"file_path": "src/\udcff\udcfe.py"}),
+             _payload(repo, "Edit", {"file_paths": [f"src/f{i}.py" for i in range(10_000)]}),
+             _payload(repo, "Edit", {"file_path": "/" + "a/" * 5000 + "x.py"}),
+             _payload(repo, "Bash", {"command": "'" * 100_000})]
+    for i, payload in enumerate(cases):
+        start = time.perf_counter()
+        hook("pre-tool-use", {**payload, "session_id": f"h{i}"})  # exits 0 (the fixture asserts it)
+        assert time.perf_counter() - start < 2.0
+    out = hook("pre-tool-use", _payload(repo, "Edit", {"file_path": "src/\udcff.py"}, session="u8"))
+    assert out is None or "Npm" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_session_end_and_a_compaction_forget_what_was_delivered(add, repo, hook):
+    add("Payments", "cents", anchors=("src/**",))
+    consolidate.run(detect(repo))
+    edit = _payload(repo, "Edit", {"file_path": "src/a.py"})
+    assert hook("pre-tool-use", edit)
+    assert hook("pre-tool-use", edit) is None
+    hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "compact"})
+    assert hook("pre-tool-use", edit)  # the summary replaced what the model had seen
+    hook("session-end", {"session_id": "s1", "cwd": str(repo), "reason": "other"})
+    assert not __import__("os").path.exists(paths.actions_file("s1"))

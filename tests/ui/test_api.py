@@ -338,3 +338,28 @@ def test_sessions_and_records_say_which_agent(live, seeded, conn):
     assert live.call("GET", "/api/sessions/sess-1")[2]["agent"] == "codex"
     (inferred,) = [r for r in live.call("GET", "/api/records")[2]["items"] if r["title"].startswith("Tests run")]
     assert live.call("GET", f"/api/records/{inferred['id']}")[2]["agent"] == "codex"
+
+
+def test_anchors_and_guards_are_set_in_place_and_stats_shows_what_each_record_earned(live, seeded):
+    """Issue 33: what a record governs, whether it is a guard, and what it earned, from the dashboard."""
+    rid = seeded["pinned"].id
+    status, _, data = live.call("POST", f"/api/records/{rid}/anchors", {"anchors": ["src/payments/**", "command:npm"]})
+    assert status == 200 and data["record"]["anchors"] == ["path:src/payments/**", "command:npm"]
+    assert data["record"]["id"] == rid  # no new version
+    status, _, data = live.call("POST", f"/api/records/{rid}/anchors", {"anchors": ["../etc/**"]})
+    assert status == 400 and "'..'" in data["error"]
+    status, _, data = live.call("POST", f"/api/records/{rid}/guard",
+                                {"mode": "never", "patterns": ["command:git push --force"], "decision": "deny"})
+    assert status == 200 and data["record"]["guard_text"] == "never (deny): command:git push --force"
+    status, _, data = live.call("POST", f"/api/records/{seeded['inferred'].id}/guard",
+                                {"mode": "never", "patterns": ["command:rm -rf"]})
+    assert status == 400 and "inferred" in data["error"]  # never from an inferred record
+    status, _, data = live.call("POST", f"/api/records/{rid}/guard", {"mode": "never", "patterns": ["/(a+)+$/"]})
+    assert status == 400
+    _, _, got = live.call("GET", f"/api/records/{rid}")
+    assert got["record"]["guard_text"].startswith("never (deny)") and got["uses"]["prompts"] == 1
+    status, _, data = live.call("GET", "/api/stats")
+    (row,) = [r for r in data["items"] if r["id"] == rid]
+    assert row["prompts"] == 1 and row["guard"] is True and row["never_used"] is True and row["tokens"] == 60
+    status, _, data = live.call("POST", f"/api/records/{rid}/guard", {"off": True})
+    assert status == 200 and data["record"]["guard_text"] == ""

@@ -233,13 +233,15 @@
     const card = h("section", { class: "card" }, h("h2", { id: "record-title" }, r.title), h("p", {}, chips(r)),
       h("div", { class: "body", id: "record-body" }, r.body),
       d.evidence ? h("blockquote", { class: "evidence", id: "evidence" }, h("span", { class: "muted" }, "In the developer's words: "), d.evidence) : null,
-      askedAs(r), meta, actions);
+      askedAs(r), governs(r, d.uses), meta, actions);
     if (r.current) {
       append(actions, [
         h("button", { class: "primary", id: "edit", onclick: () => showEdit(r, card) }, "Edit (supersede)"),
         r.confidence !== "explicit" ? h("button", { id: "confirm", onclick: () => act(r, "confirm", {}, "Confirmed: now explicit") }, "Confirm") : null,
         h("button", { id: "pin", onclick: () => act(r, "pin", { pinned: !r.pinned }, r.pinned ? "Unpinned" : "Pinned") }, r.pinned ? "Unpin" : "Pin"),
-        h("button", { id: "edit-asked", onclick: () => showAskedEdit(r, card) }, "Edit questions and aliases")]);
+        h("button", { id: "edit-asked", onclick: () => showAskedEdit(r, card) }, "Edit questions and aliases"),
+        h("button", { id: "edit-anchors", onclick: () => showAnchorsEdit(r, card) }, "Edit what it governs"),
+        r.guard_text ? h("button", { id: "guard-off", onclick: () => act(r, "guard", { off: true }, "No longer a guard") }, "Stop enforcing") : null]);
     } else {
       const headId = d.history[d.history.length - 1].id;
       actions.append(h("a", { href: recordHref(headId) }, "Go to the current version"));
@@ -269,6 +271,39 @@
         qs.length ? h("ul", { id: "asked-questions" }, qs.map((q) => h("li", {}, q))) : null,
         as.length ? h("p", { id: "asked-aliases" }, "Also: ", as.join(", ")) : null]
         : h("p", { class: "muted", id: "asked-none" }, "No questions or aliases yet: the expansion pass adds them when an extraction backend is on (`agentctx expand`), or write them here."));
+  }
+  // What it governs (matched before an edit or a command, never injected as its text), whether it is a guard, and
+  // what it earned: injected at prompts and at actions, followed, ignored, fetched, tokens (`agentctx stats`).
+  function governs(r, uses) {
+    const an = r.anchors || [];
+    const u = uses || null;
+    const followed = u ? u.followed + Math.max(0, u.stopped - u.ignored - u.followed) : 0;
+    return h("section", { class: "asked", id: "governs" },
+      h("h3", {}, "Governs ", h("span", { class: "muted" }, "(shown before a matching edit or command, not injected as text)")),
+      an.length ? h("ul", { id: "anchors" }, an.map((a) => h("li", {}, h("code", {}, a))))
+        : h("p", { class: "muted", id: "anchors-none" }, "Nothing: it reaches the agent at session start and with prompts only."),
+      r.guard_text ? h("p", { id: "guard" }, h("span", { class: "chip superseded" }, "guard"), " enforced before an agent's action: ", h("code", {}, r.guard_text))
+        : null,
+      h("p", { id: "uses", class: u ? "" : "muted" }, u
+        ? `Injected at prompts ${u.prompts}× · before actions ${u.actions}× · followed ${followed} · ignored ${u.ignored} · fetched ${u.fetched} · ${u.tokens} tokens` + (followed || u.fetched ? "" : " · never used")
+        : "Never injected yet."));
+  }
+  function showAnchorsEdit(r, card) {
+    if (card.querySelector("form.anchors-edit")) return;
+    const ta = h("textarea", { id: "edit-anchors-text", rows: "4" });
+    ta.value = (r.anchors || []).join("\n");
+    const form = h("form", { class: "edit anchors-edit", onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        await api("POST", `/api/records/${r.id}/anchors`, { anchors: ta.value.split("\n").map((x) => x.trim()).filter(Boolean) });
+        flash("Saved: the agents see this record before touching these");
+        viewRecord(r.id);
+      } catch (err) { flash(err.message, true); }
+    } }, h("label", { for: "edit-anchors-text" }, "One per line: a path or glob relative to the repository (src/payments/**), command:WORDS, symbol:NAME or tool:NAME (at most 24)"), ta,
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", id: "save-anchors" }, "Save"),
+      h("button", { type: "button", onclick: () => form.remove() }, "Cancel")));
+    card.appendChild(form);
+    ta.focus();
   }
   function showAskedEdit(r, card) {
     if (card.querySelector("form.asked-edit")) return;
