@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from ..base.models import Record
     from ..base.project import Project
+    from ..store.rulefiles import RuleFileRow
 
 # Bounds (SPEC §4.12): rule files read in one pass, bytes read of each, folders visited, folder depth for nested files.
 FILES_MAX = 200
@@ -279,23 +280,23 @@ def sync(conn: "sqlite3.Connection", project: "Project", *, force: bool = False)
 
 
 def _apply(conn: "sqlite3.Connection", project_id: str, parsed: "list[rulefmt.ParsedRule]",
-           stamp: "dict[str, tuple[str, int, int]]", known: "dict[str, object]",
-           report: dict[str, object]) -> "list[object]":
+           stamp: "dict[str, tuple[str, int, int]]", known: "dict[str, RuleFileRow]",
+           report: dict[str, object]) -> "list[RuleFileRow]":
     """Records added, superseded or retired to match `parsed`; returns the sync rows to keep."""
     from ..base.errors import AgentctxError
     from ..store import records
     from ..store.rulefiles import RuleFileRow
 
-    rows: list[RuleFileRow] = []
+    rows: "list[RuleFileRow]" = []
     kept: set[str] = set()
 
     def count(key: str) -> None:
         report[key] = int(report[key]) + 1  # type: ignore[call-overload]
 
     for group in _group([r for r in parsed if r.mode in rulefmt.DELIVERED_MODES]):
-        prior = [known[r.path].record_id for r in group if r.path in known]  # type: ignore[attr-defined]
+        prior = [known[r.path].record_id for r in group if r.path in known]
         old = _current_record(conn, project_id, prior)
-        changed = any(r.path not in known or known[r.path].sha != stamp[r.path][0] for r in group)  # type: ignore[attr-defined]
+        changed = any(r.path not in known or known[r.path].sha != stamp[r.path][0] for r in group)
         new = _new_record(project_id, group)
         try:
             if old is not None and _same(new, old):
@@ -316,7 +317,7 @@ def _apply(conn: "sqlite3.Connection", project_id: str, parsed: "list[rulefmt.Pa
     rows.extend(RuleFileRow(r.path, None, *stamp[r.path], r.format, r.mode) for r in parsed
                 if r.mode not in rulefmt.DELIVERED_MODES)
     for row in known.values():  # a file removed, made manual, or folded into another record: its record retires
-        rid = row.record_id  # type: ignore[attr-defined]
+        rid = row.record_id
         if rid and rid not in kept:
             rec = records.get(conn, rid, project_id)
             if rec is not None and rec.superseded_at is None and rec.source == "rule_file":
