@@ -12,7 +12,7 @@ EVENTS: dict[str, tuple[str, "str | None", int]] = {
     "UserPromptSubmit": ("user-prompt-submit", None, 10),
     # Every tool: an anchor may name any tool; the handler reads one small file and returns at once (SPEC §4.11).
     "PreToolUse": ("pre-tool-use", None, 10),
-    "PostToolUse": ("post-tool-use", "^(Bash|apply_patch)$", 10),
+    "PostToolUse": ("post-tool-use", "^(Bash|apply_patch|mcp__agentctx__ctx_get)$", 10),
     "PreCompact": ("pre-compact", None, 10),
     "Stop": ("stop", None, 10),
     "SessionEnd": ("session-end", None, 3),

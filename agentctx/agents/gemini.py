@@ -12,7 +12,7 @@ EVENTS: dict[str, tuple[str, "str | None", int]] = {
     "BeforeAgent": ("user-prompt-submit", None, 10_000),
     # Every tool: an anchor may name any tool. Its context is not read (fact 22): AfterTool delivers it.
     "BeforeTool": ("pre-tool-use", None, 10_000),
-    "AfterTool": ("post-tool-use", "^(run_shell_command|write_file|replace)$", 10_000),
+    "AfterTool": ("post-tool-use", "^(run_shell_command|write_file|replace|mcp_agentctx_ctx_get)$", 10_000),
     "AfterAgent": ("stop", None, 10_000),
     "SessionEnd": ("session-end", None, 5_000),
 }

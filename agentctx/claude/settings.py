@@ -28,7 +28,8 @@ HOOKS: dict[str, tuple[str, str | None, dict[str, Any]]] = {
     # Only tools whose effects we capture. Synchronous: headless runs cancel async hooks still running at exit and
     # then may skip SessionEnd (async: cancelled in 11 and 4 of 15 runs, SessionEnd skipped in 9 and 1; sync: none;
     # docs/hooks.md).
-    "PostToolUse": ("post-tool-use", "Write|Edit|MultiEdit|NotebookEdit|Bash", {"timeout": 10}),
+    # ctx_get (ours, under either server name): a record fetched after it was delivered before an action (§4.11).
+    "PostToolUse": ("post-tool-use", "Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*agentctx__ctx_get", {"timeout": 10}),
     # A failed call never reaches PostToolUse: a failing test run or an erroring command comes only here (fact 24).
     "PostToolUseFailure": ("post-tool-use-failure", "Bash", {"timeout": 10}),
     "PreCompact": ("pre-compact", None, {"timeout": 10}),

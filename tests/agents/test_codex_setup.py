@@ -36,7 +36,7 @@ def test_install_keeps_the_users_hooks_and_uninstall_gives_their_bytes_back():
     assert data["hooks"]["SessionStart"][1]["hooks"][0] == {
         "type": "command", "command": "/opt/agentctx/bin/python -m agentctx hook session-start --agent codex",
         "timeout": 10}
-    assert data["hooks"]["PostToolUse"] == [{"matcher": "^(Bash|apply_patch)$", "hooks": [{
+    assert data["hooks"]["PostToolUse"] == [{"matcher": "^(Bash|apply_patch|mcp__agentctx__ctx_get)$", "hooks": [{
         "type": "command", "command": cs.command(ARGV, "post-tool-use"), "timeout": 10}]}]
     assert data["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] == 3  # Codex's cap (fact 18)
     assert set(cs.registered()) == set(cs.codex.EVENTS)

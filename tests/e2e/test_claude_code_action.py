@@ -28,10 +28,14 @@ def _tool_results(body: dict[str, Any]) -> int:
                for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result")
 
 
-def model_for(repo: str):
+GET = "mcp__agentctx__ctx_get"
+
+
+def model_for(repo: str, cents: str = ""):
     steps = [("Write", {"file_path": f"{repo}/src/payments/charge.py", "content": "AMOUNT = 100  # cents\n"}),
              ("Write", {"file_path": f"{repo}/notes/todo.txt", "content": "nothing\n"}),
-             ("Bash", {"command": "git push --force origin main", "description": "Push"})]
+             ("Bash", {"command": "git push --force origin main", "description": "Push"}),
+             (GET, {"ids": [cents]})]  # the whole record, read after it was shown (2.1.332 defers MCP tools: skipped)
 
     def model(body: dict[str, Any]) -> list[dict[str, Any]]:
         """HAND-WRITTEN: one tool call per request, in order, then a closing text."""
@@ -55,10 +59,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                         "Open a pull request instead of force-pushing.").stdout.strip()
     box.agentctx("guard", push, "--never", "command:git push --force", "--deny")
     box.agentctx("consolidate")
-    with MessagesStandIn(model_for(str(box.repo))) as api:
-        run = box.run("Set the charge amount, note it, and push", api.base_url, allowed=("Write",))
+    with MessagesStandIn(model_for(str(box.repo), cents)) as api:
+        run = box.run("Set the charge amount, note it, and push", api.base_url, allowed=("Write", GET))
         bodies = api.message_bodies()
-    return {"box": box, "run": run, "bodies": bodies, "cents": cents, "push": push}
+    offered = any(offers_tool(b, GET) for b in bodies)
+    return {"box": box, "run": run, "bodies": bodies, "cents": cents, "push": push, "get_offered": offered}
 
 
 def _after(bodies: list[dict[str, Any]], n: int) -> dict[str, Any]:
@@ -104,3 +109,5 @@ def test_the_ledger_shows_the_delivery_and_what_the_action_did(world):
     why = box.agentctx("why").stdout
     assert "before Write of src/payments/charge.py" in why and "matched path:src/payments/**" in why
     assert "guard: deny" in why and "PostToolUse/acted" in why
+    if world["get_offered"]:  # 2.1.197 offers our MCP tools directly: the ctx_get after the delivery is noted
+        assert stats[world["cents"]]["fetched"] == 1 and not stats[world["cents"]]["never_used"]
