@@ -175,3 +175,33 @@ def test_capture_bench_on_a_real_attrs_checkout(tmp_path):
     counts = {k: int(v) for k, v in (pair.split("=") for pair in out.splitlines()[-1].split())}
     assert counts["files"] >= 10 and counts["old_rule"] >= 1  # the rule before read errors in attrs' own source
     assert counts["succeeded"] == 0 and counts["unknown_outcome"] == 0
+
+
+# Two repositories in bench/action_data.py's format, written by hand for this test (the bench's real data is
+# extracted from fetched public repositories): a Cursor rule with braces and commas, a Copilot rule whose `*.md`
+# means the root only, a nested AGENTS.md, and commits touching governed and ungoverned files.
+ACTION_REPOS = [
+    {"repo": "acme/web", "snapshot": "0" * 40, "rules": [
+        {"path": ".cursor/rules/api.mdc", "text": "---\ndescription: API errors\nglobs: src/api/**/*.{ts,tsx}, "
+                                                  "lib/*.ts\nalwaysApply: false\n---\nReturn ApiError.\n"},
+        {"path": ".github/instructions/docs.instructions.md", "text": "---\napplyTo: '*.md'\n---\nOne sentence a line."},
+        {"path": "services/pay/AGENTS.md", "text": "# Payments\nAmounts are integer cents."},
+        {"path": ".cursor/rules/always.mdc", "text": "---\nalwaysApply: true\n---\nUse pnpm."}],
+     "commits": [{"commit": "1" * 40, "files": ["src/api/users.ts", "src/api/v2/x.tsx", "README.md"]},
+                 {"commit": "2" * 40, "files": ["docs/guide.md", "services/pay/a.py", "other.py"]}]},
+    {"repo": "acme/lib", "snapshot": "3" * 40, "rules": [
+        {"path": ".claude/rules/py.md", "text": "---\npaths:\n  - \"**/*.py\"\n---\n# Python\nType hints."}],
+     "commits": [{"commit": "4" * 40, "files": ["a/b.py", "c.txt"]}]},
+]
+
+
+def test_action_bench_runs_on_tiny_repositories(tmp_path):
+    out = _run(["bench/action.py", "--data", str(_write(tmp_path / "repos.jsonl", ACTION_REPOS))], tmp_path)
+    summary = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
+    assert summary["repos"] == "2" and summary["edits"] == "8"
+    for agent in ("codex", "claude"):
+        assert 0.0 <= float(summary[f"{agent}_hit"]) <= 1.0 and 0.0 <= float(summary[f"{agent}_noise"]) <= 1.0
+    assert float(summary["index_tokens_per_turn"]) > 0
+    # acme/web is held out: its `*.md` rule reaches docs/guide.md too (anchors match a bare name at any depth),
+    # which that format does not mean, so noise is measured, not assumed away.
+    assert float(summary["codex_noise"]) > 0 and float(summary["codex_hit"]) == 1.0

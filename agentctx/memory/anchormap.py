@@ -21,11 +21,9 @@ TEXT_CHARS = 240
 
 def _skip_agents(record: Record) -> list[str]:
     """The agents that already load this record natively (a repository's rule file they read themselves): the
-    hook does not repeat it to them. The one place this is decided (`memory.rulefiles`, when present)."""
-    try:
-        from .rulefiles import native_agents  # type: ignore[attr-defined]
-    except ImportError:
-        return []
+    hook does not repeat it to them. The one place this is decided (`memory.rulefiles.native_agents`)."""
+    from .rulefiles import native_agents
+
     try:
         return sorted(native_agents(record))
     except Exception:  # derived data: a failure only means the record is delivered to every agent

@@ -231,6 +231,10 @@ def describe(report: dict[str, object]) -> list[str]:
             lines.append(f"the next SessionStart digest: {value} tokens")
         elif key == "stale_sessions_closed" and isinstance(value, list):
             lines.append(plural(len(value), "session left open closed", "sessions left open closed"))
+        elif key == "rule_files" and isinstance(value, dict):
+            from .rulefiles import describe as describe_rules
+
+            lines.extend(describe_rules(value))
         elif key == "expansion" and isinstance(value, dict):
             lines.append(f"expansion: {value['summary']}")
         elif key == "decisions_log_trimmed":
@@ -263,6 +267,7 @@ def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object]
     report["reinforced"] = capture_sql.promote_reinforced(conn, int(config.load()["reinforceThreshold"]))
     report["scores_updated"] = decay(conn, None if rebuild else project.id)
     report["duplicates_folded"] = dedup(conn, project.id)
+    report["rule_files"] = _rule_files(conn, project)
     report["expansion"] = _expansion(conn, project)  # before the term statistics: it adds words to the index
     report["term_stats"] = _term_stats(conn)
     report["vectors"] = _vectors(conn, project.id)
@@ -301,6 +306,18 @@ def _expansion(conn: sqlite3.Connection, project: Project) -> dict[str, object] 
     if result.skipped == "nothing_due":
         return None
     return {**asdict(result), "summary": expand.describe(result)}
+
+
+def _rule_files(conn: sqlite3.Connection, project: Project) -> dict[str, object] | str | None:
+    """The repository's own rules for agents read as anchored records (memory/rulefiles.py); None when the project
+    has none. Never raises: a failure waits for the next pass."""
+    from .rulefiles import sync
+
+    try:
+        report = sync(conn, project)
+    except (OSError, sqlite3.Error) as exc:
+        return f"skipped ({type(exc).__name__}: {exc})"
+    return report if report["files"] or report["retired"] else None
 
 
 def _trim_decisions_log() -> bool:

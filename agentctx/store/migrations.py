@@ -344,6 +344,27 @@ def m014_anchors(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m017_rule_files(conn: sqlite3.Connection) -> None:
+    # The repository's own rule files for agents read as records (issue 36, SPEC §4.12): which record each file
+    # became, and what the file was when it was read (size and mtime to skip an unchanged file without reading it,
+    # the hash of its bytes to know an edit). The file stays the source of truth: an edit supersedes, a removal
+    # retires.
+    _run(conn, (
+        """CREATE TABLE rule_files (
+            project_id TEXT NOT NULL,
+            path       TEXT NOT NULL,
+            record_id  TEXT,
+            sha        TEXT NOT NULL,
+            size       INTEGER NOT NULL,
+            mtime_ns   INTEGER NOT NULL,
+            format     TEXT NOT NULL,
+            mode       TEXT NOT NULL,
+            synced_at  TEXT NOT NULL,
+            PRIMARY KEY (project_id, path)
+        )""",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -359,6 +380,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "expansion", m012_expansion),
     Migration(13, "session_agent", m013_session_agent),
     Migration(14, "anchors", m014_anchors),
+    Migration(17, "rule_files", m017_rule_files),
 )
 
 LATEST = MIGRATIONS[-1].version

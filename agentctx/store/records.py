@@ -506,7 +506,10 @@ def established(conn: sqlite3.Connection, project_id: str, *, types: Iterable[st
     # One query per type, each an ordered scan of records_ranked that stops at `limit`: one query over all types
     # would sort every established record of the project on each digest rebuild.
     rank = {t: i for i, t in enumerate(dict.fromkeys(types))}
-    sql = _select(f"project_id = ? AND {CURRENT} AND confidence != 'inferred' AND type = ?")
+    # A rule file's record enters the digest only when its format says it always applies (kept pinned, SPEC §4.12):
+    # the others are delivered at the edit they govern, or when a prompt is about them.
+    sql = _select(f"project_id = ? AND {CURRENT} AND confidence != 'inferred' AND type = ? "
+                  "AND (source != 'rule_file' OR pinned = 1)")
     sql += " ORDER BY pinned DESC, score DESC, recorded_at DESC, id DESC LIMIT ?"
     found = [to_record(r) for t in rank for r in conn.execute(sql, (project_id, t, limit))]
     found.sort(key=lambda r: (r.recorded_at, r.id), reverse=True)  # stable sorts: newest first breaks the ties
@@ -573,7 +576,7 @@ def delete_project(conn: sqlite3.Connection, project_id: str) -> int:
         conn.execute("DELETE FROM sessions WHERE project_id = ?", (project_id,))
         conn.execute("DELETE FROM injections WHERE project_id = ?", (project_id,))
         conn.execute("DELETE FROM prompts WHERE project_id = ?", (project_id,))
-        for table in ("team_sync", "team_versions", "team_files"):  # its team-file sync state (SPEC §3.8)
+        for table in ("team_sync", "team_versions", "team_files", "rule_files"):  # its file sync state (SPEC §3.8)
             conn.execute(f"DELETE FROM {table} WHERE project_id = ?", (project_id,))
     _changed(conn, project_id)
     return len(ids)

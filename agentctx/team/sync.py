@@ -85,9 +85,10 @@ def _hash(type_: str, title: str, body: str) -> str:
 
 
 def shareable(conn: sqlite3.Connection, target: Target) -> list[Record]:
-    """The current records the file carries: its types, explicit, reinforced or team, of its own namespace and scope."""
+    """The current records the file carries: its types, explicit, reinforced or team, of its own namespace and scope;
+    not the records read from the repository's rule files (their files already travel with the repository)."""
     return [r for r in records.current(conn, target.namespace, types=target.kind.types, own_only=True)
-            if r.confidence in SHARED_CONFIDENCES and r.scope == target.scope]
+            if r.confidence in SHARED_CONFIDENCES and r.scope == target.scope and r.source != "rule_file"]
 
 
 def _heads(conn: sqlite3.Connection, target: Target, rows: dict[str, sync.SyncRow]) -> dict[str, str]:

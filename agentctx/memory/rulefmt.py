@@ -1,0 +1,275 @@
+"""The rule files teams keep for agents, parsed: each format's frontmatter, globs and activation, read as anchors.
+
+Formats (vendor-notes/rule-files.md): Cursor `.cursor/rules/**/*.mdc` (`description`, `globs`, `alwaysApply`),
+Claude Code `.claude/rules/**/*.md` (`paths`), GitHub Copilot `.github/instructions/**/*.instructions.md`
+(`applyTo`), and nested `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` (the directory that holds them). Pure functions:
+text in, a `ParsedRule` out; reading files and the store live in memory/rulefiles.py.
+"""
+
+from __future__ import annotations
+
+from ..base.models import record_type
+
+# How a rule applies, in each format's own terms (SPEC §4.12):
+#   globs:       when a file matching its globs is worked on (Cursor auto-attached, `paths`, `applyTo`)
+#   directory:   when a file in its directory is worked on (a nested AGENTS.md, CLAUDE.md or GEMINI.md)
+#   always:      in every session (Cursor `alwaysApply`, a `.claude/rules` file without `paths`, `applyTo: "**"`)
+#   description: when the task is about what its description says (Cursor "agent requested")
+#   manual:      only when a person names it (Cursor `@rule`; Copilot without `applyTo`): never delivered by us
+#   root:        a repository-wide file its own agent loads at start (AGENTS.md, CLAUDE.md, GEMINI.md at the root)
+MODES = ("globs", "directory", "always", "description", "manual", "root")
+DELIVERED_MODES = frozenset({"globs", "directory", "always", "description"})
+EXPANSIONS_MAX = 24  # anchors one rule may produce once braces are expanded (base/anchors.ANCHORS_MAX)
+_MATCH_ALL = frozenset({"**", "**/*", "**/**", "*/**", "**/*.*"})
+NESTED_NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
+
+
+class ParsedRule(record_type("ParsedRule", "path format mode title description body globs anchors notes")):
+    """One rule file read: its repository-relative path, format (`cursor`, `claude_rules`, `copilot`, `agents_md`,
+    `claude_md`, `gemini_md`), mode (MODES), a title, the description its format gives (or ""), the body without
+    frontmatter, the globs as written, the anchors they became, and notes on what could not be kept."""
+
+    __slots__ = ()
+
+
+def format_of(relpath: str) -> str | None:
+    """Which rule format a repository-relative path is, or None."""
+    parts = relpath.split("/")
+    name = parts[-1]
+    if ".cursor/rules/" in relpath and (name.endswith(".mdc") or name.endswith(".md")) and _under(parts, ".cursor", "rules"):
+        return "cursor"
+    if name.endswith(".md") and _under(parts, ".claude", "rules"):
+        return "claude_rules"
+    if name.endswith(".instructions.md") and _under(parts, ".github", "instructions"):
+        return "copilot"
+    if name in NESTED_NAMES:
+        if len(parts) >= 2 and parts[-2] == ".claude":
+            return "claude_md" if name == "CLAUDE.md" else None  # only Claude Code reads a `.claude` folder
+        return {"AGENTS.md": "agents_md", "CLAUDE.md": "claude_md", "GEMINI.md": "gemini_md"}[name]
+    return None
+
+
+def _under(parts: list[str], first: str, second: str) -> bool:
+    # Only the repository's own folders: `.cursor/rules` at the root (a vendored copy elsewhere is not this repo's).
+    return len(parts) >= 3 and parts[0] == first and parts[1] == second
+
+
+# --- frontmatter ------------------------------------------------------------------------------------------------
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, object], str]:
+    """(fields, body) of a Markdown file with an optional `---` YAML block at its top. Only the subset rule files
+    use: `key: scalar`, `key: [a, b]`, and `key:` followed by `- item` lines; anything else is ignored."""
+    text = text.lstrip("\ufeff")
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return {}, text
+    end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() in ("---", "...")), None)
+    if end is None:
+        return {}, text
+    fields: dict[str, object] = {}
+    key = None
+    for raw in lines[1:end]:
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        stripped = raw.strip()
+        if stripped.startswith("- ") or stripped == "-":
+            if key is not None:
+                value = fields.get(key)
+                items = value if isinstance(value, list) else ([] if value in (None, "") else [value])
+                items.append(_scalar(stripped[1:].strip()))
+                fields[key] = items
+            continue
+        if raw[:1] in (" ", "\t") or ":" not in stripped:
+            continue  # a nested mapping or a continuation: not part of any rule format we read
+        name, _, rest = stripped.partition(":")
+        key = name.strip()
+        rest = rest.strip()
+        if rest.startswith("[") and rest.endswith("]"):
+            fields[key] = [_scalar(p.strip()) for p in _split_top(rest[1:-1]) if p.strip()]
+        else:
+            fields[key] = _scalar(rest)
+    return fields, "\n".join(lines[end + 1:])
+
+
+def _scalar(text: str) -> object:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    if " #" in text:
+        text = text.split(" #", 1)[0].rstrip()
+    low = text.lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("", "null", "~"):
+        return ""
+    return text
+
+
+def _split_top(text: str) -> list[str]:
+    """`text` cut at commas outside braces and quotes (`src/*.{ts,tsx}, docs/**` is two globs)."""
+    out, cur, depth, quote = [], [], 0, ""
+    for c in text:
+        if quote:
+            if c == quote:
+                quote = ""
+            else:
+                cur.append(c)
+            continue
+        if c in "'\"":
+            quote = c
+        elif c == "{":
+            depth += 1
+            cur.append(c)
+        elif c == "}":
+            depth = max(0, depth - 1)
+            cur.append(c)
+        elif c == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+    out.append("".join(cur))
+    return out
+
+
+# --- globs ------------------------------------------------------------------------------------------------------
+
+
+def glob_list(value: object) -> list[str]:
+    """A frontmatter glob field as a list: a YAML list, or one string of comma-separated globs (Cursor, `applyTo`)."""
+    items = value if isinstance(value, list) else [value]
+    out: list[str] = []
+    for item in items:
+        if isinstance(item, str):
+            out.extend(p.strip().strip("'\"").strip() for p in _split_top(item))
+    return [g for g in out if g]
+
+
+def expand_braces(glob: str, limit: int = EXPANSIONS_MAX) -> list[str]:
+    """`src/**/*.{ts,tsx}` as `src/**/*.ts` and `src/**/*.tsx` (nested braces too); at most `limit` results (the
+    rest are dropped: a rule never becomes thousands of anchors). A brace without a comma stays literal."""
+    start = glob.find("{")
+    if start < 0:
+        return [glob]
+    depth = 0
+    for end in range(start, len(glob)):
+        if glob[end] == "{":
+            depth += 1
+        elif glob[end] == "}":
+            depth -= 1
+            if depth == 0:
+                break
+    else:
+        return [glob]  # unbalanced: literal
+    options = _split_top(glob[start + 1:end])
+    if len(options) < 2:
+        return [glob[:end + 1] + x for x in expand_braces(glob[end + 1:], limit)][:limit]
+    out: list[str] = []
+    for option in options:
+        for tail in expand_braces(glob[:start] + option + glob[end + 1:], limit):
+            if tail not in out:
+                out.append(tail)
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def anchors_for(globs: list[str]) -> tuple[tuple[str, ...], list[str], bool]:
+    """(anchors, notes, matches_all) for a rule's globs: braces expanded, `./` and a leading `/` dropped (both mean
+    the repository root in these formats), negations and unusable globs left out with a note; `matches_all` when a
+    glob governs every file (`**`), which makes the rule one that always applies."""
+    from ..base.anchors import ANCHORS_MAX, AnchorError, normalize
+
+    anchors: dict[str, None] = {}
+    notes: list[str] = []
+    matches_all = False
+    for glob in globs:
+        if glob.startswith("!"):
+            notes.append(f"negated glob {glob!r} not kept (anchors only include)")
+            continue
+        for one in expand_braces(glob):
+            one = one.strip()
+            while one.startswith("./"):
+                one = one[2:]
+            one = one.lstrip("/")
+            if one in _MATCH_ALL or set(one) <= {"*", "/"}:
+                matches_all = True
+                continue
+            try:
+                anchors.setdefault(normalize("path:" + one), None)
+            except AnchorError as exc:
+                notes.append(str(exc))
+            if len(anchors) >= ANCHORS_MAX:
+                notes.append(f"more than {ANCHORS_MAX} globs: the rest not kept")
+                return tuple(anchors), notes, matches_all
+    return tuple(anchors), notes, matches_all
+
+
+# --- one file ---------------------------------------------------------------------------------------------------
+
+
+def _heading(body: str) -> str:
+    for line in body.splitlines():
+        s = line.strip()
+        if s.startswith("#"):
+            return s.lstrip("#").strip()
+        if s:
+            return s[:80]
+    return ""
+
+
+def _text(value: object) -> str:
+    return " ".join(value.split()) if isinstance(value, str) else ""
+
+
+def parse(relpath: str, text: str) -> ParsedRule | None:
+    """The rule a file at `relpath` (repository-relative, POSIX) with contents `text` states, or None when the path
+    is not a rule file."""
+    fmt = format_of(relpath)
+    if fmt is None:
+        return None
+    if fmt in ("agents_md", "claude_md", "gemini_md"):
+        return _nested(relpath, fmt, text)
+    fields, body = split_frontmatter(text)
+    description = _text(fields.get("description"))
+    key = {"cursor": "globs", "claude_rules": "paths", "copilot": "applyTo"}[fmt]
+    globs = glob_list(fields.get(key))
+    anchors, notes, matches_all = anchors_for(globs)
+    if fmt == "cursor":
+        always = fields.get("alwaysApply") is True
+        if isinstance(fields.get("alwaysApply"), str):
+            notes.append("alwaysApply is not a boolean: read as false (as Cursor does)")
+        mode = ("always" if always or (matches_all and not anchors) else "globs" if anchors
+                else "description" if description else "manual")
+    elif fmt == "claude_rules":
+        # A rule file without `paths` is loaded in every session, like CLAUDE.md (vendor-notes/rule-files.md).
+        mode = "globs" if anchors else "always"
+    else:  # copilot: without applyTo an instructions file is not applied on its own
+        mode = "globs" if anchors else "always" if matches_all else "description" if description else "manual"
+    if mode == "always":
+        anchors = ()
+    if globs and not anchors and not matches_all:
+        notes.append("no glob could be kept: " + ", ".join(globs))
+    label = description or _heading(body) or relpath.rsplit("/", 1)[-1]
+    return ParsedRule(relpath, fmt, mode, label, description, body.strip(), tuple(globs), anchors, tuple(notes))
+
+
+def _nested(relpath: str, fmt: str, text: str) -> ParsedRule:
+    folder = relpath.rsplit("/", 1)[0] if "/" in relpath else ""
+    if folder.endswith("/.claude") or folder == ".claude":
+        folder = folder[: -len(".claude")].rstrip("/")
+    body = text.lstrip("\ufeff").strip()
+    label = _heading(body) or relpath
+    if not folder:
+        return ParsedRule(relpath, fmt, "root", label, "", body, (), (), ())
+    from ..base.anchors import AnchorError, normalize
+
+    try:
+        anchors: tuple[str, ...] = (normalize("path:" + folder + "/"),)
+        notes: tuple[str, ...] = ()
+    except AnchorError as exc:
+        anchors, notes = (), (str(exc),)
+    return ParsedRule(relpath, fmt, "directory" if anchors else "manual", label, "", body, (folder + "/**",),
+                      anchors, notes)
