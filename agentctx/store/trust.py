@@ -39,6 +39,12 @@ def marks_for(conn: sqlite3.Connection, ids: Iterable[str]) -> dict[str, dict[st
     return out
 
 
+def marks_detail(conn: sqlite3.Connection, record_id: str) -> dict[str, dict[str, str]]:
+    """{kind: {"reason", "at"}} of one record (the dashboard's record view)."""
+    return {kind: {"reason": reason, "at": at} for kind, reason, at in conn.execute(
+        "SELECT kind, reason, at FROM record_marks WHERE record_id = ?", (record_id,))}
+
+
 def set_mark(conn: sqlite3.Connection, record_id: str, kind: str, reason: str, *, at: str | None = None) -> None:
     with atomic(conn):
         conn.execute("INSERT OR REPLACE INTO record_marks (record_id, kind, reason, at) VALUES (?, ?, ?, ?)",

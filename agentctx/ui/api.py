@@ -178,7 +178,15 @@ def get_record(req: Request) -> dict[str, Any]:
         "entities": browse.entities(req.conn, record.id),
         "linked": [{"rel": rel, **_row(r)} for rel, r in browse.linked_records(req.conn, record.id)],
         "appearances": browse.appearances(req.conn, record.id),
+        "marks": _marks_of(req, record),
     }
+
+
+def _marks_of(req: Request, record: Record) -> dict[str, dict[str, str]]:
+    """The record's marks (SPEC §3.9): unverified (why), waiting for review, expired (why), merged (into what)."""
+    from ..store import trust
+
+    return trust.marks_detail(req.conn, record.id)
 
 
 def supersede(req: Request) -> dict[str, Any]:
@@ -193,7 +201,11 @@ def supersede(req: Request) -> dict[str, Any]:
 
 def confirm(req: Request) -> dict[str, Any]:
     record = _record(req)
-    return {"record": record_json(records.confirm(req.conn, record.id, record.project_id))}
+    from ..store import trust
+
+    confirmed = records.confirm(req.conn, record.id, record.project_id)
+    trust.clear_mark(req.conn, record.id, "review")  # the user's confirmation is the review (SPEC §3.9)
+    return {"record": record_json(confirmed)}
 
 
 def pin(req: Request) -> dict[str, Any]:
@@ -344,7 +356,11 @@ def overview(req: Request) -> dict[str, Any]:
 
     _drain(req)
     # Extraction calls are the user's (a Claude Code subscription's quota is): every project's, whatever the scope.
-    return {**browse.overview(req.conn, req.scope), "extraction": extraction_state(req.conn, config.load())}
+    from ..memory.status import trust_state
+
+    settings = config.load()
+    return {**browse.overview(req.conn, req.scope), "extraction": extraction_state(req.conn, settings),
+            "trust": trust_state(req.conn, req.scope, settings)}
 
 
 def graph(req: Request) -> dict[str, Any]:

@@ -232,6 +232,9 @@
     const actions = h("div", { class: "actions", id: "actions" });
     const card = h("section", { class: "card" }, h("h2", { id: "record-title" }, r.title), h("p", {}, chips(r)),
       h("div", { class: "body", id: "record-body" }, r.body),
+      Object.keys(d.marks || {}).length ? h("ul", { class: "marks", id: "marks" }, Object.entries(d.marks).map(([kind, m]) =>
+        h("li", {}, h("strong", {}, kind === "unverified" ? "Code changed since it was recorded" : kind === "review" ? "Waiting for review" :
+          kind === "expired" ? "Expired unused (agentctx review --yes --restore ID)" : "Merged"), `: ${m.reason} (${m.at.slice(0, 10)})`))) : null,
       d.evidence ? h("blockquote", { class: "evidence", id: "evidence" }, h("span", { class: "muted" }, "In the developer's words: "), d.evidence) : null,
       askedAs(r), meta, actions);
     if (r.current) {
@@ -587,7 +590,13 @@
     const exLine = ex.backend === "off" ? `Extraction off: ${ex.reason}` :
       `Extraction through ${ex.backend === "claude-code" ? "your Claude Code CLI" : "the Messages API"} (${ex.reason})` +
       (ex.calls_per_hour_limit ? ` · at most ${ex.calls_per_hour_limit} calls an hour` : "") + (ex.paused ? ` · ${ex.paused}` : "");
-    mount(h("h2", {}, "Overview"), h("p", { class: "muted", id: "extraction-state" }, exLine), h("div", { class: "grid2" },
+    const t = d.trust || { unverified: 0, review: 0, expired: 0, recently_expired: [] };
+    const trustLine = `${t.unverified} unverified (their code changed) · ${t.review} waiting for review · ${t.expired} expired unused` +
+      (t.expire_after_days ? ` (after ${t.expire_after_days} days)` : " (expiry off)");
+    const expired = (t.recently_expired || []).map((e) => h("li", {}, h("a", { href: "#/records/" + encodeURIComponent(e.id) }, e.title), ` — ${e.reason} (${e.at.slice(0, 10)})`));
+    mount(h("h2", {}, "Overview"), h("p", { class: "muted", id: "extraction-state" }, exLine),
+      h("p", { class: "muted", id: "trust-state" }, trustLine), expired.length ? h("ul", { id: "expired-list" }, ...expired) : null,
+      h("div", { class: "grid2" },
       bars(Object.entries(d.by_type), "Current records by type"),
       bars(Object.entries(d.by_confidence), "Current records by confidence"),
       bars(daily.map((r) => [r.day, r.tokens]), "Tokens injected per day"),
