@@ -115,7 +115,7 @@ def test_every_surface_that_writes_records_keeps_digests_fresh():
     for case in cases:
         code = f"{case}\nfrom agentctx.base import freshness\nprint(len(freshness._rebuilders))"
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-        assert out.stdout.strip().splitlines()[-1:] == ["1"], (case, out.stdout, out.stderr)
+        assert out.stdout.strip().splitlines()[-1:] == ["2"], (case, out.stdout, out.stderr)  # the digest and the anchor map
     bare = subprocess.run([sys.executable, "-c", "import agentctx.store.records\nfrom agentctx.base import freshness\n"
                            "print(len(freshness._rebuilders))"], capture_output=True, text=True, cwd=ROOT)
     assert bare.stdout.strip() == "0"  # the store alone registers nothing: the rebuild comes from above

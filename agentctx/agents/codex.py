@@ -10,6 +10,8 @@ NAME = "codex"
 EVENTS: dict[str, tuple[str, "str | None", int]] = {
     "SessionStart": ("session-start", None, 10),
     "UserPromptSubmit": ("user-prompt-submit", None, 10),
+    # Every tool: an anchor may name any tool; the handler reads one small file and returns at once (SPEC §4.11).
+    "PreToolUse": ("pre-tool-use", None, 10),
     "PostToolUse": ("post-tool-use", "^(Bash|apply_patch)$", 10),
     "PreCompact": ("pre-compact", None, 10),
     "Stop": ("stop", None, 10),
@@ -40,7 +42,7 @@ def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
     out = dict(data)
     if out.get("transcript_path") is None:
         out["transcript_path"] = ""
-    if event == "post-tool-use" and data.get("tool_name") == "apply_patch":
+    if event in ("pre-tool-use", "post-tool-use") and data.get("tool_name") == "apply_patch":
         tool_input = data.get("tool_input")
         patch = tool_input.get("command") if isinstance(tool_input, dict) else tool_input
         out["tool_name"] = "Edit"
@@ -49,7 +51,16 @@ def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
 
 
 def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[type-arg]
-    """Codex reads Claude Code's output shape (`hookSpecificOutput` with `hookEventName`, fact 15) as it is."""
+    """Codex reads Claude Code's output shape (`hookSpecificOutput` with `hookEventName`, fact 15) as it is, but
+    for a guard that asks: its PreToolUse refuses `permissionDecision: ask` (fact 24), so the action is denied
+    with the reason, which says so. A guard the user set must not be dropped."""
+    specific = out.get("hookSpecificOutput") if out else None
+    if event == "pre-tool-use" and isinstance(specific, dict) and specific.get("permissionDecision") == "ask":
+        why = str(specific.get("permissionDecisionReason") or "")
+        specific = {**specific, "permissionDecision": "deny",
+                    "permissionDecisionReason": why + " (Codex CLI cannot ask before a tool call: agentctx denied it;"
+                                                      " run it yourself if you mean it)"}
+        return {**out, "hookSpecificOutput": specific}  # type: ignore[dict-item]
     return out
 
 

@@ -10,6 +10,8 @@ NAME = "gemini"
 EVENTS: dict[str, tuple[str, "str | None", int]] = {
     "SessionStart": ("session-start", None, 10_000),
     "BeforeAgent": ("user-prompt-submit", None, 10_000),
+    # Every tool: an anchor may name any tool. Its context is not read (fact 24): AfterTool delivers it.
+    "BeforeTool": ("pre-tool-use", None, 10_000),
     "AfterTool": ("post-tool-use", "^(run_shell_command|write_file|replace)$", 10_000),
     "AfterAgent": ("stop", None, 10_000),
     "SessionEnd": ("session-end", None, 5_000),
@@ -67,10 +69,11 @@ def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
     out = dict(data)
     if event == "user-prompt-submit" and isinstance(data.get("prompt"), str):
         out["prompt"] = strip_context(data["prompt"])
-    elif event == "post-tool-use":
+    elif event in ("pre-tool-use", "post-tool-use"):
         name = data.get("tool_name")
         out["tool_name"] = TOOLS.get(name, name) if isinstance(name, str) else ""
-        out["tool_response"] = _tool_output(data.get("tool_response"))
+        if event == "post-tool-use":
+            out["tool_response"] = _tool_output(data.get("tool_response"))
     return out
 
 
@@ -78,6 +81,8 @@ def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[typ
     """Gemini's output: the same JSON object, named by Gemini's own event (BeforeAgent, AfterTool, fact 14)."""
     if not out:
         return out
+    if event == "pre-tool-use":
+        return _before_tool(out)
     specific = out.get("hookSpecificOutput")
     if isinstance(specific, dict) and event in OUTPUT_EVENTS:
         specific = {**specific, "hookEventName": OUTPUT_EVENTS[event]}
@@ -86,6 +91,20 @@ def output(event: str, out: "dict | None") -> "dict | None":  # type: ignore[typ
             specific["additionalContext"] = text.replace(CLAUDE_TOOL_PREFIX, TOOL_PREFIX)
         out = {**out, "hookSpecificOutput": specific}
     return out
+
+
+def _before_tool(out: dict) -> "dict | None":  # type: ignore[type-arg]
+    """BeforeTool's output (fact 24): a guard's `decision` (`ask` or `deny`) with its `reason`; nothing else, since
+    BeforeTool's `additionalContext` is never read (the record goes out with the tool's result, from AfterTool)."""
+    specific = out.get("hookSpecificOutput")
+    decision = specific.get("permissionDecision") if isinstance(specific, dict) else None
+    if decision not in ("ask", "deny"):
+        return None
+    why = str(specific.get("permissionDecisionReason") or "").replace(CLAUDE_TOOL_PREFIX, TOOL_PREFIX)  # type: ignore[union-attr]
+    result: dict = {"decision": decision, "reason": why}  # type: ignore[type-arg]
+    if decision == "ask":
+        result["systemMessage"] = why  # what the confirmation shows the user
+    return result
 
 
 def is_line(line: dict) -> bool:  # type: ignore[type-arg]

@@ -270,3 +270,53 @@ def command_matches(prefix: str, line: str) -> bool:
 
 def tool_matches(name: str, tool: str) -> bool:
     return name.casefold() == tool.casefold()
+
+
+# --- index keys: which anchors a target can possibly match, without matching them all -------------------------
+
+
+def index_key(anchor: str) -> str:
+    """The bucket of a stored anchor in a project's anchor map: a target is matched only against the anchors of
+    the buckets its own keys name (`target_keys`) and the catch-all `*`. Exact: an anchor outside those buckets
+    cannot match the target."""
+    kind, value = split(anchor)
+    if kind == "command":
+        first = value.split()[0] if value.split() else ""
+        return "c/" + first.rsplit("/", 1)[-1]
+    if kind == "tool":
+        return "t/" + value.casefold()
+    if kind == "symbol":
+        return "s"
+    glob = value.rstrip("/")
+    parts = glob.split("/")
+    if len(parts) == 1 and not value.endswith("/"):
+        if not any(c in glob for c in "*?"):
+            return "n/" + glob  # a file name at any depth, or the first folder
+        if glob.startswith("*.") and not any(c in glob[2:] for c in "*?"):
+            return "x/" + glob[2:]  # `*.sql`: by extension
+        return "*"
+    head = parts[0]
+    return "*" if any(c in head for c in "*?") else "p/" + head
+
+
+def target_keys(paths: "tuple[str, ...] | list[str]", command: str, tool: str, has_text: bool) -> "list[str]":
+    """The buckets (`index_key`) whose anchors may match a target: its paths, the commands of its line, its tool."""
+    keys = ["*", "t/" + tool.casefold()] if tool else ["*"]
+    for path in paths:
+        parts = [p for p in path.split("/") if p]
+        if not parts:
+            continue
+        name = parts[-1]
+        keys += ["p/" + parts[0], "n/" + name, "n/" + parts[0]]
+        dot = name.find(".")
+        while dot >= 0:  # `a.tar.gz` is `*.tar.gz` and `*.gz`
+            keys.append("x/" + name[dot + 1:])
+            dot = name.find(".", dot + 1)
+    if command:
+        for segment in command_segments(command):
+            words = command_words(segment)
+            if words:
+                keys.append("c/" + words[0].rsplit("/", 1)[-1])
+    if has_text:
+        keys.append("s")
+    return keys

@@ -1,4 +1,5 @@
-"""Digest freshness: a store write that can change what SessionStart shows rebuilds the affected digests at once.
+"""Digest freshness: a store write that can change what SessionStart shows rebuilds the affected digests (and the
+anchor map the pre-action hook reads) at once.
 
 The store's write functions call `changed` after their transaction commits, so every writer (CLI, MCP, extraction,
 capture, hooks, consolidation) keeps the digest current without knowing about it; SessionStart stays a file read.
@@ -66,12 +67,16 @@ def flush(conn: "sqlite3.Connection") -> list[str]:
         ids.update(_stored_digests())
     done = []
     for project_id in sorted(ids):
-        try:
-            for rebuild in _rebuilders:
+        ok = True
+        for rebuild in _rebuilders:  # each on its own: a failed digest must not leave the anchor map stale
+            try:
                 rebuild(conn, project_id)
+            except Exception as exc:  # never fail a committed write over derived data
+                ok = False
+                _log(f"rebuild ({getattr(rebuild, '__name__', 'rebuild')}) for {project_id} failed: "
+                     f"{type(exc).__name__}: {exc}")
+        if ok:
             done.append(project_id)
-        except Exception as exc:  # never fail a committed write over derived data
-            _log(f"digest rebuild for {project_id} failed: {type(exc).__name__}: {exc}")
     return done
 
 

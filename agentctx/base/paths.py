@@ -88,6 +88,23 @@ def dedup_file(session_id: str) -> str:
     return os.path.join(temp_dir(), f"agentctx-{_safe(session_id)}.seen")
 
 
+def anchor_map_file(project_id: str) -> str:
+    """The project's anchor map (`memory.anchormap`): its anchored and guarded records, rewritten when records
+    change, read by the pre-action hook in one syscall. Absent: the project has none."""
+    return os.path.join(state_dir_str(), f"anchors-{_safe(project_id)}.json")
+
+
+def action_decisions_file() -> str:
+    """The pre-action hook's recent deliveries (target, matching anchor, decision), read by `agentctx why`."""
+    return os.path.join(state_dir_str(), "action-decisions.jsonl")
+
+
+def actions_file(session_id: str) -> str:
+    """Per-session notes of the pre-action hook (what it delivered, for which action), read by the post-action
+    hook and for once-per-session delivery; derived, disposable, in the temp dir."""
+    return os.path.join(temp_dir(), f"agentctx-{_safe(session_id)}.actions")
+
+
 def temp_dir() -> str:
     """The temp directory as `tempfile.gettempdir()` would choose it, without importing tempfile (~4 ms)."""
     for name in ("TMPDIR", "TEMP", "TMP"):

@@ -117,6 +117,7 @@ def hooks_document() -> dict[str, Any]:
         group: dict[str, Any] = {"matcher": matcher} if matcher else {}
         group["hooks"] = [{"type": "command", "command": HOOK_COMMAND + kebab, **extra}]
         hooks[event] = [group]
-    return {"description": "agentctx: the digest at SessionStart, the relevant records with each prompt, capture "
-                           "after tool calls, extraction and consolidation in the background",
+    return {"description": "agentctx: the digest at SessionStart, the relevant records with each prompt, the "
+                           "records anchored to an edit or a command before it runs, capture after tool calls, "
+                           "extraction and consolidation in the background",
             "hooks": hooks}

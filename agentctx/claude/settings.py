@@ -1,4 +1,4 @@
-"""Surgical edits of Claude Code's settings: our seven hooks and our MCP entry, nothing else; backups; exact undo."""
+"""Surgical edits of Claude Code's settings: our eight hooks and our MCP entry, nothing else; backups; exact undo."""
 
 from __future__ import annotations
 
@@ -22,6 +22,9 @@ HOOKS: dict[str, tuple[str, str | None, dict[str, Any]]] = {
     # SessionStart re-runs after compaction (source "compact"): the digest comes back (fact 12).
     "SessionStart": ("session-start", "startup|resume|clear|compact", {"timeout": 10}),
     "UserPromptSubmit": ("user-prompt-submit", None, {"timeout": 10}),
+    # Every tool (an anchor may name any tool): records anchored to the edit or command reach the model before it
+    # runs, and guards ask or deny (SPEC §4.11). Without an anchor map the hook reads one missing file and exits.
+    "PreToolUse": ("pre-tool-use", None, {"timeout": 10}),
     # Only tools whose effects we capture. Synchronous: headless runs cancel async hooks still running at exit and
     # then may skip SessionEnd (async: cancelled in 11 and 4 of 15 runs, SessionEnd skipped in 9 and 1; sync: none;
     # docs/hooks.md).

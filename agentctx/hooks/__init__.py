@@ -22,6 +22,7 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "user-prompt-submit": ("prompt", "user_prompt_submit"),
     "stop": ("lifecycle", "stop"),
     "pre-compact": ("lifecycle", "pre_compact"),
+    "pre-tool-use": ("action", "pre_tool_use"),
     "post-tool-use": ("tool", "post_tool_use"),
     "post-tool-use-failure": ("tool", "post_tool_use_failure"),
     "session-end": ("lifecycle", "session_end"),
@@ -34,8 +35,8 @@ STDIN_WAIT_S = 5.0
 # An immutable tuple with named fields (models.record_type) rather than a frozen dataclass: `dataclasses` pulls in
 # `inspect`, about 8 ms of imports on every hook process (measured: bench/hooks.py).
 _FIELDS = ("session_id", "transcript_path", "cwd", "event_name", "source", "prompt", "tool_name", "tool_input",
-           "tool_response", "trigger", "reason", "stop_hook_active", "error", "agent")
-_DEFAULTS = ("", "", "", "", "", "", "", None, None, "", "", False, "", "claude")
+           "tool_response", "trigger", "reason", "stop_hook_active", "error", "agent", "tool_use_id")
+_DEFAULTS = ("", "", "", "", "", "", "", None, None, "", "", False, "", "claude", "")
 
 
 def _text(value: object) -> str:
@@ -52,7 +53,8 @@ class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
 
     `source` is SessionStart's startup|resume|clear|compact|fork, `prompt` UserPromptSubmit's text, `tool_*`
     PostToolUse's, `error` PostToolUseFailure's (the failed call's output: "Exit code N", then stderr and stdout),
-    `trigger` PreCompact's manual|auto, `reason` SessionEnd's, `agent` whose session it is (`agents.NAMES`: data for
+    `trigger` PreCompact's manual|auto, `reason` SessionEnd's, `tool_use_id` the id that ties a PreToolUse to its
+    PostToolUse (absent for Gemini CLI), `agent` whose session it is (`agents.NAMES`: data for
     the ledger rows, never a branch in a handler). A wrong type reads as empty.
     """
 
@@ -75,6 +77,7 @@ class Payload(record_type("Payload", _FIELDS, defaults=_DEFAULTS)):
             stop_hook_active=data.get("stop_hook_active") is True,
             error=_text(data.get("error")),
             agent=agent,
+            tool_use_id=_text(data.get("tool_use_id")),
         )
 
 

@@ -5,13 +5,13 @@ import os
 # Seconds a hook waits for a store another process holds (SQLite's busy timeout, on open and on write). Past it a
 # read gives up (nothing injected, the reason logged) and a write goes to the pending ledger (`defer`).
 LOCK_WAIT_S: dict[str, float] = {
-    "session-start": 0.25, "user-prompt-submit": 0.25, "stop": 0.25,
+    "session-start": 0.25, "user-prompt-submit": 0.25, "stop": 0.25, "pre-tool-use": 0.25,
     "pre-compact": 1.0, "post-tool-use": 1.0, "post-tool-use-failure": 1.0, "session-end": 0.4,
 }
 # The whole hook, well inside Claude Code's limits (600 s per command hook; 1.5 s for all SessionEnd hooks,
 # vendor-notes/claude-code-hooks.md facts 14-15). Lock waits are bounded above; this catches everything else.
 TOTAL_S: dict[str, float] = {
-    "session-start": 3.0, "user-prompt-submit": 3.0, "stop": 3.0,
+    "session-start": 3.0, "user-prompt-submit": 3.0, "stop": 3.0, "pre-tool-use": 2.0,
     "pre-compact": 5.0, "post-tool-use": 5.0, "post-tool-use-failure": 5.0, "session-end": 1.2,
 }
 

@@ -13,6 +13,13 @@ def _rebuild_digest(conn: "object", project_id: str) -> None:
     refresh_after_write(conn, project_id)  # type: ignore[arg-type]
 
 
+def _rebuild_anchor_map(conn: "object", project_id: str) -> None:
+    """After a committed store write: rewrite the project's anchor map, which the pre-action hook reads."""
+    from .anchormap import write
+
+    write(conn, project_id)  # type: ignore[arg-type]
+
+
 def keep_digests_fresh() -> None:
     """Register the digest's rebuild with `base.freshness` (idempotent). Every memory module that writes records
     calls it when it is imported, and so do the surfaces that write (CLI, MCP, dashboard); the read-only paths
@@ -20,3 +27,4 @@ def keep_digests_fresh() -> None:
     from ..base import freshness
 
     freshness.on_change(_rebuild_digest)
+    freshness.on_change(_rebuild_anchor_map)

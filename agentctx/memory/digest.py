@@ -303,6 +303,12 @@ def refresh(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
 
     data = compose(conn, project_id, project=project)
     write(project_id, data)
+    try:  # the pre-action hook's map is refreshed with the digest (`done` below drops the pending rebuild)
+        from .anchormap import write as write_map
+
+        write_map(conn, project_id)
+    except Exception as exc:  # derived data: a failure leaves the older map
+        freshness._log(f"anchor map for {project_id} failed: {type(exc).__name__}: {exc}")
     freshness.done(project_id)
     if project is not None and project.id == project_id:
         remember_root(project)

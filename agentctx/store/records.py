@@ -368,6 +368,30 @@ def set_anchors(conn: sqlite3.Connection, record_id: str, project_id: str | None
     return record._replace(anchors=new)
 
 
+def set_guard(conn: sqlite3.Connection, record_id: str, project_id: str, guard: str) -> Record:
+    """Make a record a guard (`base/guards.py` stored form) or, with "", stop enforcing it; in place, like anchors.
+    Only a record someone stated can be enforced: an inferred one (capture, an unconfirmed extraction) cannot."""
+    record = require(conn, record_id, project_id)
+    if guard and record.confidence == "inferred":
+        raise ValidationError("invalid_field", field="guard",
+                              problem="refused: an inferred record cannot be a guard (confirm it first)")
+    if guard == record.guard:
+        return record
+    with atomic(conn):
+        conn.execute("UPDATE records SET guard = ? WHERE id = ?", (guard, record.id))
+    _changed(conn, record.project_id)
+    return record._replace(guard=guard)
+
+
+def anchored(conn: sqlite3.Connection, project_id: str) -> list[Record]:
+    """Current records visible from `project_id` that govern something (anchors) or are guards: the pre-action
+    hook's map. Pinned and stated records first, then newest."""
+    sql = _select(f"{VISIBLE} AND {CURRENT} AND (anchors != '' OR guard != '')")
+    sql += (" ORDER BY guard = '', pinned DESC, CASE confidence WHEN 'explicit' THEN 0 WHEN 'team' THEN 1 "
+            "WHEN 'reinforced' THEN 2 ELSE 3 END, recorded_at DESC, id DESC")
+    return [to_record(r) for r in conn.execute(sql, (project_id,))]
+
+
 def retire(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
     """End a current record's transaction time with no successor (`superseded_at` set, `superseded_by` NULL):
     it leaves default retrieval, stays in history and `as_of` queries. Nothing is deleted."""

@@ -32,7 +32,7 @@ def test_init_names_each_agent_and_what_it_did(run):
     assert f"Gemini CLI: registered hooks and MCP server `agentctx` in {gemini_setup.settings_file()}" in out
     assert "Gemini CLI: it does not trust" in out
     assert not (paths.claude_home() / "settings.json").exists()  # not asked for, not installed here
-    assert len(codex_setup.registered()) == 6 and len(gemini_setup.registered()) == 5
+    assert len(codex_setup.registered()) == 7 and len(gemini_setup.registered()) == 6
 
 
 def test_init_wires_the_agents_it_finds_else_claude_code(run, isolated_home):
@@ -65,7 +65,7 @@ def test_uninstall_gives_every_agent_its_files_back(run, isolated_home):
 def test_uninstall_of_one_agent_leaves_the_others(run):
     run("init", "--agent", "all", "--no-profile")
     rc, out, _ = run("uninstall", "--agent", "gemini")
-    assert rc == 0 and not gemini_setup.registered() and len(codex_setup.registered()) == 6
+    assert rc == 0 and not gemini_setup.registered() and len(codex_setup.registered()) == 7
     assert run("uninstall", "--agent", "gemini")[1].strip() == "nothing of agentctx was registered with Gemini CLI"
 
 

@@ -48,7 +48,7 @@ def test_install_keeps_the_users_hooks_and_uninstall_gives_their_bytes_back():
     with cs.config_file().open("a", encoding="utf-8") as fh:
         fh.write(TRUST.format(f=cs.hooks_file()))
     keys = cs.our_keys()
-    assert f"{cs.hooks_file()}:session_start:1:0" in keys and len(keys) == 6
+    assert f"{cs.hooks_file()}:session_start:1:0" in keys and len(keys) == 7
     assert cs.unwire()
     assert cs.hooks_file().read_text() == USER_HOOKS and cs.config_file().read_text() == USER_CONFIG
     assert not list(cs.hooks_file().parent.glob("*.agentctx-*"))
@@ -70,7 +70,7 @@ def test_a_changed_launcher_replaces_our_entries_in_place():
     cs.install_mcp(("/usr/local/bin/agentctx",))
     commands = [h["command"] for groups in json.loads(cs.hooks_file().read_text())["hooks"].values()
                 for g in groups for h in g["hooks"]]
-    assert len(commands) == 6 and all(c.startswith("/usr/local/bin/agentctx hook ") for c in commands)
+    assert len(commands) == 7 and all(c.startswith("/usr/local/bin/agentctx hook ") for c in commands)
     config = cs.config_file().read_text()
     assert config.count("[mcp_servers.agentctx]") == 1 and tomltext.loads(config)["mcp_servers"]["agentctx"][
         "command"] == "/usr/local/bin/agentctx"

@@ -34,7 +34,7 @@ def test_install_merges_with_the_users_settings_and_uninstall_restores_their_byt
         "type": "command", "name": "agentctx-post-tool-use",
         "command": "/opt/agentctx/bin/python -m agentctx hook post-tool-use --agent gemini 2>/dev/null || true",
         "timeout": 10000}]}  # milliseconds (fact 17)
-    assert set(data["hooks"]) == {"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd"}
+    assert set(data["hooks"]) == {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"}
     assert data["hooks"]["BeforeAgent"][0]["hooks"][0]["command"].startswith(
         "/opt/agentctx/bin/python -m agentctx hook user-prompt-submit --agent gemini")
     assert data["mcpServers"] == {"other": {"command": "x"}, "agentctx": {

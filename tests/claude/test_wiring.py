@@ -136,7 +136,7 @@ def test_init_in_an_activated_venv_wires_commands_that_run_from_a_minimal_env(tm
     assert record.returncode == 0, record.stderr
 
     hooks, mcp = _registered(isolated_home)
-    assert len(hooks) == 7 and all(not c.startswith("agentctx ") for c in hooks)
+    assert len(hooks) == 8 and all(not c.startswith("agentctx ") for c in hooks)
     minimal = {"HOME": str(isolated_home), "PATH": LOGIN_ENV_PATH}  # Claude Code started without the venv
     for command in hooks:
         event = command.rsplit(" ", 1)[-1]
@@ -161,14 +161,14 @@ def test_doctor_passes_working_commands_and_names_the_fix_for_broken_ones(isolat
     cs.install_mcp(paths.claude_json(), absolute)
     found = doctor.check_claude_code(None)
     assert [c.status for c in found] == ["ok"], found
-    assert f"7 hooks in {cs.settings_path(None)}; MCP server in {paths.claude_json()}" in found[0].detail
+    assert f"8 hooks in {cs.settings_path(None)}; MCP server in {paths.claude_json()}" in found[0].detail
 
     # What `init` wrote before this fix, from an activated venv: bare `agentctx`, which a login PATH cannot find.
     project = _git_repo(tmp_path / "proj")
     cs.install_hooks(cs.settings_path(project), cs.Launcher(("agentctx",), True))
     broken = [c for c in doctor.check_claude_code(project) if c.status == "fail"]
     assert len(broken) == 1 and "`agentctx --version` exited 127" in broken[0].detail
-    assert broken[0].detail.endswith(f"7 hooks in {cs.settings_path(project)}")
+    assert broken[0].detail.endswith(f"8 hooks in {cs.settings_path(project)}")
     assert broken[0].fix.startswith("run `agentctx init --project` again") and sys.executable in broken[0].fix
     assert doctor.run(project_root=project)[-1].status == "fail"
 

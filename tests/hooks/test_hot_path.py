@@ -83,3 +83,17 @@ def test_a_prompt_that_injects_nothing_is_recorded_without_a_heavy_module(add, r
 
     with open(paths.pending_ledger_file(), encoding="utf-8") as fh:
         assert "rename the   button label" in fh.read()
+
+
+def test_the_pre_action_hook_opens_no_database(add, repo):
+    consolidate.run(detect(repo))  # the root cache; no anchored record: no map
+    edit = {"session_id": "s1", "cwd": str(repo), "tool_name": "Edit", "tool_input": {"file_path": str(repo / "a.py")}}
+    got = _run("pre-tool-use", edit)
+    assert got["output"] == ""
+    assert "sqlite3" not in got["modules"] and "agentctx.store.db" not in got["modules"]
+    assert [m for m in HEAVY if m in got["modules"]] == []
+    add("Edits of a.py", "Keep a.py small.", anchors=("a.py",))
+    got = _run("pre-tool-use", edit)
+    assert "Edits of a.py" in got["output"]
+    assert "sqlite3" not in got["modules"]
+    assert [m for m in HEAVY if m in got["modules"]] == []

@@ -1,0 +1,116 @@
+"""The anchor map: a project's anchored and guarded records as one small file the pre-action hook reads in one syscall.
+
+Written after every committed record write (`base.freshness`, registered by `memory.keep_digests_fresh`) and by a
+full digest refresh; removed when the project has no anchored record, so the hook on a project without any costs
+one failed `open`. Derived data (SPEC §8): a lost or stale map only means a record is not delivered before an action.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from ..base import jsonfast, paths
+from ..base.models import Record
+
+VERSION = 1
+# Characters of a record's body the map keeps to deliver before an action: what it says, not all of it (the
+# whole record is one ctx_get away).
+TEXT_CHARS = 240
+
+
+def _skip_agents(record: Record) -> list[str]:
+    """The agents that already load this record natively (a repository's rule file they read themselves): the
+    hook does not repeat it to them. The one place this is decided (`memory.rulefiles`, when present)."""
+    try:
+        from .rulefiles import native_agents  # type: ignore[attr-defined]
+    except ImportError:
+        return []
+    try:
+        return sorted(native_agents(record))
+    except Exception:  # derived data: a failure only means the record is delivered to every agent
+        return []
+
+
+def _flag(conn: sqlite3.Connection, record: Record) -> str:
+    """A short note shown after the title (e.g. "(code changed since: src/x.py)"); the one place it is computed.
+    Empty until something computes one."""
+    return ""
+
+
+def short_text(body: str, limit: int = TEXT_CHARS) -> str:
+    body = " ".join(body.split())
+    if len(body) <= limit:
+        return body
+    cut = body.rfind(" ", 0, limit)
+    return body[: cut if cut > limit // 2 else limit].rstrip() + " …"
+
+
+def entry(conn: sqlite3.Connection, record: Record) -> dict[str, object]:
+    """One record as the hook reads it (SPEC §4.11)."""
+    return {"id": record.id, "type": record.type, "title": record.title, "text": short_text(record.body),
+            "anchors": list(record.anchors), "guard": record.guard, "confidence": record.confidence,
+            "skip_agents": _skip_agents(record), "flag": _flag(conn, record)}
+
+
+def build(conn: sqlite3.Connection, project_id: str) -> dict[str, object]:
+    from ..store import records
+
+    entries = [entry(conn, r) for r in records.anchored(conn, project_id)]
+    return {"v": VERSION, "project_id": project_id, "entries": entries, "index": index(entries)}
+
+
+def index(entries: "list[dict[str, object]]") -> dict[str, list[int]]:
+    """Bucket (`anchors.index_key`) -> the positions of the entries with an anchor or a guard pattern in it: the
+    hook matches a tool call against the few entries its own keys name, not every anchored record."""
+    from ..base import guards
+    from ..base.anchors import index_key
+
+    out: dict[str, list[int]] = {}
+    for i, e in enumerate(entries):
+        parsed = guards.parse(str(e.get("guard") or ""))
+        keys = {index_key(a) for a in e["anchors"]}  # type: ignore[union-attr]
+        if parsed is not None and parsed[0] == "never":
+            keys |= {index_key(p) for p in parsed[2]}
+        for key in sorted(keys):
+            out.setdefault(key, []).append(i)
+    return out
+
+
+def write(conn: sqlite3.Connection, project_id: str) -> str | None:
+    """Rewrite the project's map (atomically: a hook never reads half of one); remove it when there is nothing in
+    it. Returns the path written, or None."""
+    from ..base.models import GLOBAL_PROJECT
+
+    if project_id == GLOBAL_PROJECT:
+        return None  # global records reach each project's own map (freshness expands `_global`)
+    data = build(conn, project_id)
+    path = paths.anchor_map_file(project_id)
+    if not data["entries"]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        return None
+    from ..base.safeio import create_private
+
+    paths.ensure_private_dir_str(os.path.dirname(path))
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = create_private(tmp)
+    try:
+        os.write(fd, jsonfast.dumps(data, ensure_ascii=False).encode("utf-8"))
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    return path
+
+
+def read(project_id: str) -> list[dict[str, object]]:
+    """The entries of a project's map; [] when it has none (or it cannot be read)."""
+    try:
+        with open(paths.anchor_map_file(project_id), "rb") as fh:
+            data = jsonfast.loads(fh.read())
+    except (OSError, ValueError):
+        return []
+    entries = data.get("entries") if isinstance(data, dict) else None
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
