@@ -66,13 +66,16 @@ def change(row: dict, others: list[dict], rng: random.Random) -> dict | None:
     if m and rng.random() < 0.5:
         return {**row, "body": (body[:m.end()] + " not" + body[m.end():])[:2000]}
     from agentctx.base.overlap import terms
+    from agentctx.base.text import STOPWORDS
 
-    words = [w for w in re.findall(r"[A-Za-z]{5,}", body) if w.lower() not in ("which", "there", "their", "these")]
-    pool = [w for o in others for w in re.findall(r"[A-Za-z]{6,}", o["body"]) if w.lower() not in body.lower()]
+    # A value swapped: a content word for a content word of another decision (a stopword says no value).
+    words = [w for w in re.findall(r"[A-Za-z]{5,}", body) if w.lower() not in STOPWORDS]
+    pool = [w for o in others for w in re.findall(r"[A-Za-z]{6,}", o["body"])
+            if w.lower() not in body.lower() and w.lower() not in STOPWORDS]
     if not words or not pool:
         return None
     old, new = rng.choice(words), rng.choice(pool)
-    changed = {**row, "body": re.sub(rf"\b{re.escape(old)}\b", new, body)}
+    changed = {**row, "body": re.sub(rf"\b{re.escape(old)}\b", new, body)[:2000]}
     return changed if terms(changed["body"]) != terms(body) else None
 
 

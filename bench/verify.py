@@ -40,7 +40,8 @@ sys.path.insert(0, str(ROOT))
 
 MIRROR = Path("/work/.mirror")
 FIT = ("python-attrs+attrs", "pallets+click")
-REPORT = ("encode+httpx", "evilmartians+lefthook", "Chainlit+chainlit", "dan-solli+gognee")
+REPORT = ("encode+httpx", "psf+requests", "pallets+flask", "evilmartians+lefthook", "cozy+cozy-stack",
+          "Chainlit+chainlit")
 SAMPLE = ROOT / "bench" / "data" / "verify-sample.fi"
 CODE = re.compile(r"\.(py|pyi|go|js|jsx|ts|tsx|rb|rs|java|kt|c|h|cc|cpp|cs|php|swift|scala|sh|toml|yml|yaml)$")
 CLASSES = ("deleted", "rewritten", "unchanged", "moved", "edited", "between")
@@ -271,12 +272,18 @@ def scale(git_dir: str, n: int, rng: random.Random) -> dict[str, float]:
         consolidate.decay(conn, pid)
         consolidate.dedup(conn, pid)
         t4 = time.perf_counter()
+        from agentctx.memory import expiry, merge
+
+        merged = merge.run(conn, pid, budget_s=float("inf"))
+        expiry.run(conn, pid, days=30)
+        t5 = time.perf_counter()
     finally:
         before.close()
         after.close()
         conn.close()
     return {"records": n, "fingerprint_s": t1 - t0, "check_s": t2 - t1, "recheck_s": t3 - t2,
-            "baseline_s": t4 - t3, "flagged": report["flagged"], "renamed": report["renamed"],
+            "baseline_s": t4 - t3, "merge_expiry_s": t5 - t4, "merged": merged["merged"],
+            "flagged": report["flagged"], "renamed": report["renamed"],
             "budget_s": verify.BUDGET_S, "again_flagged": report_again["flagged"]}
 
 
@@ -285,12 +292,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repo", action="append", default=[], help="a git directory (repeatable)")
     ap.add_argument("--per-base", type=int, default=60, help="records made at each base commit")
     ap.add_argument("--scale", type=int, default=0, help="also time the pass at this many records")
+    ap.add_argument("--sample", action="store_true", help="only the committed sample (what CI runs, offline)")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="agentctx-verify-bench-"))
     os.environ.setdefault("AGENTCTX_HOME", str(work / "home"))
     rng = random.Random(35)
     repos: list[tuple[str, str, str]] = [(Path(r).name, r, "given") for r in args.repo]
-    if not repos:
+    if not repos and not args.sample:
         for name in FIT + REPORT:
             git_dir = MIRROR / name / "repo"
             if git_dir.is_dir():
@@ -318,8 +326,10 @@ def main(argv: list[str] | None = None) -> int:
         s = scale(git_dir, args.scale, rng)
         print(f"scale: {s['records']} records with anchors on {repos[0][0]}: fingerprint {s['fingerprint_s']:.2f} s, "
               f"check {s['check_s']:.2f} s (again, nothing new: {s['recheck_s']:.2f} s), decay+dedup on the same "
-              f"store {s['baseline_s']:.2f} s; budget {s['budget_s']:.0f} s; flagged {s['flagged']}, "
+              f"store {s['baseline_s']:.2f} s; near-duplicate merge and expiry {s['merge_expiry_s']:.2f} s "
+              f"({s['merged']} merged); budget {s['budget_s']:.0f} s; flagged {s['flagged']}, "
               f"renames followed {s['renamed']}")
+        summary["scale_merge_expiry_s"] = f"{s['merge_expiry_s']:.2f}"
         summary["scale_records"] = str(s["records"])
         summary["scale_check_s"] = f"{s['check_s']:.2f}"
         summary["scale_fingerprint_s"] = f"{s['fingerprint_s']:.2f}"

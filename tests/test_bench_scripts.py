@@ -96,3 +96,17 @@ def test_both_benches_take_recorded_expansions(tmp_path):
     assert summary["records"] == "2" and float(summary["question_hit"]) == 1.0
     out = _run(["bench/retrieval.py", "--adr", adrs, "--expansions", exp, "--no-baselines"], tmp_path)
     assert dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())["n"] == "2"
+
+
+def test_verify_bench_replays_the_committed_sample_offline(tmp_path):
+    out = _run(["bench/verify.py", "--sample", "--per-base", "8", "--scale", "60"], tmp_path)
+    summary = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
+    assert summary["scale_records"] == "60" and summary["scale_within_budget"] == "True"
+    assert 0.0 <= float(summary["sample_false_flag"]) <= 1.0
+
+
+def test_duplicates_bench_runs_on_other_decisions(tmp_path):
+    out = _run(["bench/duplicates.py", "--adrs", str(_write(tmp_path / "adrs.jsonl", ADRS))], tmp_path)
+    summary = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
+    assert summary["decisions"] == "3"  # the untitled decision is not a record; one without a decision keeps its context
+    assert summary["false_merges"] == "0" and summary["changed_merged"] == "0"

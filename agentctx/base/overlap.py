@@ -88,9 +88,9 @@ def differ(a: str, b: str) -> str | None:
     if 0 < len(ta - tb) <= SWAP_MOST and 0 < len(tb - ta) <= SWAP_MOST:
         return "values"
     ca, cb = _counts(a), _counts(b)
-    edits = len((ca - cb) + (cb - ca))  # words whose count changed
-    if len(ta | tb) >= EDIT_WORDS and 0 < edits <= SWAP_MOST:
-        return "edited"  # the same text with a word or two added, dropped or swapped: an edit says something else
+    gone, added = ca - cb, cb - ca
+    if len(ta | tb) >= EDIT_WORDS and gone and added and len(gone) + len(added) <= SWAP_MOST:
+        return "edited"  # the same text with a word swapped for another: an edit says something else
     return None
 
 

@@ -43,8 +43,9 @@ def keeper(a: Record, b: Record) -> tuple[Record, Record]:
 
 
 def candidates(rows: list[Record], deadline: float) -> list[tuple[Record, Record, float]]:
-    """Pairs of one type that say the same thing (`overlap.same_fact`) with anchors that agree, each record in one
-    pair at most; blocked on shared uncommon words, so the cost grows with pairs that could match."""
+    """(kept, folded, similarity) of records of one type that say the same thing (`overlap.same_fact`) with anchors
+    that agree; a record is folded once, a kept one may absorb several. Blocked on shared uncommon words, so the
+    cost grows with the pairs that could match, not with the square of the store."""
     terms = {r.id: overlap.terms(_text(r)) for r in rows}
     index: dict[tuple[str, str], list[int]] = {}
     for i, r in enumerate(rows):
@@ -65,19 +66,20 @@ def candidates(rows: list[Record], deadline: float) -> list[tuple[Record, Record
             for j in posting:
                 if j > i:
                     shared[j] = shared.get(j, 0) + 1
-        best = None
         for j, n in sorted(shared.items(), key=lambda kv: -kv[1]):
             o = rows[j]
-            if o.id in used or n < 2 and min(len(terms[r.id]), len(terms[o.id])) > 2:
+            if o.id in used or (n < 2 and min(len(terms[r.id]), len(terms[o.id])) > 2):
                 continue
             if not _anchors_agree(r, o):
                 continue
             same, sim, _why = overlap.same_fact(_text(r), _text(o))
-            if same and (best is None or sim > best[2]):
-                best = (r, o, sim)
-        if best:
-            used.update((best[0].id, best[1].id))
-            found.append(best)
+            if not same:
+                continue
+            keep, dup = keeper(r, o)
+            used.add(dup.id)  # folded once; the kept record may absorb more copies
+            found.append((keep, dup, sim))
+            if dup is r:
+                break
     return found
 
 
@@ -103,7 +105,7 @@ def run(conn: sqlite3.Connection, project_id: str, *, cosine_pairs: Iterable[tup
             taken.update((a.id, b.id))
     for a, b, sim in pairs:
         keep, dup = keeper(a, b)
-        if dup.pinned and not keep.pinned:
+        if dup.pinned:
             continue
         if trust.merge(conn, keep, dup, f"near-duplicate of {keep.id} (overlap {sim:.2f})"):
             merged.append({"kept": keep.id, "merged": dup.id, "similarity": round(sim, 3)})
