@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 
 from .text import STOPWORDS, porter_stem, tokens
 
@@ -26,16 +27,21 @@ SWAP_MOST = 2
 EDIT_WORDS = 5
 
 
+_stem = lru_cache(maxsize=1 << 16)(porter_stem)  # a store repeats its words: each is stemmed once
+
+
 def terms(text: str) -> frozenset[str]:
     """Stemmed content words: no stopwords, no numbers (compared apart), no one-letter noise."""
-    return frozenset(porter_stem(t) for t in tokens(text)
+    return frozenset(_stem(t) for t in tokens(text)
                      if t not in STOPWORDS and not t.isdigit() and len(t) > 1 and t not in NEGATIONS)
 
 
+@lru_cache(maxsize=1 << 14)  # a merge pass compares one record with several
 def numbers(text: str) -> frozenset[str]:
     return frozenset(" ".join(m.group(0).lower().replace(",", "").split()) for m in _NUMBER.finditer(text))
 
 
+@lru_cache(maxsize=1 << 14)  # a merge pass compares one record with several
 def values(text: str) -> frozenset[str]:
     out = set()
     for m in _VALUE.finditer(text):
@@ -44,6 +50,7 @@ def values(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+@lru_cache(maxsize=1 << 14)  # a merge pass compares one record with several
 def negated(text: str) -> tuple[str, ...]:
     """What is negated, each time: the word after each negation ("not" + "expire" -> "expir"), sorted."""
     toks = tokens(text.replace("n't", " not"))
@@ -51,12 +58,13 @@ def negated(text: str) -> tuple[str, ...]:
     for i, t in enumerate(toks):
         if t in NEGATIONS:
             nxt = next((w for w in toks[i + 1:i + 4] if w not in STOPWORDS and w not in NEGATIONS), "")
-            out.append(porter_stem(nxt))
+            out.append(_stem(nxt))
     return tuple(sorted(out))
 
 
+@lru_cache(maxsize=1 << 14)  # a merge pass compares one record with several
 def _counts(text: str) -> "Counter[str]":
-    return Counter(porter_stem(t) for t in tokens(text) if len(t) > 1 and not t.isdigit() and t not in STOPWORDS)
+    return Counter(_stem(t) for t in tokens(text) if len(t) > 1 and not t.isdigit() and t not in STOPWORDS)
 
 
 def similarity(a: frozenset[str], b: frozenset[str]) -> float:
@@ -72,7 +80,7 @@ def containment(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / min(len(a), len(b))
 
 
-def differ(a: str, b: str) -> str | None:
+def differ(a: str, b: str, ta: frozenset[str] | None = None, tb: frozenset[str] | None = None) -> str | None:
     """Why two similar texts say different things, or None: one negates what the other states, they give other
     numbers, or each names a value the other does not (`ruff` where the other says `black`, in code spans, quotes,
     versions and dotted names, or one plain word swapped for another)."""
@@ -84,7 +92,7 @@ def differ(a: str, b: str) -> str | None:
     va, vb = values(a), values(b)
     if va - vb and vb - va:
         return "values"
-    ta, tb = terms(a), terms(b)
+    ta, tb = terms(a) if ta is None else ta, terms(b) if tb is None else tb
     if 0 < len(ta - tb) <= SWAP_MOST and 0 < len(tb - ta) <= SWAP_MOST:
         return "values"
     ca, cb = _counts(a), _counts(b)
@@ -94,14 +102,15 @@ def differ(a: str, b: str) -> str | None:
     return None
 
 
-def same_fact(a: str, b: str) -> tuple[bool, float, str | None]:
+def same_fact(a: str, b: str, ta: frozenset[str] | None = None,
+              tb: frozenset[str] | None = None) -> tuple[bool, float, str | None]:
     """(says the same thing, similarity, why not when it is similar but differs): high word overlap (Jaccard at
     least SAME_AT_LEAST, or one's words all inside the other's) and no negation, number or value that sets them
     apart."""
-    ta, tb = terms(a), terms(b)
+    ta, tb = terms(a) if ta is None else ta, terms(b) if tb is None else tb
     sim = similarity(ta, tb)
     close = sim >= SAME_AT_LEAST or (sim >= SUBSET_AT_LEAST and (ta <= tb or tb <= ta))
     if not close:
         return False, sim, None
-    why = differ(a, b)
+    why = differ(a, b, ta, tb)
     return why is None, sim, why

@@ -80,6 +80,47 @@ def symbol_block(lines: list[bytes], symbol: str) -> list[bytes] | None:
     return None if span is None else lines[span[0]:span[1]]
 
 
+class Content:
+    """One file's content as a pass sees it, with what the checks ask of it computed once per file (its blob id,
+    lines, line hashes, symbol spans), however many records name it."""
+
+    __slots__ = ("data", "_blob", "_lines", "_hashes", "_spans")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._blob: str | None = None
+        self._lines: list[bytes] | None = None
+        self._hashes: set[int] | None = None
+        self._spans: dict[str, tuple[int, int] | None] = {}
+
+    @property
+    def blob(self) -> str:
+        if self._blob is None:
+            self._blob = blob_id(self.data)
+        return self._blob
+
+    @property
+    def lines(self) -> list[bytes]:
+        if self._lines is None:
+            self._lines = self.data.splitlines()
+        return self._lines
+
+    @property
+    def hashes(self) -> set[int]:
+        if self._hashes is None:
+            self._hashes = line_hashes(self.lines)
+        return self._hashes
+
+    def span(self, symbol: str) -> tuple[int, int] | None:
+        if symbol not in self._spans:
+            self._spans[symbol] = symbol_span(self.lines, symbol)
+        return self._spans[symbol]
+
+
+def as_content(data: "bytes | Content | None") -> "Content | None":
+    return data if data is None or isinstance(data, Content) else Content(data)
+
+
 def named_in(body: str, anchors: Iterable[str], tracked: "Tracked") -> list[tuple[str, str, str]]:
     """(path, lines, symbol) the record is about: its literal `path:` anchors and the file paths its body names that
     exist in `tracked` (a bare file name counts when exactly one tracked file has it), each with the lines it names
@@ -107,39 +148,41 @@ def named_in(body: str, anchors: Iterable[str], tracked: "Tracked") -> list[tupl
     return out
 
 
-def fingerprint(data: bytes, span: str, symbols: str) -> tuple[str, str, str, str]:
+def fingerprint(data: "bytes | Content", span: str, symbols: str) -> tuple[str, str, str, str]:
     """(blob, sketch, lines, symbol) of a file's content for a record: the lines it names, else the first named
     symbol the file defines, else the whole file."""
-    lines = data.splitlines()
+    content = as_content(data)
+    assert content is not None
+    lines = content.lines
     if span:
         a, _, b = span.partition("-")
         lo, hi = max(1, int(a)), max(int(a), int(b or a))
         if lo <= len(lines):
-            return blob_id(data), sketch(line_hashes(lines[lo - 1:hi])), f"{lo}-{min(hi, len(lines))}", ""
+            return content.blob, sketch(line_hashes(lines[lo - 1:hi])), f"{lo}-{min(hi, len(lines))}", ""
     for sym in [s for s in symbols.split(",") if s]:
-        block = symbol_block(lines, sym)
-        if block is not None:
-            return blob_id(data), sketch(line_hashes(block)), "", sym
-    return blob_id(data), sketch(line_hashes(lines)), "", ""
+        found = content.span(sym)
+        if found is not None:
+            return content.blob, sketch(line_hashes(lines[found[0]:found[1]])), "", sym
+    return content.blob, sketch(content.hashes), "", ""
 
 
-def check(data: bytes | None, blob: str, stored: str, symbol: str,
+def check(data: "bytes | Content | None", blob: str, stored: str, symbol: str,
           kept_at_least: float = KEPT_AT_LEAST) -> tuple[str, float]:
     """(verdict, share kept) of one fingerprint against the file now: `same` (the blob is unchanged), `kept` (changed,
     but its lines, or its symbol's, are mostly there: anywhere in the file, so moved code is kept), `rewritten`,
     `symbol_gone` or `deleted` (`data` None)."""
-    if data is None:
+    content = as_content(data)
+    if content is None:
         return "deleted", 0.0
-    if blob_id(data) == blob:
+    if content.blob == blob:
         return "same", 1.0
-    lines = data.splitlines()
     if symbol:
-        block = symbol_block(lines, symbol)
-        if block is None:
+        found = content.span(symbol)
+        if found is None:
             return "symbol_gone", 0.0
-        share = kept_share(stored, line_hashes(block))
+        share = kept_share(stored, line_hashes(content.lines[found[0]:found[1]]))
     else:
-        share = kept_share(stored, line_hashes(lines))
+        share = kept_share(stored, content.hashes)
     return ("kept" if share >= kept_at_least else "rewritten"), share
 
 

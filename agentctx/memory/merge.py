@@ -4,8 +4,10 @@ that say different things (a negation, other numbers, other values)."""
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import time
+from collections import Counter
 from typing import Any, Iterable
 
 from ..base import overlap
@@ -14,9 +16,11 @@ from ..store import trust
 
 MERGED_TYPES = ("decision", "convention", "preference", "discovery", "bugfix")
 RANK = {"explicit": 3, "reinforced": 1, "inferred": 0}  # team records are left to the team file (SPEC §3.8)
-# A term in more than this many records of a type says nothing about which two are duplicates: not a blocking key.
-COMMON_TERM = 200
 BUDGET_S = 10.0
+# A word in more than this many records of a type says nothing about which two are duplicates: not a blocking key
+# (a record whose rare words are all this common is not compared: generic text is left alone).
+COMMON_TERM = 200
+PAIRS_PER_RECORD = 16  # the older records sharing most of a record's rare words it is compared with
 # With [vectors]: cosine pairs at or above maintain.NEAR_DUPLICATE merge when their words overlap at least this much.
 COSINE_WORDS_AT_LEAST = 0.3
 
@@ -44,35 +48,40 @@ def keeper(a: Record, b: Record) -> tuple[Record, Record]:
 
 def candidates(rows: list[Record], deadline: float) -> list[tuple[Record, Record, float]]:
     """(kept, folded, similarity) of records of one type that say the same thing (`overlap.same_fact`) with anchors
-    that agree; a record is folded once, a kept one may absorb several. Blocked on shared uncommon words, so the
-    cost grows with the pairs that could match, not with the square of the store."""
+    that agree; a record is folded once, a kept one may absorb several. Pairs come from a prefix filter: two word
+    sets with Jaccard >= 0.5 (the least `same_fact` accepts) share one of the rarest len - ceil(len / 2) + 1 words
+    of each, so only those are indexed and the cost grows with the pairs that could match."""
     terms = {r.id: overlap.terms(_text(r)) for r in rows}
+    freq: Counter[tuple[str, str]] = Counter((r.type, t) for r in rows for t in terms[r.id])
+    prefix = {}
+    for r in rows:
+        ordered = sorted(terms[r.id], key=lambda t: (freq[(r.type, t)], t))
+        prefix[r.id] = ordered[:len(ordered) - math.ceil(len(ordered) * overlap.SUBSET_AT_LEAST) + 1]
     index: dict[tuple[str, str], list[int]] = {}
     for i, r in enumerate(rows):
-        for t in terms[r.id]:
-            index.setdefault((r.type, t), []).append(i)
+        for t in prefix[r.id]:
+            if freq[(r.type, t)] <= COMMON_TERM:
+                index.setdefault((r.type, t), []).append(i)
+    paths = {r.id: _paths(r) for r in rows}
     used: set[str] = set()
     found = []
-    for i, r in enumerate(rows):
+    texts = {r.id: _text(r) for r in rows}
+    for i in range(len(rows) - 1, -1, -1):  # newest first: a pass cut by its budget has compared the new records
+        r = rows[i]
         if time.monotonic() > deadline:
             break
         if r.id in used or not terms[r.id]:
             continue
-        shared: dict[int, int] = {}
-        for t in terms[r.id]:
-            posting = index[(r.type, t)]
-            if len(posting) > COMMON_TERM:
-                continue
-            for j in posting:
-                if j > i:
-                    shared[j] = shared.get(j, 0) + 1
-        for j, n in sorted(shared.items(), key=lambda kv: -kv[1]):
+        size = len(terms[r.id])
+        shared = Counter(j for t in prefix[r.id] for j in index.get((r.type, t), ()) if j < i)
+        for j, _n in shared.most_common(PAIRS_PER_RECORD):
             o = rows[j]
-            if o.id in used or (n < 2 and min(len(terms[r.id]), len(terms[o.id])) > 2):
+            if o.id in used or not size / 2 <= len(terms[o.id]) <= size * 2:  # Jaccard >= 0.5 needs close sizes
                 continue
-            if not _anchors_agree(r, o):
+            pa, pb = paths[r.id], paths[o.id]
+            if pa and pb and not pa & pb:  # anchors that name other files: other facts
                 continue
-            same, sim, _why = overlap.same_fact(_text(r), _text(o))
+            same, sim, _why = overlap.same_fact(texts[r.id], texts[o.id], terms[r.id], terms[o.id])
             if not same:
                 continue
             keep, dup = keeper(r, o)

@@ -34,10 +34,23 @@ def _reason(problems: list[tuple[str, str, float]]) -> str:
     return "; ".join(parts)
 
 
+def _cached(read: Any) -> Any:
+    """`read` (path -> bytes or None) once per path, as a `codecheck.Content` (blob and line hashes computed once)."""
+    seen: dict[str, codecheck.Content | None] = {}
+
+    def get(path: str) -> codecheck.Content | None:
+        if path not in seen:
+            seen[path] = codecheck.as_content(read(path))
+        return seen[path]
+
+    return get
+
+
 def fingerprint_new(conn: sqlite3.Connection, project_id: str, tree: Any, tracked: codecheck.Tracked,
                     read: Any, deadline: float) -> int:
     """Fingerprint the current records not looked at yet: each file they name, as it is now. A record that names
     none gets a placeholder row, so its body is read once."""
+    read = _cached(read)
     rows = []
     looked = 0
     for record in trust.unfingerprinted(conn, project_id):
@@ -63,6 +76,7 @@ def check_all(conn: sqlite3.Connection, project_id: str, tree: Any, read: Any, d
               record_ids: list[str] | None = None) -> dict[str, int]:
     """Re-check the fingerprints of the project's current records; returns counts (checked, renamed, flagged,
     cleared, left for the next pass)."""
+    read = _cached(read)
     fps = [f for f in trust.fingerprints(conn, project_id, record_ids) if f[1] != NOTHING]
     missing_bases = {}
     for rid, path, *_rest, commit in fps:
@@ -119,13 +133,7 @@ def run(conn: sqlite3.Connection, project: Project, *, budget_s: float = BUDGET_
     if not tree.is_git:
         return "skipped (not a git repository)"
     deadline = time.monotonic() + budget_s
-    cache: dict[str, bytes | None] = {}
-
-    def read(path: str) -> bytes | None:
-        if path not in cache:
-            cache[path] = tree.read(path)
-        return cache[path]
-
+    read = _cached(tree.read)  # one read per file for both steps
     made = fingerprint_new(conn, project.id, tree, tree.tracked(), read, deadline)
     report: dict[str, Any] = {"fingerprinted": made, **check_all(conn, project.id, tree, read, deadline)}
     if report["flagged"] or report["cleared"] or report["renamed"]:
