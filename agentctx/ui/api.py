@@ -208,6 +208,26 @@ def confirm(req: Request) -> dict[str, Any]:
     return {"record": record_json(confirmed)}
 
 
+def restore(req: Request) -> dict[str, Any]:
+    """Bring back a record that expired unused (SPEC §3.9)."""
+    from ..store import trust
+
+    record = _record(req)
+    return {"record": record_json(trust.restore(req.conn, record.id, record.project_id))}
+
+
+def inbox(req: Request) -> dict[str, Any]:
+    """What needs the user (SPEC §3.9): records waiting for review, unverified ones with the evidence, ones about
+    to expire, and what expired; of the page's namespace."""
+    from ..memory import review
+    from ..store import trust
+
+    items = [{**_row(r), "note": why} for r, why in review.inbox(req.conn, req.scope)]
+    expired = [{**_row(r), "note": why, "at": at} for r, why, at in trust.marked(req.conn, req.scope, "expired",
+                                                                               current=False, limit=50)]
+    return {"items": items, "expired": expired}
+
+
 def pin(req: Request) -> dict[str, Any]:
     record = _record(req)
     value = req.body.get("pinned", True)
@@ -406,6 +426,8 @@ ROUTES: dict[tuple[str, str], Handler] = {
     ("POST", "/api/records/*/supersede"): supersede,
     ("POST", "/api/records/*/confirm"): confirm,
     ("POST", "/api/records/*/pin"): pin,
+    ("POST", "/api/records/*/restore"): restore,
+    ("GET", "/api/inbox"): inbox,
     ("POST", "/api/records/*/asked"): asked,
     ("POST", "/api/records/*/delete"): delete,
     ("GET", "/api/sessions"): list_sessions,
