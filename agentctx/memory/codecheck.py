@@ -84,7 +84,7 @@ class Content:
     """One file's content as a pass sees it, with what the checks ask of it computed once per file (its blob id,
     lines, line hashes, symbol spans), however many records name it."""
 
-    __slots__ = ("data", "_blob", "_lines", "_hashes", "_spans")
+    __slots__ = ("data", "_blob", "_lines", "_hashes", "_spans", "_sketch")
 
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -92,6 +92,13 @@ class Content:
         self._lines: list[bytes] | None = None
         self._hashes: set[int] | None = None
         self._spans: dict[str, tuple[int, int] | None] = {}
+        self._sketch: str | None = None
+
+    @property
+    def whole_sketch(self) -> str:
+        if self._sketch is None:
+            self._sketch = sketch(self.hashes)
+        return self._sketch
 
     @property
     def blob(self) -> str:
@@ -163,7 +170,7 @@ def fingerprint(data: "bytes | Content", span: str, symbols: str) -> tuple[str, 
         found = content.span(sym)
         if found is not None:
             return content.blob, sketch(line_hashes(lines[found[0]:found[1]])), "", sym
-    return content.blob, sketch(content.hashes), "", ""
+    return content.blob, content.whole_sketch, "", ""
 
 
 def check(data: "bytes | Content | None", blob: str, stored: str, symbol: str,
