@@ -181,9 +181,15 @@ def ctx_get(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # derived counters only: a busy store must not fail the read
         sys.stderr.write(f"agentctx mcp: access counters not updated: {exc}\n")
     out = []
+    from ..store import trust
+
+    marks = trust.marks_for(ctx.conn, [r.id for r in found])
     for r in found:
         item = r.to_dict()
         item["access_count"] += 1
+        mark = {k: v for k, v in marks.get(r.id, {}).items() if k in ("unverified", "review")}
+        if mark:
+            item["marks"] = mark
         out.append(item)
     result: dict[str, Any] = {"records": out, "missing": missing, "heads": heads}
     if args.get("history"):  # every requested id the project can see, current or not, with its whole chain
