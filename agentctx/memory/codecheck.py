@@ -133,6 +133,8 @@ def named_in(body: str, anchors: Iterable[str], tracked: "Tracked") -> list[tupl
     exist in `tracked` (a bare file name counts when exactly one tracked file has it), each with the lines it names
     (`a-b`) and a `symbol:` anchor or a backticked name the file defines; at most PATHS_PER_RECORD."""
     found: dict[str, tuple[str, str]] = {}
+    for root in tracked.roots:  # agents write absolute paths: the repository's own are relative
+        body = body.replace(root + "/", "")
     symbols = [a[7:] for a in anchors if a.startswith("symbol:")]
     symbols += [m.group(1) for m in _CODE_SYMBOL.finditer(body) if "/" not in m.group(1)]
     for anchor in anchors:
@@ -228,8 +230,9 @@ def renames_between(git_args: list[str], since: str, until: str | None, cwd: str
 class Tracked:
     """The files of a tree by path and by name: resolves what a record wrote (`retry.py`, `./src/x.py`)."""
 
-    def __init__(self, paths: Iterable[str]) -> None:
+    def __init__(self, paths: Iterable[str], roots: Iterable[str] = ()) -> None:
         self.paths = set(paths)
+        self.roots = tuple(dict.fromkeys(r.rstrip("/") for r in roots if r.rstrip("/")))
         self._by_name: dict[str, list[str]] = {}
         for p in self.paths:
             self._by_name.setdefault(p.rsplit("/", 1)[-1], []).append(p)
@@ -259,7 +262,7 @@ class WorkTree:
         if not self.is_git:
             return Tracked(())
         return Tracked(_split_z(_git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                                     cwd=self.root)))
+                                     cwd=self.root)), (self.root, os.path.realpath(self.root)))
 
     def read(self, path: str) -> bytes | None:
         full = os.path.join(self.root, path)

@@ -61,6 +61,15 @@ def test_unchanged_code_is_never_flagged_and_small_edits_are_kept(store, gitrepo
     assert verify.run(store, project)["flagged"] == 0 and _unverified(store, r.id) is None
 
 
+def test_absolute_paths_inside_the_repository_count(store, gitrepo):
+    import os
+
+    project = detect(gitrepo)
+    r = _add(store, project, f"Backoff is in {os.path.realpath(gitrepo)}/src/payments/retry.py:1-7.")
+    verify.run(store, project)
+    assert [(f[1], f[4]) for f in trust.fingerprints(store, project.id, [r.id])] == [("src/payments/retry.py", "1-7")]
+
+
 def test_a_rename_is_followed_and_the_anchor_moves(store, gitrepo):
     project = detect(gitrepo)
     r = _add(store, project, "Backoff lives here.", anchors=("path:src/payments/retry.py",))
