@@ -35,9 +35,9 @@ def run(conn: sqlite3.Connection, project_id: str, *, days: int | None = None,
         if trust.expire(conn, record, reason(days, used)):
             gone.append(record.id)
     if gone:
-        from ..store import records
+        from ..base import freshness
 
-        records._changed(conn, project_id)
+        freshness.changed(conn, project_id)  # the digest and the anchor map lose them
     return {"expired": len(gone), "ids": gone}
 
 

@@ -99,7 +99,9 @@ def confirm_record(conn: sqlite3.Connection, project: Project, record_id: str) -
         from . import verify
 
         verify.reverify(conn, project, record)
-    records._changed(conn, record.project_id)
+    from ..base import freshness
+
+    freshness.changed(conn, record.project_id)  # confirmed: the digest may show it now
     return record
 
 

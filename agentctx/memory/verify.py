@@ -7,6 +7,7 @@ import sqlite3
 import time
 from typing import Any
 
+from ..base import freshness
 from ..base.models import Record
 from ..base.project import Project
 from ..store import records, trust
@@ -137,7 +138,7 @@ def run(conn: sqlite3.Connection, project: Project, *, budget_s: float = BUDGET_
     made = fingerprint_new(conn, project.id, tree, tree.tracked(), read, deadline)
     report: dict[str, Any] = {"fingerprinted": made, **check_all(conn, project.id, tree, read, deadline)}
     if report["flagged"] or report["cleared"] or report["renamed"]:
-        records._changed(conn, project.id)  # the digest and the anchor map show the flags
+        freshness.changed(conn, project.id)  # the digest and the anchor map show the flags
     return report
 
 
@@ -150,7 +151,7 @@ def reverify(conn: sqlite3.Connection, project: Project, record: Record) -> dict
     tree = codecheck.WorkTree(str(project.root))
     if tree.is_git:
         made = fingerprint_new(conn, project.id, tree, tree.tracked(), tree.read, time.monotonic() + BUDGET_S)
-    records._changed(conn, record.project_id)
+    freshness.changed(conn, record.project_id)
     return {"id": record.id, "cleared": had, "fingerprinted": made}
 
 
