@@ -180,7 +180,7 @@ def hybrid_modes() -> dict:
 def plain_fts_retriever(docs, tokenizer: str, stop: bool) -> Retriever:
     conn = sqlite3.connect(":memory:")
     conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(key UNINDEXED, title, body, tokenize='{tokenizer}')")
-    conn.executemany("INSERT INTO t(key, title, body) VALUES (?, ?, ?)", [(k, ti, b) for k, ti, b, _, _ in docs])
+    conn.executemany("INSERT INTO t(key, title, body) VALUES (?, ?, ?)", [(k, ti, b) for k, ti, b, *_ in docs])
 
     def run(query: str) -> list[str]:
         toks = text.content_terms(query) if stop else list(dict.fromkeys(re.findall(r"[\w.-]+", query.lower())))

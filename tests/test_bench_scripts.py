@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 ADRS = [
@@ -60,15 +62,17 @@ def test_retrieval_bench_runs_on_other_decisions(tmp_path):
     assert last["n"] == "2" and 0.0 <= float(last["recall@5"]) <= 1.0
 
 
+TURNS = [{"speaker": "Ann", "dia_id": f"D1:{i}", "text": text} for i, text in enumerate([
+    "I adopted a grey cat named Bailey last week.", "Work has been busy, we ship the release on Friday.",
+    "My sister visits Lisbon in June.", "The cat sleeps on my keyboard all day."], 1)]
+CONV = {"speaker_a": "Ann", "speaker_b": "Bob", "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": TURNS}
+QA = [{"question": "What is the name of Ann's cat?", "answer": "Bailey", "evidence": ["D1:1"], "category": 4},
+      {"question": "Where does Ann's sister go?", "answer": "Lisbon", "evidence": ["D1:3"], "category": 1},
+      {"question": "An adversarial one", "adversarial_answer": "x", "category": 5}]
+
+
 def test_retrieval_bench_reads_conversations_one_per_file_or_upstreams_list(tmp_path):
-    turns = [{"speaker": "Ann", "dia_id": f"D1:{i}", "text": text} for i, text in enumerate([
-        "I adopted a grey cat named Bailey last week.", "Work has been busy, we ship the release on Friday.",
-        "My sister visits Lisbon in June.", "The cat sleeps on my keyboard all day."], 1)]
-    conv = {"speaker_a": "Ann", "speaker_b": "Bob", "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": turns}
-    qa = [{"question": "What is the name of Ann's cat?", "answer": "Bailey", "evidence": ["D1:1"], "category": 4},
-          {"question": "Where does Ann's sister go?", "answer": "Lisbon", "evidence": ["D1:3"], "category": 1},
-          {"question": "An adversarial one", "adversarial_answer": "x", "category": 5}]
+    conv, qa = CONV, QA
     one = tmp_path / "one"
     one.mkdir()
     (one / "conv-a.json").write_text(json.dumps({**conv, "qa": qa}), encoding="utf-8")
@@ -96,6 +100,42 @@ def test_both_benches_take_recorded_expansions(tmp_path):
     assert summary["records"] == "2" and float(summary["question_hit"]) == 1.0
     out = _run(["bench/retrieval.py", "--adr", adrs, "--expansions", exp, "--no-baselines"], tmp_path)
     assert dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())["n"] == "2"
+
+
+def test_retrieval_bench_scores_the_baselines_with_recorded_expansions(tmp_path):
+    # `--adr F --expansions F` crashed in the plain-FTS baselines (a stored decision has seven fields with them).
+    adrs = str(_write(tmp_path / "adrs.jsonl", ADRS))
+    exp = str(_write(tmp_path / "expansions.jsonl", EXPANSIONS))
+    out = _run(["bench/retrieval.py", "--adr", adrs, "--expansions", exp], tmp_path)
+    assert "or-bm25 (original)" in out and "stemmed+stopwords" in out and "agentctx recall@5 / stemmed" in out
+    assert dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())["n"] == "2"
+
+
+def test_retrieval_bench_hybrid_runs_on_a_small_input(tmp_path):
+    pytest.importorskip("fastembed")
+    model = os.environ.get("AGENTCTX_TEST_MODEL_DIR") or str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8")
+    if not (Path(model) / "model.onnx").exists():
+        pytest.skip("no offline embedding model folder")
+    adrs = str(_write(tmp_path / "adrs.jsonl", ADRS))
+    exp = str(_write(tmp_path / "expansions.jsonl", EXPANSIONS))
+    out = _run(["bench/retrieval.py", "--adr", adrs, "--expansions", exp, "--hybrid", "--model", model], tmp_path)
+    assert "hybrid recall@5 / agentctx keyword" in out and "backfill: 2 records" in out
+    assert dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())["n"] == "2"
+
+
+def test_injection_bench_pads_with_conversations_and_writes_features(tmp_path):
+    locomo = tmp_path / "locomo"
+    locomo.mkdir()
+    (locomo / "conv-a.json").write_text(json.dumps({**CONV, "qa": QA}), encoding="utf-8")
+    features = tmp_path / "features.jsonl"
+    out = _run(["bench/injection.py", "--adrs", str(_write(tmp_path / "adrs.jsonl", ADRS)),
+                "--questions", str(_write(tmp_path / "questions.jsonl", QUESTIONS)),
+                "--prompts", str(_write(tmp_path / "prompts.jsonl", PROMPTS)),
+                "--pad", "3", "--locomo", str(locomo), "--features", str(features), "--brief"], tmp_path)
+    summary = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
+    assert int(summary["records"]) >= 2 + 3  # the two decisions, three conversation turns, the hand-written cases
+    rows = [json.loads(line) for line in features.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert rows and all(isinstance(r, dict) for r in rows)
 
 
 def test_verify_bench_replays_the_committed_sample_offline(tmp_path):

@@ -49,3 +49,16 @@ def test_fork_is_documented_as_what_it_returns():
     assert '"version": 1' in encode_recording(branch) or '"version":1' in encode_recording(branch)
     doc = (ROOT / "docs" / "stash.md").read_text(encoding="utf-8")
     assert "`save()` returns the new branch" not in doc and "returns the new branch as a `Recording`" in doc
+
+
+def test_spec_says_an_over_long_mcp_line_is_answered_with_its_id():
+    from agentctx.mcp import server
+
+    # What the server does (the TypeScript SDK puts the id last): a 1 MiB+ request is answered with its own id.
+    line = '{"method":"ping","params":{"pad":"' + "x" * server.MAX_LINE + '"},"jsonrpc":"2.0","id":41}\n'
+    head, tail = line.encode()[:4096], line.encode()[-4096:]
+    assert server.overlong_id(server.Overlong(head, tail)) == 41
+    spec = (ROOT / "SPEC.md").read_text(encoding="utf-8")
+    errors = " ".join(spec.split("- **Errors.** −32700", 1)[1].split("−32600", 1)[0].split())
+    assert "longer than 1 MiB (answered with `id: null`" not in errors
+    assert "the request's own `id` when it can be read" in errors and "`id: null` only when it cannot" in errors

@@ -23,6 +23,8 @@ MESSAGES: dict[str, str] = {
     "id_too_short": "id {id!r} is too short: give at least {min} characters of it (its last 8, as lists show "
                     "them: e.g. {example}, or the whole id)",
     "ambiguous_id": "id prefix {id!r} matches {count} records ({candidates}); give more characters",
+    "title_outdated": "the kept title {title!r} says {words}, which the new body no longer says: give the new "
+                      "record a title with --title (ctx_supersede: `title`); nothing was changed",
     "already_superseded": "record {id} was already superseded by {superseded_by}; supersede the current head {head} instead",
     "cross_namespace": "record {id} belongs to another namespace; records with scope: \"global\" can only be superseded by global records",
     "db_missing": "no agentctx database at {path}; run `agentctx init`",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..base import paths
@@ -49,6 +49,7 @@ class Proposal:
     body: str
     origin: str  # "MEMORY.md:12" or "CLAUDE.md:4"
     key: str     # hash of the normalised text: the import ledger and the dedup key
+    rules: bool = False  # from CLAUDE.md or a rules file (what the project states), not Claude's own memory
 
     def to_dict(self) -> dict[str, str]:
         return {"type": self.type, "title": self.title, "body": self.body, "origin": self.origin}
@@ -304,7 +305,7 @@ def propose(project_root: Path, memory: Path | None) -> list[Proposal]:
                 continue
             p = _proposal(classify(text, rules=True), text, heading, f"{label}:{number}")
             if p:
-                found.append(p)
+                found.append(replace(p, rules=True))
     return found
 
 
@@ -336,19 +337,27 @@ def _words(text: str) -> set[str]:
 
 def new_only(proposals: list[Proposal], existing: list[tuple[str, str, str]], imported: set[str]) -> list[Proposal]:
     """Drop proposals imported before, repeated within this run, or already in the store: the same words as a
-    record's title or first body paragraph, or a Jaccard similarity >= 0.8 with them (as extraction's dedup)."""
+    record's title or first body paragraph, or a Jaccard similarity >= 0.8 with them (as extraction's dedup), or
+    said in other words (memory.paraphrase) by a proposal kept before it. CLAUDE.md's lines are weighed first: a
+    memory of Claude's that restates one is dropped, not the line."""
+    from ..memory import paraphrase
+
     seen_keys = set(imported)
     stored = []
+    said: list[paraphrase.Statement] = []  # what this run keeps (a stored record's words: known_to_store, with why)
     for title, body, _source in existing:
         first = body.split("\n\n", 1)[0]
         stored.append((_key(first), _key(title), _words(f"{title} {first}")))
-    kept = []
-    for p in proposals:
+    kept_at: dict[int, Proposal] = {}
+    order = sorted(range(len(proposals)), key=lambda i: not proposals[i].rules)  # stable: rules first
+    for i in order:
+        p = proposals[i]
         if p.key in seen_keys:
             continue
         text = p.body.split("\n\n(Imported from Claude Code", 1)[0]
         words = _words(text)
-        duplicate = False
+        statement = paraphrase.statement(text)
+        duplicate = any(paraphrase.says(known, statement) for known in said)
         for body_key, title_key, stored_words in stored:
             if p.key in (body_key, title_key):
                 duplicate = True
@@ -358,9 +367,10 @@ def new_only(proposals: list[Proposal], existing: list[tuple[str, str, str]], im
                 duplicate = True
                 break
         if not duplicate:
-            kept.append(p)
+            kept_at[i] = p
             seen_keys.add(p.key)
-    return kept
+            said.append(statement)  # a later memory that restates it is a repeat
+    return [kept_at[i] for i in sorted(kept_at)]
 
 
 def known_to_store(conn: "sqlite3.Connection", project_id: str,
@@ -398,6 +408,19 @@ def known_to_store(conn: "sqlite3.Connection", project_id: str,
         else:
             stale.setdefault(index, f"states a retired record {record.id}")
     why = {**current, **stale}
+    # What a current record says in other words (memory.paraphrase): "Tests are written with pytest, not unittest"
+    # over a record "Use pytest for all tests; never unittest".
+    from ..memory import paraphrase
+
+    said = [(r, paraphrase.statement(f"{r.title}. {drift._what(r.body)}"))
+            for r in records.current(conn, project_id) if r.type != "profile"]
+    for i, line in enumerate(lines):
+        if i in why:
+            continue
+        new = paraphrase.statement(line.text)
+        found = next((r for r, known in said if paraphrase.says(known, new)), None)
+        if found is not None:
+            why[i] = f"already stored as {found.type} {found.id} ({found.title}), in other words"
     kept = [p for i, p in enumerate(proposals) if i not in why]
     return kept, [(proposals[i], reason) for i, reason in sorted(why.items())]
 

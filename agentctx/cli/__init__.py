@@ -86,10 +86,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as exc:  # an unwritable data dir, a file where a directory should be: one line, not a traceback
         where = f": {exc.filename}" if exc.filename else ""
-        sys.stderr.write(f"agentctx: {exc.strerror or exc}{where}\n")
+        from .terminal import printable
+
+        sys.stderr.write(printable(f"agentctx: {exc.strerror or exc}{where}") + "\n")
         return 1
     except Exception as exc:  # never a traceback on the command line
-        sys.stderr.write(f"agentctx: unexpected {type(exc).__name__}: {exc}\n")
+        from .terminal import printable
+
+        sys.stderr.write(printable(f"agentctx: unexpected {type(exc).__name__}: {exc}") + "\n")
         return 1
     finally:
         ctx.close()

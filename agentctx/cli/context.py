@@ -12,6 +12,7 @@ from ..base import paths
 from ..base.errors import AgentctxError, NotFoundError
 from ..base.project import Project, detect
 from ..store import db
+from .terminal import printable, printable_json
 
 
 class Context:
@@ -45,16 +46,16 @@ class Context:
             self._conn = None
 
     def out(self, text: str = "") -> None:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(printable(text) + "\n")
 
     def emit(self, data: Any) -> None:
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.write(printable_json(json.dumps(data, indent=2, ensure_ascii=False, default=str)) + "\n")
 
     def confirm(self, question: str) -> bool:
         """Ask on the terminal (the question goes to stderr, so --json output stays clean); without one, no."""
         if not sys.stdin.isatty():
             return False
-        sys.stderr.write(f"{question} [y/N] ")
+        sys.stderr.write(f"{printable(question)} [y/N] ")
         sys.stderr.flush()
         try:
             answer = input("")
@@ -65,7 +66,7 @@ class Context:
 
 def fail(ctx: Context, exc: AgentctxError) -> int:
     """Report an error as one line on stderr (and as JSON on stdout with --json); return its exit status."""
-    sys.stderr.write(f"agentctx: {exc}\n")
+    sys.stderr.write(f"agentctx: {printable(str(exc))}\n")
     if ctx.json:
         ctx.emit(exc.to_dict())
     return exc.exit_code

@@ -132,7 +132,8 @@ def cmd_forget(args: argparse.Namespace, ctx: Context) -> int:
         raise UsageError("invalid_field", field="--limit", problem="must be between 1 and 50")
     found = review.candidates(ctx.conn, ctx.project, query, args.limit)
     if args.json:
-        ctx.emit([{**review.listing(r), "versions": n} for r, n in found])
+        ctx.emit([{**review.listing(c.record), "versions": c.versions, "score": round(c.score, 3),
+                   "relevance": round(c.relevance, 3), "clear": c.clear} for c in found])
         return 0
     if args.yes:
         raise UsageError("invalid_field", field="--yes", problem="needs explicit ids: agentctx forget --yes --id ID")
@@ -147,8 +148,11 @@ def cmd_forget(args: argparse.Namespace, ctx: Context) -> int:
     if not ids:
         ctx.out("nothing forgotten")
         return 0
-    versions = sum(n for r, n in found if r.id in ids)
+    versions = sum(c.versions for c in found if c.record.id in ids)
     extra = versions - len(ids)
+    for c in found:  # the question is about exactly these: nothing else can go with a "y"
+        if c.record.id in ids:
+            term.say(f"  - [{c.record.type}] {c.record.title}  {c.record.id}" + ("" if c.clear else "  (partial match)"))
     question = (f"Forget {len(ids)} record{'s' if len(ids) > 1 else ''}"
                 + (f" and {extra} earlier/later version{'s' if extra > 1 else ''} of {'them' if len(ids) > 1 else 'it'}"
                    if extra else "") + "? This cannot be undone")

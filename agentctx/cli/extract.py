@@ -9,6 +9,7 @@ from typing import Any
 
 from .context import Context
 from .parser import add_json
+from .terminal import printable
 
 
 def register(sub: Any) -> None:
@@ -119,7 +120,7 @@ def backfill_cmd(args: argparse.Namespace, ctx: Context) -> int:
     if ctx.json and (args.dry_run or not found):
         ctx.emit(asdict(estimate))
         return 0
-    say = (lambda text: sys.stderr.write(text + "\n")) if ctx.json else ctx.out  # --json: stdout is JSON only
+    say = (lambda text: sys.stderr.write(printable(text) + "\n")) if ctx.json else ctx.out  # --json: stdout is JSON only
     say(backfill.describe(estimate))
     from ..base.extras import describe, missing
     from ..extract import backend

@@ -10,7 +10,9 @@ class Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors and exit status 64."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        from .terminal import printable  # an argument echoed back may carry escapes
+
+        sys.stderr.write(printable(f"{self.prog}: error: {message}") + "\n")
         raise SystemExit(64)  # EX_USAGE
 
 

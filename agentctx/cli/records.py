@@ -13,6 +13,7 @@ from ..store import records
 from ..team.export import to_markdown
 from ..agents import LABELS
 from .context import Context
+from .terminal import printable
 from .parser import add_json
 
 
@@ -56,12 +57,8 @@ def cmd_supersede(args: argparse.Namespace, ctx: Context) -> int:
     body = _text_arg(args.body, "body")
     old, new = records.supersede(ctx.conn, target.id, ctx.project.id, body=body, rationale=args.rationale,
                                  title=args.title, source="cli", questions=args.questions, aliases=args.aliases,
-                                 anchors=None if args.anchors is None else records.anchor_items(args.anchors, _root(ctx)))
-    outdated = [] if args.title else records.kept_title_outdated(old, body)
-    if outdated:
-        words = ", ".join(repr(w) for w in outdated)
-        sys.stderr.write(f"agentctx: kept the title {old.title!r}, but the new body no longer says {words}; "
-                         f"retitle with `agentctx supersede {new.id} --title ... --body ...`\n")
+                                 anchors=None if args.anchors is None else records.anchor_items(args.anchors, _root(ctx)),
+                                 refuse_outdated_title=True)
     if ctx.json:
         ctx.emit({"old_id": old.id, "new_id": new.id, "id": new.id})
     else:
@@ -252,7 +249,7 @@ def cmd_export(args: argparse.Namespace, ctx: Context) -> int:
             raise NotFoundError("file_unwritable", path=str(path), detail=exc.strerror or str(exc)) from None
         ctx.out(f"wrote {len(current)} records to {path}")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(printable(text))
     return 0
 
 

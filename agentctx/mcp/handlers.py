@@ -217,9 +217,11 @@ def ctx_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def ctx_supersede(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    title = _scrub(args["title"]) if args.get("title") else None
     old, new = records.supersede(ctx.conn, args["old_id"], ctx.project.id, body=_scrub(args["new_body"]),
                                  rationale=_scrub(args["rationale"]), source="mcp_tool", session_id=ctx.session(),
-                                 questions=args.get("questions"), aliases=args.get("aliases"))
+                                 questions=args.get("questions"), aliases=args.get("aliases"), title=title,
+                                 refuse_outdated_title=True)
     return {"old_id": old.id, "new_id": new.id, "type": new.type, "title": new.title}
 
 
@@ -239,12 +241,18 @@ def ctx_project(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def ctx_related(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    from ..retrieval import related
+
     resolved, node = _file_node(ctx, args["file"])
-    if node is None:
-        return {"file": str(resolved), "results": []}
-    linked = graph.related(ctx.conn, ctx.project.id, node, depth=RELATED_DEPTH, limit=SEARCH_LIMIT_MAX)
+    try:
+        root = Path(ctx.project.root).resolve()
+    except OSError:
+        root = Path(ctx.project.root)
+    limit = min(int(args.get("limit", related.DEFAULT_LIMIT)), SEARCH_LIMIT_MAX)
+    # Ranked by how each record is tied to the file (retrieval/related.py), not every record a walk reaches.
+    ties = related.related(ctx.conn, ctx.project.id, resolved, root, node, limit=limit)
     now = ctx.now()
-    return {"file": str(resolved), "results": [index_entry(r, r.score, now) for r in linked]}
+    return {"file": str(resolved), "results": [index_entry(t.record, t.score, now) for t in ties]}
 
 
 def ctx_sync_claudemd(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

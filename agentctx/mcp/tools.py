@@ -165,11 +165,14 @@ _TOOL_LIST = (
     Tool(
         "ctx_supersede", "Replace a record",
         "Replace a current record whose fact changed: the old one is kept as history and stops surfacing; the "
-        "new one keeps its type, title and scope, with `new_body` plus the rationale. Fails if `old_id` was "
-        "already superseded: the error names the current head to supersede instead. The new record keeps the old "
-        "one's `questions` and `aliases` (how it will be asked) unless you pass new ones.",
+        "new one keeps its type and scope, and its title unless you pass `title`, with `new_body` plus the "
+        "rationale. Pass `title` when the new body changes what the old title states: keeping a title the new body "
+        "no longer says is refused. Fails if `old_id` was already superseded: the error names the current head to "
+        "supersede instead. The new record keeps the old one's `questions` and `aliases` (how it will be asked) "
+        "unless you pass new ones.",
         _obj({"old_id": ID, "new_body": {"type": "string", "minLength": 1, "maxLength": BODY_MAX},
-              "rationale": {"type": "string", "minLength": 1, "maxLength": 1000}, **ASKED},
+              "rationale": {"type": "string", "minLength": 1, "maxLength": 1000},
+              "title": {"type": "string", "minLength": 1, "maxLength": TITLE_MAX}, **ASKED},
              ("old_id", "new_body", "rationale")),
         _out({"old_id": {"type": "string"}, "new_id": {"type": "string"}, "type": {"type": "string"},
               "title": {"type": "string"}}, ("old_id", "new_id")),
@@ -191,9 +194,11 @@ _TOOL_LIST = (
     ),
     Tool(
         "ctx_related", "Memory about a file",
-        "Records linked to a file (edited in past sessions, failing there, or decisions about it), nearest "
-        "first, in the compact index format. Use it before changing a file you have not touched this session.",
-        _obj({"file": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS, "description": "absolute, or relative to the project root"}},
+        "The few records tied to a file, best tied first, in the compact index format: written in a session that "
+        "edited it, naming it, failing there, or decisions about it (a record shown in every session is not tied "
+        "to each file). Use it before changing a file you have not touched this session.",
+        _obj({"file": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS, "description": "absolute, or relative to the project root"},
+              "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_LIMIT_MAX, "default": 5}},
              ("file",)),
         _out({"file": {"type": "string"}, "results": {"type": "array", "items": INDEX_ENTRY}}, ("file", "results")),
         READ_ONLY, handlers.ctx_related,

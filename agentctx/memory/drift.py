@@ -90,6 +90,7 @@ class Matcher:
             for term in unit:
                 self.df[term] = self.df.get(term, 0) + 1
         self.full_text = "\n".join(ln.text for ln in lines)
+        self._said: "list[Any] | None" = None  # paraphrase statements of the lines, made on first use
 
     def _terms(self, value: str) -> list[str]:
         return self.stems(text.content_terms(value, max_terms=200))
@@ -124,6 +125,30 @@ class Matcher:
 
     def informative(self, record: Record) -> bool:
         return len(set(self._terms(record.title))) >= MIN_TERMS
+
+    def said_by(self, record: Record) -> claudemd.Line | None:
+        """The line (with its heading) that already says what the record's bullet would say, in other words
+        (memory.paraphrase: stemmed content words, none negated the other way, every number), or None."""
+        from . import paraphrase
+
+        new = paraphrase.statement(f"{record.title}. {_summary(record)}")
+        return next((ln for ln, known in zip(self.lines, self._statements()) if paraphrase.says(known, new)), None)
+
+    def opposes(self, record: Record, line: claudemd.Line) -> bool:
+        """Whether the line says what the record says the other way round ("never unittest" over "use unittest"):
+        sharing the words does not reflect it."""
+        from . import paraphrase
+
+        known = self._statements()[self.lines.index(line)]
+        return paraphrase.opposes(known, paraphrase.statement(f"{record.title}. {_summary(record)}"))
+
+    def _statements(self) -> "list[Any]":
+        from . import paraphrase
+
+        if self._said is None:
+            self._said = [paraphrase.statement(f"{ln.heading}: {ln.text}" if ln.heading else ln.text)
+                          for ln in self.lines]
+        return self._said
 
 
 def _entry(record: Record, match: Match, **extra: Any) -> dict[str, Any]:
@@ -236,6 +261,12 @@ def scan(conn: sqlite3.Connection, project: Project, *, update_scores: bool = Tr
         if not matcher.informative(record):
             scores[record.id] = 0.0  # too vague to call missing (SPEC §3.1 derived fields): no drift
             continue
+        if m.score >= COVERED and m.line is not None and record.id not in matcher.full_text \
+                and matcher.opposes(record, m.line):
+            m = Match(0.0, m.line)  # the line says the opposite: CLAUDE.md does not reflect the record
+        if m.score < COVERED and (said := matcher.said_by(record)) is not None \
+                and (id(said), record.id) not in stale_lines:
+            m = Match(COVERED, said)  # CLAUDE.md says it in other words: nothing to add
         scores[record.id] = round(1.0 - m.score, 4)
         if m.score < COVERED:
             missing.append((record, m))

@@ -94,7 +94,12 @@ def chain(conn: sqlite3.Connection, record_id: str, project_id: str) -> list[Ste
     for i, r in enumerate(versions):
         rationale = None
         if i > 0:
-            rationale = notes.get(r.id) or _body_rationale(r.body) or f"superseded {versions[i - 1].id} ({r.source})"
+            # A body that ends with its predecessor's rationale (a teammate's edit of the team file keeps the text
+            # under it) states no reason of its own: that one was the previous step's.
+            own = _body_rationale(r.body)
+            if own is not None and own == _body_rationale(versions[i - 1].body):
+                own = None
+            rationale = notes.get(r.id) or own or f"superseded {versions[i - 1].id} ({r.source})"
         state = "current" if r.is_current else ("superseded" if r.superseded_by else "retired")
         steps.append(Step(r, rationale, state))
     return steps

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..base import paths, safeio
 from ..base.ids import now_iso
-from ..base.models import Record
+from ..base.models import Record, record_type
 from ..base.project import Project
 from ..store import records
 from ..store import review as store
@@ -22,6 +22,17 @@ if TYPE_CHECKING:
     from ..cli.terminal import Terminal
 
 EDIT_RATIONALE = "corrected by the user in agentctx review"
+# `forget`: a match is clear when it carries the query's telling words (relevance at least the interactive floor of
+# `agentctx search`) and scores at least this share of the best clear match. Only clear matches are offered as
+# "all"; the rest are listed as partial matches, to be picked by number if at all.
+CLEAR_SHARE = 0.5
+
+
+class Candidate(record_type("Candidate", "record versions score relevance clear")):
+    """A record `forget` offers: how many versions forgetting it removes, its search score and relevance, and
+    whether it is a clear match (CLEAR_SHARE)."""
+
+    __slots__ = ()
 BODY_LINES_SHOWN = 12
 
 
@@ -229,13 +240,19 @@ def apply(conn: sqlite3.Connection, project: Project, *, confirm: list[str], del
 
 # ---- forget ----
 
-def candidates(conn: sqlite3.Connection, project: Project, query: str, limit: int) -> list[tuple[Record, int]]:
-    """What a search finds for `query` (current records), with the number of versions forgetting each removes."""
-    from ..retrieval import search
+def candidates(conn: sqlite3.Connection, project: Project, query: str, limit: int) -> list[Candidate]:
+    """What `agentctx search --keyword-only` lists for `query` (current records; the same ranking, pool and
+    relevance rule), each with the number of versions forgetting it removes and whether it is a clear match."""
+    from ..retrieval import hybrid, search
 
     # The words asked for, not their other names: what is listed here may be deleted.
-    result = search.search(conn, query, project.id, limit=limit, expand=False)
-    return [(hit.record, len(_chain_ids(conn, hit.record, project))) for hit in result.hits]
+    pool = max(limit * hybrid.POOL_FACTOR, hybrid.POOL_MIN)
+    hits = hybrid.relevant_first(search.search(conn, query, project.id, limit=pool, expand=False).hits,
+                                 hybrid.INTERACTIVE_FLOOR)[:limit]
+    telling = [h.score for h in hits if h.relevance >= hybrid.INTERACTIVE_FLOOR]
+    best = max(telling, default=0.0)
+    return [Candidate(h.record, len(_chain_ids(conn, h.record, project)), h.score, h.relevance,
+                      h.relevance >= hybrid.INTERACTIVE_FLOOR and h.score >= CLEAR_SHARE * best) for h in hits]
 
 
 def _chain_ids(conn: sqlite3.Connection, record: Record, project: Project) -> list[str]:
@@ -256,22 +273,29 @@ def forget_ids(conn: sqlite3.Connection, project: Project, ids: list[str]) -> li
     return out
 
 
-def choose_to_forget(term: "Terminal", found: list[tuple[Record, int]]) -> list[str] | None:
-    """Numbers, `all`, or nothing; None when the user stops."""
-    for n, (record, versions) in enumerate(found, 1):
-        extra = f"  (+{versions - 1} earlier/later version{'s' if versions > 2 else ''})" if versions > 1 else ""
-        term.say(f"{n:>3}. [{record.type}] {record.title}  {record.id}{extra}")
+def choose_to_forget(term: "Terminal", found: list[Candidate]) -> list[str] | None:
+    """Numbers, `all` (the clear matches only), or nothing; None when the user stops."""
+    clear = [c.record.id for c in found if c.clear]
+    for n, c in enumerate(found, 1):
+        if n == len(clear) + 1:
+            term.say("     partial matches (not in 'all'):")
+        extra = f"  (+{c.versions - 1} earlier/later version{'s' if c.versions > 2 else ''})" if c.versions > 1 else ""
+        term.say(f"{n:>3}. {c.score:7.3f}  [{c.record.type}] {c.record.title}  {c.record.id}{extra}")
+    offer = f"'all' for the {len(clear)} clear match{'es' if len(clear) > 1 else ''}, " if clear else ""
     while True:
-        answer = term.ask("forget which? (numbers like 1 3, 'all', or Enter for none) > ")
+        answer = term.ask(f"forget which? (numbers like 1 3, {offer}or Enter for none) > ")
         if answer is None or not answer.strip():
             return None
         if answer.strip().lower() == "all":
-            return [r.id for r, _ in found]
+            if clear:
+                return clear
+            term.say("no clear match to take as 'all': pick by number")
+            continue
         try:
             picks = sorted({int(part) for part in answer.replace(",", " ").split()})
         except ValueError:
             term.say("answer with numbers from the list, 'all', or Enter")
             continue
         if picks and all(1 <= p <= len(found) for p in picks):
-            return [found[p - 1][0].id for p in picks]
+            return [found[p - 1].record.id for p in picks]
         term.say(f"numbers between 1 and {len(found)}")

@@ -38,7 +38,9 @@ def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
         "llm": llm_off_reason(settings) is None,
         "llm_off_reason": llm_off_reason(settings),
         "extraction": extraction_state(conn, settings),
-        "extras": {name: extras.installed(name) for name in extras.REQUIREMENTS},
+        "extras": (found := {name: extras.installed(name) for name in extras.REQUIREMENTS}),
+        # The command that adds each missing extra to this installation (README: status names it).
+        "extras_install": {name: extras.install_command(name) for name, ok in found.items() if not ok},
         "control": control_state(project),
         "trust": trust_state(conn, project.id, settings),
     }
@@ -90,9 +92,9 @@ def control_state(project: Project) -> dict[str, Any]:
             "mode": control.settings()[0], "notify": notify}
 
 
-def _extraction_line(e: dict[str, Any]) -> str:
+def _extraction_line(e: dict[str, Any], off_reason: str | None = None) -> str:
     if e["backend"] == "off":
-        return f"extraction off: {e['reason']}"
+        return f"extraction off: {off_reason or e['reason']}"
     line = f"extraction  {e['backend']}: {e['reason']}"
     if e.get("calls_per_hour_limit"):
         line += f"; at most {e['calls_per_hour_limit']} calls an hour"
@@ -117,14 +119,14 @@ def render(data: dict[str, Any]) -> str:
            if data.get("sessions_by_agent") else ""),
         *([f"agents    wired: {', '.join(data['agents'])}"] if data.get("agents") else []),
         f"injected  {data['tokens_injected']} tokens injected in {data['injections']} injections",
-        f"extraction cost  ${data['extraction_cost_usd']:.4f}"
-        + ("" if data["llm"] else f"  (LLM extraction off: {data['llm_off_reason']})"),
-        _extraction_line(data["extraction"]),
+        f"extraction cost  ${data['extraction_cost_usd']:.4f}",
+        _extraction_line(data["extraction"], data.get("llm_off_reason")),  # the off reason, once
         *(f"  {d['day']}  {d['backend']:<12} " + ("expansion: " if d.get("purpose") == "expand" else "")
           + f"{d['calls']} call(s), {d['input_tokens']:,} tokens in, "
           f"{d['output_tokens']:,} out, ${d['cost_usd']:.4f}" + (f", {d['failed_runs']} failed" if d["failed_runs"] else "")
           for d in data["extraction"]["per_day"]),
         "extras    " + "  ".join(f"[{name}] {'yes' if ok else 'no'}" for name, ok in data["extras"].items()),
+        *(f"  add [{name}]: {command}" for name, command in data.get("extras_install", {}).items()),
     ]
     t = data.get("trust")
     if t:

@@ -83,3 +83,59 @@ def related(conn: sqlite3.Connection, project_id: str, node_id: str, *, depth: i
 
 def record_ids_for_node(conn: sqlite3.Connection, node_id: str) -> set[str]:
     return {r[0] for r in conn.execute("SELECT record_id FROM record_entities WHERE entity_id = ?", (node_id,))}
+
+
+def file_links(conn: sqlite3.Connection, project_id: str, node_id: str) -> dict[str, int]:
+    """The current records visible from the project that are linked to a file node, each with how many file nodes
+    it is linked to in all (a record shown in every session is linked to every file those sessions edited)."""
+    rows = conn.execute(
+        """SELECT re.record_id,
+                  (SELECT count(*) FROM record_entities x JOIN nodes n ON n.id = x.entity_id AND n.kind = 'file'
+                    WHERE x.record_id = re.record_id)
+             FROM record_entities re JOIN records r ON r.id = re.record_id
+            WHERE re.entity_id = ? AND r.superseded_at IS NULL
+              AND (r.project_id = ? OR (r.project_id = '_global' AND r.scope = 'global'))""",
+        (node_id, project_id))
+    return {str(rid): int(n) for rid, n in rows}
+
+
+def edges_of(conn: sqlite3.Connection, ids: "Iterable[str]") -> list[tuple[str, str, str, float]]:
+    """Every edge with an end in `ids`: (from, to, rel_type, weight)."""
+    wanted = sorted(set(ids))
+    out: list[tuple[str, str, str, float]] = []
+    for i in range(0, len(wanted), 400):  # under SQLite's bound-parameter limit, both ends
+        chunk = wanted[i:i + 400]
+        marks = ",".join("?" * len(chunk))
+        out += conn.execute(f"SELECT from_id, to_id, rel_type, weight FROM edges WHERE from_id IN ({marks}) "
+                            f"OR to_id IN ({marks})", (*chunk, *chunk)).fetchall()
+    return [(str(a), str(b), str(rel), float(w if w is not None else 1.0)) for a, b, rel, w in out]
+
+
+def naming(conn: sqlite3.Connection, project_id: str, needles: "Iterable[str]", limit: int = 200) -> list[Record]:
+    """Current visible records whose title or body contains one of `needles` (case-sensitive, as paths are)."""
+    needles = [n for n in dict.fromkeys(needles) if n]
+    if not needles:
+        return []
+    cols = ", ".join(f"r.{c.strip()}" for c in COLUMNS.split(","))
+    test = " OR ".join("instr(r.title, ?) > 0 OR instr(r.body, ?) > 0" for _ in needles)
+    rows = conn.execute(
+        f"SELECT {cols} FROM records r WHERE r.superseded_at IS NULL "
+        f"AND (r.project_id = ? OR (r.project_id = '_global' AND r.scope = 'global')) AND ({test}) "
+        f"ORDER BY r.recorded_at DESC LIMIT ?", (project_id, *[n for n in needles for _ in (0, 1)], limit))
+    return [to_record(row) for row in rows]
+
+
+def current_records(conn: sqlite3.Connection, project_id: str, ids: "Iterable[str]") -> dict[str, Record]:
+    """The current records among `ids` visible from the project, by id."""
+    wanted = sorted(set(ids))
+    cols = ", ".join(f"r.{c.strip()}" for c in COLUMNS.split(","))
+    found: dict[str, Record] = {}
+    for i in range(0, len(wanted), 500):
+        chunk = wanted[i:i + 500]
+        rows = conn.execute(
+            f"SELECT {cols} FROM records r WHERE r.id IN ({','.join('?' * len(chunk))}) AND r.superseded_at IS NULL "
+            "AND (r.project_id = ? OR (r.project_id = '_global' AND r.scope = 'global'))", (*chunk, project_id))
+        for row in rows:
+            record = to_record(row)
+            found[record.id] = record
+    return found

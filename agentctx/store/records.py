@@ -190,10 +190,14 @@ def visible_history(conn: sqlite3.Connection, project_id: str) -> list[Record]:
 def kept_title_outdated(old: Record, body: str) -> list[str]:
     """Words of `old`'s title that its body stated and `body` (its replacement's) no longer does: keeping the title
     over that body would say the old fact ("expire after 15 minutes" over a body saying 5)."""
-    from ..base.text import content_terms, tokens
+    from ..base.text import content_terms, stems, tokens
 
-    new_words, old_body = set(tokens(body)), set(tokens(old.body))
-    return [w for w in content_terms(old.title) if w in old_body and w not in new_words]
+    # By stem: a title saying "supported" is stated by a body saying "supports". The old body's appended rationale
+    # (why it changed last time) states nothing the title says.
+    words = content_terms(old.title)
+    stated = old.body.rpartition("\n\nRationale: ")[0] or old.body
+    new_stems, old_stems = set(stems(tokens(body))), set(stems(tokens(stated)))
+    return [w for w, s in zip(words, stems(words)) if s in old_stems and s not in new_stems]
 
 
 def require(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
@@ -313,11 +317,17 @@ def insert(conn: sqlite3.Connection, new: NewRecord, *, supersedes: str | None =
 def supersede(conn: sqlite3.Connection, old_id: str, project_id: str, *, body: str, rationale: str | None = None,
               title: str | None = None, source: str = "cli", session_id: str | None = None,
               questions: "Iterable[str] | None" = None, aliases: "Iterable[str] | None" = None,
-              anchors: "Iterable[str] | None" = None) -> tuple[Record, Record]:
+              anchors: "Iterable[str] | None" = None,
+              refuse_outdated_title: bool = False) -> tuple[Record, Record]:
     """Replace the head `old_id` with a new explicit record of the same type and scope; returns (old, new). The new
     record keeps the old one's questions, aliases, anchors and guard unless `questions`, `aliases` or `anchors`
-    replace them."""
+    replace them. With `refuse_outdated_title` (the CLI, MCP), keeping a title the new body contradicts raises
+    `title_outdated`."""
     old = require(conn, old_id, project_id)
+    if refuse_outdated_title and title is None and old.superseded_at is None:
+        outdated = kept_title_outdated(old, body)
+        if outdated:
+            raise ValidationError("title_outdated", title=old.title, words=", ".join(repr(w) for w in outdated))
     text = body.strip()
     if rationale and rationale.strip():
         text = f"{text}\n\nRationale: {rationale.strip()}"

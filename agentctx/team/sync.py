@@ -163,7 +163,7 @@ def plan(conn: sqlite3.Connection, target: Target, text: str | None) -> Plan:
         row = rows.get(entry.key)
         head = head_records.get(heads.get(entry.key) or "") if row is not None else None
         if head is not None and head.is_current and (entry.questions or entry.aliases) \
-                and (entry.questions, entry.aliases) != (head.questions, head.aliases):
+                and _asked_stored(entry) != (head.questions, head.aliases):
             asked.append((entry, head))
         if row is None:
             own = records.get(conn, entry.key, ns)
@@ -244,6 +244,15 @@ def unexported(conn: sqlite3.Connection, target: Target) -> list[Record]:
     """Shareable records no file entry names yet (new here since the last export)."""
     named = set(_heads(conn, target, sync.rows(conn, target.namespace)).values())
     return [r for r in shareable(conn, target) if r.id not in named]
+
+
+def _asked_stored(entry: teamfile.Entry) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """An entry's questions and aliases as the store keeps them (secrets scrubbed): compared raw, a token in a
+    teammate's `- asked:` line differed from the stored copy on every import, and export refused for ever."""
+    try:
+        return records.asked_items(entry.questions, "questions"), records.asked_items(entry.aliases, "aliases")
+    except ValidationError:  # scrubbing made an item too long: the import reports it when it sets them
+        return entry.questions, entry.aliases
 
 
 def _new_record(target: Target, entry: teamfile.Entry, pinned: bool = False, head: Record | None = None) -> NewRecord:

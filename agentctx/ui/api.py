@@ -166,15 +166,19 @@ def _search(req: Request, query: str, types: list[str], confidences: list[str], 
 
 def get_record(req: Request) -> dict[str, Any]:
     record = _record(req)
-    chain = records.history(req.conn, record.id, record.project_id)
+    from ..memory.history import chain as history_chain
     from ..store import sessions
+
+    # Each version with its own "why" (memory.history: the team import's note, its own rationale, or none for the
+    # first): the page read it out of each body, and a teammate's version showed the previous step's rationale.
+    steps = history_chain(req.conn, record.id, record.project_id)
 
     return {
         "record": record_json(record),
         # which agent's session wrote it (Claude Code, Codex CLI, Gemini CLI), when its session says
         "agent": sessions.agents_of(req.conn, [record.session_id]).get(record.session_id or ""),
         "evidence": records.evidence(req.conn, record.id),
-        "history": [record_json(r) for r in chain],
+        "history": [{**record_json(s.record), "rationale": s.rationale} for s in steps],
         "entities": browse.entities(req.conn, record.id),
         "linked": [{"rel": rel, **_row(r)} for rel, r in browse.linked_records(req.conn, record.id)],
         "appearances": browse.appearances(req.conn, record.id),

@@ -231,6 +231,8 @@ def serve(project: Project, *, host: str = "127.0.0.1", port: int | None = None,
     url = url_for(settings, httpd)
     out(f"agentctx ui: {url}")
     out("(Ctrl-C to stop)")
+    # Through a pipe stdout is block-buffered: without this the URL waits in the buffer until the server stops.
+    sys.stdout.flush()
     if open_browser:
         import webbrowser
 

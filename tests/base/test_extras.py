@@ -114,10 +114,16 @@ def test_status_names_the_missing_extra(project, no_llm_extra, capsys):
     capsys.readouterr()
     assert main(["status"]) == 0
     out = capsys.readouterr().out
-    assert "LLM extraction off: the [llm] extra" in out and "add it with: " in out and "[llm] no" in out
+    assert "[llm] no" in out
+    # README: status names the command that adds a missing extra, exactly as doctor does.
+    assert f"  add [llm]: {extras.install_command('llm')}\n" in out + "\n"
+    # The off reason once (it was printed on the cost line and again on the extraction line).
     assert main(["status", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["llm"] is False and data["extras"]["llm"] is False and "[llm]" in data["llm_off_reason"]
+    assert data["extras_install"]["llm"] == extras.install_command("llm")
+    data_reason = data["llm_off_reason"]
+    assert out.count(data_reason) == 1 and f"extraction off: {data_reason}" in out
 
 
 def test_doctor_warns_when_a_key_is_set_without_the_extra(project, no_llm_extra, capsys):

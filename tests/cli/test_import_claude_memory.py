@@ -245,3 +245,26 @@ def test_a_near_duplicate_of_another_type_is_not_imported_again(in_p, proj_p):
     (proj_p / "CLAUDE.md").write_text("- The orders service uses Postgres for its data.\n")
     listed = json.loads(in_p("import", "claude-memory", "--json").out)
     assert listed["proposals"] == [] and "already stored as decision" in listed["skipped"][0]["why"]
+
+
+def test_a_memory_that_restates_claude_md_or_a_record_is_not_proposed(in_p, proj_p):
+    # Issue 34: CLAUDE.md said "Use pytest for all tests; never unittest." and Claude's memory "Tests are written
+    # with pytest, not unittest": both were proposed. CLAUDE.md lines from github.com/NicholasGrundl/tokentoss.
+    memory = memory_dir_for(proj_p)
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("# Memory index\n\n"
+                                      "- Tests are written with pytest, not unittest\n"
+                                      "- Run commands through uv run, never plain python\n"
+                                      "- Tests use unittest.TestCase classes, not pytest functions\n"
+                                      "- Parallel test runs use pytest-xdist with -n auto\n")
+    (proj_p / "CLAUDE.md").write_text("# CLAUDE.md\n\n## Testing\n\n- Use pytest for all tests; never unittest.\n")
+    in_p("record", "--type", "convention", "--title", "Commands run through uv",
+         "--body", "Always use `uv run` to execute commands (not `python` or `python3` directly).")
+    listed = json.loads(in_p("import", "claude-memory", "--json").out)
+    titles = [p["title"] for p in listed["proposals"]]
+    assert titles == ["Tests use unittest.TestCase classes, not pytest functions",  # contradicts: still proposed
+                      "Parallel test runs use pytest-xdist with -n auto",  # adds: still proposed
+                      "Use pytest for all tests; never unittest"]  # the CLAUDE.md line itself, once
+    (skip,) = listed["skipped"]
+    assert skip["title"] == "Run commands through uv run, never plain python"
+    assert skip["why"].startswith("already stored as convention")

@@ -228,15 +228,34 @@ def test_an_ambiguous_prefix_lists_the_candidates(in_p):
     assert rows("SELECT count(*) FROM records") == [(3,)]
 
 
-def test_supersede_title_retitles_and_a_kept_outdated_title_is_flagged(in_p):
+def test_supersede_refuses_to_keep_a_title_the_new_body_contradicts(in_p):
     a = record(in_p, title="Tokens expire after 15 minutes", body="Session tokens expire after 15 minutes.")
     result = in_p("supersede", a, "--body", "Session tokens expire after 5 minutes.")
-    assert result.rc == 0 and "'15'" in result.err and "--title" in result.err
-    b = result.out.strip()
-    c = in_p("supersede", b, "--title", "Tokens expire after 5 minutes", "--body", "Session tokens expire after 5 minutes.")
-    assert c.err == ""
+    assert result.rc == 65 and "'15'" in result.err and "--title" in result.err and result.out == ""
+    assert rows("SELECT count(*), max(superseded_at) FROM records") == [(1, None)]  # nothing changed
+    c = in_p("supersede", a, "--title", "Tokens expire after 5 minutes", "--body", "Session tokens expire after 5 minutes.")
+    assert c.rc == 0 and c.err == ""
     shown = in_p("show", c.out.strip()).out
     assert shown.startswith("Tokens expire after 5 minutes\n") and "15 minutes" not in shown  # (15 may be the hour)
+
+
+def test_supersede_on_attrs_minimum_python(in_p):
+    # A week on python-attrs/attrs: the minimum Python moved from 3.7 to 3.8 and `supersede --body` kept the title.
+    a = record(in_p, type_="convention", title="Minimum supported Python is 3.7",
+               body='attrs supports Python 3.7 and later (requires-python = ">=3.7" in pyproject.toml); '
+                    "CI runs 3.7 through 3.12 and PyPy.")
+    refused = in_p("supersede", a, "--body", 'attrs requires Python 3.8 or later (requires-python = ">=3.8"); CI '
+                   "runs 3.8 through 3.13 and PyPy.", "--rationale", "24.1.0 dropped 3.7", "--json")
+    assert refused.rc == 65 and json.loads(refused.out)["code"] == "title_outdated"
+    assert "'7'" in refused.err and "--title" in refused.err and refused.err.count("\n") == 1
+    # A title that stays true is kept without a word: "Minimum Python version" over either body.
+    b = record(in_p, type_="convention", title="Minimum Python version",
+               body='attrs supports Python 3.7 and later (requires-python = ">=3.7" in pyproject.toml).')
+    kept = in_p("supersede", b, "--body", 'attrs supports Python 3.8 and later (requires-python = ">=3.8").')
+    assert kept.rc == 0 and kept.err == ""
+    assert rows("SELECT title FROM records WHERE id = ?", kept.out.strip()) == [("Minimum Python version",)]
+    # By stem: the old title's "supported" is what the old body's "supports" stated, and "requires" does not.
+    assert "'supported'" in refused.err
 
 
 def test_show_unknown(in_p):
@@ -427,7 +446,8 @@ def test_supersede_keeps_or_replaces_them(in_p):
     rid = record(in_p, "--question", "which database do we use?")
     kept = in_p("supersede", rid, "--body", "SQLite in WAL mode.").out.strip()
     assert rows("SELECT questions FROM records WHERE id = ?", kept) == [("which database do we use?",)]
-    new = in_p("supersede", kept, "--body", "PostgreSQL.", "--question", "is it postgres?").out.strip()
+    new = in_p("supersede", kept, "--body", "PostgreSQL.", "--title", "Use PostgreSQL",
+               "--question", "is it postgres?").out.strip()
     assert rows("SELECT questions FROM records WHERE id = ?", new) == [("is it postgres?",)]
 
 

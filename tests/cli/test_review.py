@@ -192,3 +192,76 @@ def test_review_through_a_real_pty(in_p, seeded, proj_p):
     assert "reviewed: 1 confirmed, 0 edited, 1 deleted, 1 skipped" in text
     assert get(seeded["Tabs in Makefiles"].id).confidence == "explicit"
     assert get(seeded["Storage engine"].id) is None
+
+
+# A week on python-attrs/attrs (issue 34): what the store held, in the project's own words (its pyproject.toml,
+# CONTRIBUTING.md, changelog and docs), and `agentctx forget minimum python`, which offered 9 of them with "all".
+ATTRS = (
+    ("convention", "Minimum supported Python is 3.8",
+     'attrs requires Python 3.8 or later: requires-python = ">=3.8" in pyproject.toml; 3.7 support ended in 24.1.0.'),
+    ("convention", "News fragments with towncrier",
+     "Every user-visible change adds a fragment in changelog.d/ named <PR number>.<change type>.md; towncrier "
+     "builds CHANGELOG.md when a release is cut."),
+    ("convention", "Tests run through tox",
+     "Run the suite with tox: each Python version from 3.8 to 3.13 and PyPy has its own environment, plus mypy, "
+     "pyright and docs environments."),
+    ("decision", "Type stubs ship with the package",
+     "attrs ships .pyi stubs next to the code (src/attr/__init__.pyi) and CI checks them with mypy and pyright on "
+     "every supported Python."),
+    ("discovery", "Slotted classes are the default",
+     "@define creates slotted classes; weakref_slot=True is the default so instances can still be weakly "
+     "referenced, which plain Python __slots__ classes cannot."),
+    ("convention", "Property tests with Hypothesis",
+     "Tests use pytest with Hypothesis strategies from tests/strategies.py to generate attrs classes."),
+    ("bugfix", "cached_property on slotted classes",
+     "functools.cached_property did not work on slotted classes; attrs now rewrites it into a slot-backed "
+     "descriptor (Python 3.8+)."),
+    ("decision", "attrs namespace is the modern API",
+     "New code imports from attrs (attrs.define, attrs.field, attrs.frozen); the attr namespace stays for old "
+     "Python code that used attr.s and attr.ib."),
+    ("convention", "Docs are built with Sphinx",
+     "docs/ is built with Sphinx and the furo theme on Read the Docs; doctests in the Python examples run with "
+     "tox -e docs."),
+    ("discovery", "PyPy and slotted class creation",
+     "Creating slotted classes is slower on PyPy than on CPython; benchmarks live in bench/ and run with "
+     "CodSpeed."),
+)
+
+
+@pytest.fixture
+def attrs_store(in_p, proj_p):
+    pid = detect(proj_p).id
+    conn = db.connect(paths.db_path())
+    made = [records.insert(conn, NewRecord(type=t, title=title, body=body, project_id=pid, confidence="explicit",
+                                           source="cli"))[0] for t, title, body in ATTRS]
+    conn.close()
+    return made
+
+
+def test_forget_minimum_python_offers_only_the_clear_match_as_all(in_p, attrs_store, typed):
+    listed = json.loads(in_p("forget", "minimum", "python", "--json").out)
+    assert [x["title"] for x in listed if x["clear"]] == ["Minimum supported Python is 3.8"]
+    assert listed[0]["title"] == "Minimum supported Python is 3.8"
+    assert all(isinstance(x["score"], float) for x in listed)
+    assert [x["score"] for x in listed] == sorted((x["score"] for x in listed), reverse=True)
+    # The same ranking as `agentctx search --keyword-only` lists.
+    searched = json.loads(in_p("search", "minimum", "python", "--keyword-only", "--json").out)
+    assert [x["id"] for x in listed] == [x["id"] for x in searched]
+    typed("all\n", "y\n")
+    r = in_p("forget", "minimum", "python")
+    assert r.rc == 0, r.err
+    assert "'all' for the 1 clear match" in r.out and "Forget 1 record? This cannot be undone" in r.out
+    assert f"forgot {attrs_store[0].id} (Minimum supported Python is 3.8)" in r.out
+    assert get(attrs_store[0].id) is None
+    assert all(get(rec.id) is not None for rec in attrs_store[1:])  # nothing unrelated went with "all"
+
+
+def test_forget_without_a_clear_match_takes_no_all(in_p, attrs_store, typed):
+    # Words most of these records share, none of them telling: every one is a partial match; "all" takes nothing.
+    listed = json.loads(in_p("forget", "python", "version", "range", "--json").out)
+    assert listed and not any(x["clear"] for x in listed) and all(x["relevance"] == 0.0 for x in listed)
+    typed("all\n", "\n")
+    r = in_p("forget", "python", "version", "range")
+    assert r.rc == 0 and "partial matches (not in 'all')" in r.out and "no clear match to take as 'all'" in r.out
+    assert "nothing forgotten" in r.out and "This cannot be undone" not in r.out
+    assert all(get(rec.id) is not None for rec in attrs_store)

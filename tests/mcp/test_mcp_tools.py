@@ -67,6 +67,18 @@ def test_supersede_keeps_title_and_names_head(ctx_a, helpers):
     assert "no record" in err(helpers.call(ctx_a, "ctx_supersede", {"old_id": "nope", "new_body": "x", "rationale": "y"}))
 
 
+def test_supersede_refuses_a_kept_title_the_new_body_contradicts(ctx_a, helpers):
+    first = record(ctx_a, helpers, type="convention", title="Minimum supported Python is 3.7",
+                   body='attrs supports Python 3.7 and later (requires-python = ">=3.7").')
+    args = {"old_id": first["id"], "new_body": 'attrs requires Python 3.8 or later (requires-python = ">=3.8").',
+            "rationale": "24.1.0 dropped 3.7"}
+    message = err(helpers.call(ctx_a, "ctx_supersede", args))
+    assert "'7'" in message and "title" in message and "\n" not in message
+    assert records.get(ctx_a.conn, first["id"]).is_current
+    out = ok(helpers.call(ctx_a, "ctx_supersede", {**args, "title": "Minimum supported Python is 3.8"}))
+    assert out["title"] == "Minimum supported Python is 3.8" and not records.get(ctx_a.conn, first["id"]).is_current
+
+
 def test_search_index_only(ctx_a, helpers):
     rid = record(ctx_a, helpers, body="B" * 1500)["id"]
     out = ok(helpers.call(ctx_a, "ctx_search", {"query": "sqlite storage"}))

@@ -108,3 +108,32 @@ def test_malformed_asked_lines_are_ignored_not_fatal():
     (entry,) = parsed.entries
     assert entry.body == "One file." and entry.questions == ("why sqlite?",) and entry.aliases == ()
     assert parsed.errors == ()
+
+
+def test_a_token_in_a_teammates_asked_line_is_scrubbed_once(conn, add, target, repo, capsys):
+    # Issue 34: a teammate pasted a token into an `- asked:` line; every `team import` reported new questions and
+    # `team export` refused (65) until --force.
+    from agentctx.cli import main
+
+    rec = add("Release with the GitHub workflow", "Tags trigger .github/workflows/pypi-package.yml.")
+    assert main(["-C", str(repo), "team", "export"]) == 0
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    text = _file(target).replace("Tags trigger .github/workflows/pypi-package.yml.\n",
+                                 "Tags trigger .github/workflows/pypi-package.yml.\n\n" + teamfile.ASKED_MARKER +
+                                 f"\n- asked: why does curl -H 'Authorization: token {token}' fail on release?\n"
+                                 "- also: trusted publishing\n")
+    with open(target.path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    capsys.readouterr()
+    assert main(["-C", str(repo), "team", "import"]) == 0
+    first = capsys.readouterr().out
+    assert "1 with new questions or aliases" in first
+    assert main(["-C", str(repo), "team", "import"]) == 0
+    assert "with new questions or aliases" not in capsys.readouterr().out  # reported once
+    assert main(["-C", str(repo), "team", "export"]) == 0  # not refused
+    assert token not in _file(target)
+    (head,) = [r for r in records.current(conn, rec.project_id) if r.title == rec.title]
+    assert head.aliases == ("trusted publishing",) and len(head.questions) == 1
+    assert token not in head.questions[0] and "fail on release?" in head.questions[0]
+    dump = "\n".join(conn.iterdump())
+    assert token not in dump

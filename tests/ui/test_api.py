@@ -338,3 +338,27 @@ def test_sessions_and_records_say_which_agent(live, seeded, conn):
     assert live.call("GET", "/api/sessions/sess-1")[2]["agent"] == "codex"
     (inferred,) = [r for r in live.call("GET", "/api/records")[2]["items"] if r["title"].startswith("Tests run")]
     assert live.call("GET", f"/api/records/{inferred['id']}")[2]["agent"] == "codex"
+
+
+def test_each_version_in_the_history_has_its_own_why(live, seeded, repo):
+    # Issue 34: a teammate edited the entry in .agentctx/context.md; its body still ends with the previous step's
+    # "Rationale: 16 reached end of support", and the dashboard showed that as the teammate's version's "Why".
+    from agentctx.team import sync as team
+
+    conn = db.connect(paths.db_path())
+    try:
+        target = team.team_target(seeded["project"])
+        team.export_file(conn, target)
+        text = open(target.path, encoding="utf-8").read()
+        with open(target.path, "w", encoding="utf-8") as fh:
+            fh.write(text.replace("Orders live in PostgreSQL 17 now.", "Orders live in PostgreSQL 17.2 now, on Aurora."))
+        assert len(team.import_file(conn, target).superseded) == 1
+    finally:
+        conn.close()
+    status, _, data = live.call("GET", f"/api/records/{seeded['db'].id}")
+    assert status == 200
+    first, second, third = data["history"]
+    assert "Rationale: 16 reached end of support" in third["body"]  # the text under the teammate's edit
+    assert first["rationale"] is None
+    assert second["rationale"] == "16 reached end of support"
+    assert third["rationale"].startswith("Edited by hand in .agentctx/context.md")

@@ -209,10 +209,6 @@
   }
 
   // ---- record detail --------------------------------------------------------------------------------------
-  function rationale(body) {
-    const i = body.lastIndexOf("\n\nRationale: ");
-    return i >= 0 ? body.slice(i + 13) : null;
-  }
   async function viewRecord(id) {
     mount(h("p", { class: "muted" }, "Loading…"));
     let d;
@@ -253,7 +249,7 @@
       v.current ? h("span", { class: "chip explicit" }, "current") : h("span", { class: "chip superseded" }, "superseded"),
       h("div", { class: "muted" }, `valid from ${when(v.valid_from)} · recorded ${when(v.recorded_at)} · by ${v.source}`
         + (v.superseded_at ? ` · superseded ${when(v.superseded_at)}` : "")),
-      rationale(v.body) ? h("div", {}, "Why: ", rationale(v.body)) : null)));
+      v.rationale ? h("div", {}, "Why: ", v.rationale) : null)));
     const related = h("section", { class: "card" }, h("h3", {}, "Related"),
       d.entities.length ? h("p", {}, d.entities.map((e) => h("span", { class: "chip", title: e.name }, `${e.kind}: ${e.kind === "file" ? displayPath(e.name) : e.name}`))) : h("p", { class: "muted" }, "No linked files or branches."),
       d.linked.length ? h("ul", {}, d.linked.map((l) => h("li", {}, `${l.rel}: `, h("a", { href: recordHref(l.id) }, l.title)))) : null,

@@ -49,7 +49,7 @@ def test_cli_record_title_and_body_are_scrubbed(ready, capsys):
     assert rc == 0, capsys.readouterr().err
     rid = capsys.readouterr().out.strip()
     assert cli.main(["-C", str(ready), "supersede", rid, "--body", f"now STRIPE_KEY={STRIPE}",
-                     "--rationale", f"rotated PASSWORD={SPECIAL}"]) == 0
+                     "--title", "Deploy with the Stripe key", "--rationale", f"rotated PASSWORD={SPECIAL}"]) == 0
     capsys.readouterr()
     assert _leaks(_store_bytes()) == []
     assert cli.main(["-C", str(ready), "export"]) == 0

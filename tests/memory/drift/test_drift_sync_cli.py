@@ -1,6 +1,7 @@
 import json
 
 from agentctx.cli import main
+from agentctx.store import records
 
 
 def test_sync_json_report(conn, repo, add, capsys):
@@ -39,8 +40,8 @@ def test_sync_without_claudemd(conn, repo, capsys):
 def test_sync_does_not_propose_a_title_the_supersession_made_outdated(conn, repo, add, capsys):
     (repo / "CLAUDE.md").write_text("# App\n", encoding="utf-8")
     old = add("Tokens expire after 15 minutes", "Session tokens expire after 15 minutes.")
-    assert main(["-C", str(repo), "supersede", old.id, "--body", "Session tokens expire after 5 minutes."]) == 0
-    capsys.readouterr()
+    # `agentctx supersede` now refuses this (it asks for --title); the dashboard and `review` still keep the title.
+    records.supersede(conn, old.id, old.project_id, body="Session tokens expire after 5 minutes.", source="dashboard")
     assert main(["-C", str(repo), "sync", "--json"]) == 0
     diff = json.loads(capsys.readouterr().out)["proposed_diff"]
     assert "Session tokens expire after 5 minutes." in diff and "15 minutes" not in diff

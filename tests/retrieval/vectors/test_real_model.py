@@ -25,6 +25,34 @@ def test_model_loads_offline_and_embeds_unit_vectors(model_dir):
     assert float(m[0] @ q) > float(m[1] @ q) + 0.2
 
 
+def test_a_large_batch_runs_in_small_runs_and_keeps_its_order(model_dir):
+    # bench/retrieval.py --hybrid --adr backfilled 64 ADR decisions (up to 2,000 characters) in one ONNX run and
+    # peaked at 4 GB; the embedder now hands the model RUN_ROWS texts at a time, sorted by length.
+    import numpy as np
+
+    from agentctx.retrieval.vectors import embedder
+
+    e = FastEmbedEmbedder(ModelSpec(NAME, model_dir))
+    texts = ["Use Kafka for domain events.", "Kafka, three brokers, one topic per aggregate; consumers replay. " * 25,
+             "The cat sat on the mat.", "Sessions live in Redis so a restart of one app server loses none. " * 8,
+             "We store records in SQLite."]
+    runs: list[int] = []
+    real = e._model.embed
+
+    def counting(docs, batch_size):
+        runs.append(batch_size)
+        return real(docs, batch_size=batch_size)
+
+    e._model.embed = counting
+    m = e.embed(texts)
+    assert runs == [embedder.RUN_ROWS] and embedder.RUN_ROWS < len(texts)
+    alone = np.vstack([e.embed([t])[0] for t in texts])
+    assert m.shape == (5, 384)
+    # Each row is its own text's vector (int8 dynamic quantisation moves them a little with the batch).
+    assert np.all((m * alone).sum(axis=1) > 0.98)
+    assert np.argmax(m @ alone.T, axis=1).tolist() == [0, 1, 2, 3, 4]
+
+
 def test_unknown_name_in_a_local_folder_registers_a_custom_model(model_dir):
     e = FastEmbedEmbedder(ModelSpec("local/minilm-int8", model_dir))
     assert e.dims == 384 and e.embed_query("x").shape == (384,)
