@@ -84,9 +84,10 @@ def count_marked(conn: sqlite3.Connection, project_id: str) -> dict[str, int]:
 # ---- fingerprints ----
 
 def unfingerprinted(conn: sqlite3.Connection, project_id: str) -> list[Record]:
-    """The project's current records with no fingerprint yet (consolidation looks for the files each one names)."""
+    """The project's current records with no fingerprint yet (consolidation looks for the files each one names). Not
+    profiles (what the repository is) nor handovers (a moment's working state: the files they list change by design)."""
     return [to_record(r) for r in conn.execute(
-        f"SELECT {COLUMNS} FROM records WHERE project_id = ? AND {CURRENT} AND type != 'profile' "
+        f"SELECT {COLUMNS} FROM records WHERE project_id = ? AND {CURRENT} AND type NOT IN ('profile', 'handover') "
         "AND NOT EXISTS (SELECT 1 FROM code_fingerprints f WHERE f.record_id = records.id)", (project_id,))]
 
 

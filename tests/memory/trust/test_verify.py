@@ -131,3 +131,9 @@ def test_outside_git_verification_is_skipped(tmp_path, monkeypatch):
         assert verify.run(c, Project(id="p" * 64, name="x", root_dir=str(tmp_path), remote=None)).startswith("skipped")
     finally:
         c.close()
+
+
+def test_handovers_are_not_checked(store, gitrepo):
+    project = detect(gitrepo)
+    _add(store, project, "Files changed: src/other.py", type_="handover", title="Handover: now")
+    assert verify.run(store, project)["fingerprinted"] == 0
