@@ -12,14 +12,16 @@ git itself (`git diff --find-renames -U0` between the two commits: deleted, rena
   edited     changed, at most 20% of the record's lines removed             -> should not be flagged
   (between 20% and 50%: reported, not scored)
 
-Repositories: /work/.mirror/<owner+name>/repo when present (the `fetch` tool's copies), else the small sample
-committed as a `git fast-export` stream (bench/data/verify-sample.fi) so CI runs offline. The rewrite threshold
-(codecheck.KEPT_AT_LEAST) was fitted on the FIT repositories; the others are reported apart.
+Repositories: /work/.mirror/<owner+name>/repo when present (the `fetch` tool's copies, read at run time; nothing of
+them is committed). With `--sample`, or when there is no mirror, a tiny history written by hand
+(bench/verify_history.py: an invented package, one file per case) is built in a temporary directory so CI runs
+offline; that run also prints one `record` line per record. The rewrite threshold (codecheck.KEPT_AT_LEAST) was
+fitted on the FIT repositories; the others are reported apart.
 
 `--scale N`: the consolidation pass at N records with anchors (fingerprint, then check after history moved on),
 against the consolidation steps that run beside it on the same store (decay and verbatim dedup) as a baseline.
 
-Usage: python bench/verify.py [--repo DIR ...] [--per-base N] [--scale N]
+Usage: python bench/verify.py [--repo DIR ...] [--sample] [--per-base N] [--scale N]
 Prints a table per repository and one `name=value` summary line.
 """
 
@@ -42,7 +44,6 @@ MIRROR = Path("/work/.mirror")
 FIT = ("python-attrs+attrs", "pallets+click")
 REPORT = ("encode+httpx", "psf+requests", "pallets+flask", "evilmartians+lefthook", "cozy+cozy-stack",
           "Chainlit+chainlit")
-SAMPLE = ROOT / "bench" / "data" / "verify-sample.fi"
 CODE = re.compile(r"\.(py|pyi|go|js|jsx|ts|tsx|rb|rs|java|kt|c|h|cc|cpp|cs|php|swift|scala|sh|toml|yml|yaml)$")
 CLASSES = ("deleted", "rewritten", "unchanged", "moved", "edited", "between")
 SHOULD_FLAG = {"deleted": True, "rewritten": True, "unchanged": False, "moved": False, "edited": False}
@@ -51,15 +52,6 @@ SHOULD_FLAG = {"deleted": True, "rewritten": True, "unchanged": False, "moved": 
 def git(git_dir: str, *args: str) -> str:
     return subprocess.run(["git", "--git-dir", git_dir, *args], capture_output=True, check=True,
                           text=True, errors="surrogateescape").stdout
-
-
-def sample_repo(work: Path) -> str:
-    """The committed sample imported into a fresh bare repository."""
-    git_dir = str(work / "sample.git")
-    subprocess.run(["git", "init", "-q", "--bare", git_dir], check=True)
-    with open(SAMPLE, "rb") as fh:
-        subprocess.run(["git", "--git-dir", git_dir, "fast-import", "--quiet"], stdin=fh, check=True)
-    return git_dir
 
 
 def pairs(git_dir: str, n_bases: int = 3, span: int = 150) -> list[tuple[str, str]]:
@@ -163,8 +155,10 @@ def classify(status: tuple[str, str | None, set[int]] | None, lo: int, hi: int) 
     return "between"
 
 
-def replay(git_dir: str, per_base: int, rng: random.Random) -> dict[str, list[int]]:
-    """{class: [records, flagged, followed]} over the repository's commit pairs, through the real store and pass."""
+def replay(git_dir: str, per_base: int, rng: random.Random,
+           log: list[tuple[str, str, int, int, str, bool, bool]] | None = None) -> dict[str, list[int]]:
+    """{class: [records, flagged, followed]} over the repository's commit pairs, through the real store and pass;
+    `log` gets (base, path, first line, last line, class, flagged, followed) per record."""
     from agentctx.base.models import NewRecord
     from agentctx.memory import codecheck, verify
     from agentctx.store import db, records, trust
@@ -199,9 +193,13 @@ def replay(git_dir: str, per_base: int, rng: random.Random) -> dict[str, list[in
                 status = truth.get(path)
                 klass = classify(status, lo, hi)
                 row = counts[klass]
+                flagged = "unverified" in marks.get(rid, {})
+                followed = bool(status and status[0] == "R" and where.get(rid) == status[1])
                 row[0] += 1
-                row[1] += "unverified" in marks.get(rid, {})
-                row[2] += bool(status and status[0] == "R" and where.get(rid) == status[1])
+                row[1] += flagged
+                row[2] += followed
+                if log is not None:
+                    log.append((base, path, lo, hi, klass, flagged, followed))
                 if os.environ.get("VERIFY_BENCH_DEBUG") and SHOULD_FLAG.get(klass) is not None and \
                         SHOULD_FLAG[klass] != ("unverified" in marks.get(rid, {})):
                     print(f"  miss {klass} {path}:{lo}-{hi} {status and status[:2]} {marks.get(rid)} "
@@ -292,7 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repo", action="append", default=[], help="a git directory (repeatable)")
     ap.add_argument("--per-base", type=int, default=60, help="records made at each base commit")
     ap.add_argument("--scale", type=int, default=0, help="also time the pass at this many records")
-    ap.add_argument("--sample", action="store_true", help="only the committed sample (what CI runs, offline)")
+    ap.add_argument("--sample", action="store_true",
+                    help="only the small history written by hand (what CI runs, offline)")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="agentctx-verify-bench-"))
     os.environ.setdefault("AGENTCTX_HOME", str(work / "home"))
@@ -304,10 +303,17 @@ def main(argv: list[str] | None = None) -> int:
             if git_dir.is_dir():
                 repos.append((name.replace("+", "/"), str(git_dir), "fit" if name in FIT else "report"))
     if not repos:
-        repos.append(("sample", sample_repo(work), "sample"))
+        import verify_history  # beside this script
+
+        repos.append(("sample", verify_history.build(work), "sample"))
     totals: dict[str, dict[str, list[int]]] = {}
     for name, git_dir, group in repos:
-        counts = replay(git_dir, args.per_base, rng)
+        log: list[tuple[str, str, int, int, str, bool, bool]] = []
+        counts = replay(git_dir, args.per_base, rng, log)
+        if group == "sample":  # few enough to list, so the test can check each case
+            for base, path, lo, hi, klass, flagged, followed in log:
+                print(f"record base={base[:10]} {path}:{lo}-{hi} class={klass} flagged={int(flagged)} "
+                      f"followed={int(followed)}")
         print("\n".join(table(name, counts)))
         add(totals.setdefault(group, {}), counts)
     summary = {}
