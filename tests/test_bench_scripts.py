@@ -205,3 +205,44 @@ def test_action_bench_runs_on_tiny_repositories(tmp_path):
     # acme/web is held out: its `*.md` rule reaches docs/guide.md too (anchors match a bare name at any depth),
     # which that format does not mean, so noise is measured, not assumed away.
     assert float(summary["codex_noise"]) > 0 and float(summary["codex_hit"]) == 1.0
+
+
+def test_verify_bench_replays_the_hand_written_history_offline(tmp_path):
+    out = _run(["bench/verify.py", "--sample", "--per-base", "8", "--scale", "60"], tmp_path)
+    summary = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
+    assert summary["scale_records"] == "60" and summary["scale_within_budget"] == "True"
+    records = []
+    for line in out.splitlines():
+        if line.startswith("record "):
+            fields = dict(f.split("=") for f in line.split()[1:] if "=" in f)
+            path = line.split()[2].rsplit(":", 1)[0]
+            records.append((fields["base"], path, fields["class"], fields["flagged"] == "1", fields["followed"] == "1"))
+    assert records
+    first = records[0][0]  # the first base is the first commit: every case happens after it
+    by_path: dict[str, list[tuple[str, bool, bool]]] = {}
+    for base, path, klass, flagged, followed in records:
+        if base == first:
+            by_path.setdefault(path, []).append((klass, flagged, followed))
+        if klass in ("deleted", "rewritten"):
+            assert flagged, (path, klass)
+        elif klass in ("unchanged", "moved", "edited"):
+            assert not flagged, (path, klass)
+    # bench/verify_history.py, from its first commit: one file per case
+    assert by_path["tally/units.py"] == [("unchanged", False, False)]
+    assert by_path["tally/legacy.py"] == [("deleted", True, False)]
+    assert by_path["tally/store.py"] == [("moved", False, True)]  # the rename is followed, not flagged
+    assert by_path["tally/report.py"] == [("rewritten", True, False)]
+    assert all(not flagged for klass, flagged, _ in by_path["tally/parse.py"]) and \
+        {klass for klass, _, _ in by_path["tally/parse.py"]} <= {"edited", "between"}
+    # `print_legacy_summary` removed from cli.py: a record about its lines is flagged, the rest of the file is not
+    cli = [(klass, flagged) for _, path, klass, flagged, _ in records if path == "tally/cli.py"]
+    assert ("rewritten", True) in cli and ("edited", False) in cli
+    assert summary["sample_flag_recall"] == "1.000" and summary["sample_false_flag"] == "0.000"
+    assert summary["sample_moved_followed"] == "1.000"
+
+
+def test_duplicates_bench_runs_on_other_decisions(tmp_path):
+    out = _run(["bench/duplicates.py", "--adrs", str(_write(tmp_path / "adrs.jsonl", ADRS))], tmp_path)
+    summary = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
+    assert summary["decisions"] == "3"  # the untitled decision is not a record; one without a decision keeps its context
+    assert summary["false_merges"] == "0" and summary["changed_merged"] == "0"

@@ -103,6 +103,11 @@ KEYS: dict[str, Key] = {
     "embeddings": Key(True, _bool, "embed records for hybrid retrieval (needs the [vectors] extra)"),
     "modelTier": Key("default", _choice("default", "quality"), "embedding model tier"),
     "reinforceThreshold": Key(3, _positive_int, "sessions an inferred record must recur in before it is reinforced"),
+    # SPEC §3.9: forgetting that fires, and inferred records reviewed before they count.
+    "expireInferredDays": Key(30, _non_negative_int, "days an inferred record may go unused before consolidation "
+                                                     "retires it (restorable; 0: never)"),
+    "inferred": Key("auto", _choice("auto", "review"), "auto: extracted inferred records count at once; review: they "
+                                                       "wait in `agentctx review`, searchable but never injected"),
     "extractionModel": Key("claude-haiku-4-5", _text, "model used for extraction"),
     "embeddingModel": Key("BAAI/bge-small-en-v1.5", _text, "fastembed model name"),
     "embeddingModelPath": Key(None, _optional_text, "local directory of an embedding model (offline installs)"),

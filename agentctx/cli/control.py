@@ -52,10 +52,12 @@ def cmd_switch(args: argparse.Namespace, ctx: Context) -> int:
 def cmd_review(args: argparse.Namespace, ctx: Context) -> int:
     from ..memory import review
 
-    if args.confirm or args.delete:
+    if args.confirm or args.delete or args.restore:
         if not args.yes:
-            raise UsageError("invalid_field", field="--confirm/--delete", problem="act without questions only with --yes")
-        done = review.apply(ctx.conn, ctx.project, confirm=args.confirm or [], delete=args.delete or [])
+            raise UsageError("invalid_field", field="--confirm/--delete/--restore",
+                             problem="act without questions only with --yes")
+        done = review.apply(ctx.conn, ctx.project, confirm=args.confirm or [], delete=args.delete or [],
+                            restore=args.restore or [])
         ctx.emit(done) if ctx.json else _say_applied(ctx, done)
         return 0
     todo = None
@@ -66,9 +68,12 @@ def cmd_review(args: argparse.Namespace, ctx: Context) -> int:
         if not ctx.json:
             ctx.out(f"the last team import ({at}) brought in {len(todo)} record(s) still current" if at else
                     "no team import has brought records in yet")
+    if args.expired:
+        return _expired(ctx)
     if args.json:
         found = todo if todo is not None else review.pending(ctx.conn, ctx.project.id, everything=args.all)
-        ctx.emit([review.listing(r) for r in found])
+        notes = review.notes(ctx.conn, ctx.project.id)
+        ctx.emit([review.listing(r, notes.get(r.id)) for r in found])
         return 0
     if todo == []:
         return 0
@@ -88,6 +93,25 @@ def _say_applied(ctx: Context, done: dict) -> None:
         ctx.out(f"confirmed {record_id}")
     for record_id in done["deleted"]:
         ctx.out(f"deleted {record_id}")
+    for record_id in done.get("restored", []):
+        ctx.out(f"restored {record_id}")
+
+
+def _expired(ctx: Context) -> int:
+    """`review --expired`: what expired unused, why and when; `--restore ID --yes` brings one back."""
+    from ..store import trust
+
+    found = trust.marked(ctx.conn, ctx.project.id, "expired", current=False)
+    if ctx.json:
+        ctx.emit([{"id": r.id, "type": r.type, "title": r.title, "reason": why, "expired_at": at} for r, why, at in found])
+        return 0
+    if not found:
+        ctx.out("nothing has expired")
+    for r, why, at in found:
+        ctx.out(f"{r.id}  [{r.type}] {r.title}  ({why}; {at[:10]})")
+    if found:
+        ctx.out("bring one back: agentctx review --yes --restore ID")
+    return 0
 
 
 # ---- forget ----
@@ -232,6 +256,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                    help="what the last import of the team file (.agentctx/context.md) brought in")
     p.add_argument("--confirm", action="append", metavar="ID", help="confirm this record (with --yes; repeatable)")
     p.add_argument("--delete", action="append", metavar="ID", help="delete this record (with --yes; repeatable)")
+    p.add_argument("--restore", action="append", metavar="ID",
+                   help="bring back a record that expired unused (with --yes; repeatable)")
+    p.add_argument("--expired", action="store_true", help="list the records that expired unused, and why")
     p.add_argument("--yes", action="store_true", help="act on the explicit ids without a terminal")
     add_json(p)
     p.set_defaults(handler=cmd_review)

@@ -80,7 +80,8 @@ def _agents(ctx: Context, chain: "list[Record]") -> dict[str, str]:
     return found
 
 
-def _show_text(record: Record, head: Record | None = None, agents: "dict[str, str] | None" = None) -> str:
+def _show_text(record: Record, head: Record | None = None, agents: "dict[str, str] | None" = None,
+               marks: "dict[str, str] | None" = None) -> str:
     state = "CURRENT" if record.is_current else f"SUPERSEDED by {record.superseded_by} at {record.superseded_at}"
     if head is not None and head.id != record.id:
         state += f"\n  current     {head.id} ({head.title})"
@@ -95,6 +96,7 @@ def _show_text(record: Record, head: Record | None = None, agents: "dict[str, st
         f"  valid from  {record.valid_from}",
         f"  recorded    {record.recorded_at}",
         f"  state       {state}",
+        *[f"  {kind:<11} {why}" for kind, why in sorted((marks or {}).items())],
         "",
         record.body,
     ]
@@ -127,11 +129,16 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     # A read never fails on a superseded record: it is shown as such, with the record that replaced it.
     head = None if record.is_current else records.head(ctx.conn, record)
     agents = _agents(ctx, [record])
+    from ..store import trust
+
+    marks = trust.marks_for(ctx.conn, [record.id]).get(record.id, {})
+    if record.is_current:
+        records.touch(ctx.conn, [record.id])  # fetched: used (SPEC §3.9)
     if ctx.json:
         ctx.emit({**_record_dict(record), "head": head.id if head else record.id,
-                  "agent": agents.get(record.session_id or "")})
+                  "agent": agents.get(record.session_id or ""), "marks": marks})
     else:
-        ctx.out(_show_text(record, head, agents))
+        ctx.out(_show_text(record, head, agents, marks))
     return 0
 
 

@@ -60,8 +60,11 @@ def _supersedable(conn: sqlite3.Connection, entry: Entry, namespace: str) -> str
     return target.id
 
 
+REVIEW_REASON = "inferred by extraction: waiting for your review"
+
+
 def _one(conn: sqlite3.Connection, entry: Entry, *, project_id: str, session_id: str, threshold: int,
-         seen: set[str], out: Outcome) -> None:
+         seen: set[str], out: Outcome, review: bool = False) -> None:
     namespace = _namespace(entry, project_id)
     dup = _duplicate(conn, entry, namespace)
     if dup is not None and dup.id == entry.supersedes and dup.body != entry.body:
@@ -96,6 +99,10 @@ def _one(conn: sqlite3.Connection, entry: Entry, *, project_id: str, session_id:
         from ..base.redact import scrub_text
 
         records.add_evidence(conn, record.id, scrub_text(entry.evidence))
+    if review and record.confidence == "inferred":  # config `inferred: review` (SPEC §3.9): searchable, not injected
+        from ..store import trust
+
+        trust.set_mark(conn, record.id, "review", REVIEW_REASON)
     out.written.append(record)
 
 
@@ -127,10 +134,13 @@ def ingest(conn: sqlite3.Connection, extraction: Extraction, *, project_id: str,
 
 def _all(conn: sqlite3.Connection, extraction: Extraction, *, project_id: str, session_id: str, threshold: int,
          reinforced: set[str], out: Outcome) -> None:
+    from ..base import config
+
+    review = config.load()["inferred"] == "review"
     for entry in extraction.entries:
         try:
             _one(conn, entry, project_id=project_id, session_id=session_id, threshold=threshold, seen=reinforced,
-                 out=out)
+                 out=out, review=review)
         except AgentctxError as exc:
             log(f"entry dropped ({exc.code}): {entry.type} {entry.title!r}")
             out.dropped.append((entry.kind, exc.code))

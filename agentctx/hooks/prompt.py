@@ -69,8 +69,9 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
         # already: once per session, like the prompt's own injections (hooks/session.py keeps it beside them).
         seen = _read_dedup(dedup) | _read_dedup(dedup + ".digest") if dedup else set()
         weighed = decide(conn, payload.prompt, project_id)
-        fresh = [a.hit for a in weighed if a.inject and a.hit.record.id not in seen][: tokens.PROMPT_TOP_K]
-        chosen, text = render(fresh)
+        fresh = [a.hit for a in weighed if a.inject and a.hit.record.id not in seen]
+        fresh, flags = trusted(conn, payload.prompt, fresh)
+        chosen, text = render(fresh[: tokens.PROMPT_TOP_K], flags)
         _note(payload, project_id, weighed, chosen)
         if chosen and dedup:
             _append_dedup(dedup, [h.record.id for h in chosen])
@@ -88,11 +89,41 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
     return output
 
 
-def block(hit: "SearchHit") -> str:
+def trusted(conn: "sqlite3.Connection", prompt: str,
+            hits: "list[SearchHit]") -> "tuple[list[SearchHit], dict[str, str]]":
+    """The hits that may be injected, and the flag each unverified one carries (SPEC §3.9): a record waiting for
+    review never is; one whose code changed only when the prompt names its file (or its id), flagged. One indexed
+    query over the few candidates."""
+    if not hits:
+        return hits, {}
+    from ..store.trust import flag, marks_for
+
+    try:
+        marks = marks_for(conn, [h.record.id for h in hits])
+    except Exception:  # a store from before migration 15: nothing is marked
+        return hits, {}
+    kept, flags = [], {}
+    low = prompt.lower()
+    for h in hits:
+        mark = marks.get(h.record.id, {})
+        if "review" in mark:
+            continue
+        reason = mark.get("unverified")
+        if reason is not None:
+            named = [p.split(": ", 1)[0] for p in reason.split("; ")]
+            if not any(p.lower() in low or p.rsplit("/", 1)[-1].lower() in low for p in named if p) \
+                    and h.record.id.lower()[-8:] not in low:
+                continue
+            flags[h.record.id] = flag(reason)
+        kept.append(h)
+    return kept, flags
+
+
+def block(hit: "SearchHit", flag: str = "") -> str:
     """What the record is, in a few lines: its type, title and id, then the start of its body (the whole record is
-    one `ctx_get` away, by that id)."""
+    one `ctx_get` away, by that id). `flag`: " (code changed since: path)" for a record whose code changed."""
     r = hit.record
-    label = UNCONFIRMED if r.confidence == "inferred" else TEAM if r.confidence == "team" else ""
+    label = flag + (UNCONFIRMED if r.confidence == "inferred" else TEAM if r.confidence == "team" else "")
     body = r.body.strip()
     if len(body) > BODY_CHARS:
         cut = body.rfind(" ", 0, BODY_CHARS)
@@ -109,12 +140,12 @@ def header() -> str:
     return HEADER
 
 
-def render(hits: "list[SearchHit]") -> "tuple[list[SearchHit], str]":
+def render(hits: "list[SearchHit]", flags: "dict[str, str] | None" = None) -> "tuple[list[SearchHit], str]":
     """The hits that fit the prompt budget (a block that does not fit is skipped, the next may) and the text."""
     from ..base import tokens
 
     head = header()
-    blocks = [head] + [block(h) for h in hits]
+    blocks = [head] + [block(h, (flags or {}).get(h.record.id, "")) for h in hits]
     kept = tokens.fit(blocks, tokens.PROMPT_BUDGET, char_cap=tokens.PROMPT_CHAR_CAP)
     if len(kept) < 2 or kept[0] != head:
         return [], ""

@@ -138,8 +138,26 @@ def ctx_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                                limit=FILE_POOL if linked is not None else limit, scope=scope)
     hits = [h for h in result.hits if linked is None or h.record.id in linked][:limit]
     now = ctx.now()
+    from ..store import trust
+
+    marks = trust.marks_for(ctx.conn, [h.record.id for h in hits])
+    try:  # a search that returns a record uses it: it does not expire (SPEC §3.9)
+        records.touch(ctx.conn, [h.record.id for h in hits])
+    except Exception as exc:  # derived counters only: a busy store must not fail the read
+        sys.stderr.write(f"agentctx mcp: access counters not updated: {exc}\n")
     # The rank score (keyword, or fused with vectors), so entries read in the order they are listed.
-    return {"results": [index_entry(h.record, h.score, now) for h in hits], "degraded": result.degraded}
+    return {"results": [index_entry(_flagged(h.record, marks), h.score, now) for h in hits],
+            "degraded": result.degraded}
+
+
+def _flagged(record: Record, marks: dict[str, dict[str, str]]) -> Record:
+    """The record with what its marks say after its title: its code changed, or it waits for the user's review."""
+    from ..store.trust import flag
+
+    mark = marks.get(record.id, {})
+    extra = (flag(mark["unverified"]) if "unverified" in mark else "") + \
+        (" (waiting for review)" if "review" in mark else "")
+    return record.replace(title=record.title + extra) if extra else record
 
 
 def ctx_get(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -163,9 +181,15 @@ def ctx_get(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # derived counters only: a busy store must not fail the read
         sys.stderr.write(f"agentctx mcp: access counters not updated: {exc}\n")
     out = []
+    from ..store import trust
+
+    marks = trust.marks_for(ctx.conn, [r.id for r in found])
     for r in found:
         item = r.to_dict()
         item["access_count"] += 1
+        mark = {k: v for k, v in marks.get(r.id, {}).items() if k in ("unverified", "review")}
+        if mark:
+            item["marks"] = mark
         out.append(item)
     result: dict[str, Any] = {"records": out, "missing": missing, "heads": heads}
     if args.get("history"):  # every requested id the project can see, current or not, with its whole chain

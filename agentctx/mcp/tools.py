@@ -45,6 +45,9 @@ RECORD = {
         "session_id": NULLABLE_STR, "pending_embedding": {"type": "boolean"},
         "questions": {"type": "array", "items": {"type": "string"}},
         "aliases": {"type": "array", "items": {"type": "string"}},
+        "marks": {"type": "object", "additionalProperties": {"type": "string"},
+                  "description": "why the record cannot be taken as it is: unverified (its code changed since), "
+                                 "review (waiting for the user's review)"},
     },
     "required": ["id", "type", "title", "body", "scope", "confidence", "valid_from", "recorded_at", "source"],
 }

@@ -30,10 +30,15 @@ def _skip_agents(record: Record) -> list[str]:
         return []
 
 
-def _flag(conn: sqlite3.Connection, record: Record) -> str:
-    """A short note shown after the title (e.g. "(code changed since: src/x.py)"); the one place it is computed.
-    Empty until something computes one."""
-    return ""
+def _flag(conn: sqlite3.Connection, record: Record, marks: "dict[str, dict[str, str]] | None" = None) -> str:
+    """A short note shown after the title: "(code changed since: src/x.py)" for a record whose code changed since it
+    was recorded (SPEC §3.9, `store.trust.flag`); the one place it is computed. `marks`: read once for a whole map."""
+    from ..store import trust
+
+    if marks is None:
+        marks = trust.marks_for(conn, [record.id])
+    reason = marks.get(record.id, {}).get("unverified")
+    return trust.flag(reason).strip() if reason is not None else ""
 
 
 def short_text(body: str, limit: int = TEXT_CHARS) -> str:
@@ -44,17 +49,21 @@ def short_text(body: str, limit: int = TEXT_CHARS) -> str:
     return body[: cut if cut > limit // 2 else limit].rstrip() + " …"
 
 
-def entry(conn: sqlite3.Connection, record: Record) -> dict[str, object]:
+def entry(conn: sqlite3.Connection, record: Record,
+          marks: "dict[str, dict[str, str]] | None" = None) -> dict[str, object]:
     """One record as the hook reads it (SPEC §4.11)."""
     return {"id": record.id, "type": record.type, "title": record.title, "text": short_text(record.body),
             "anchors": list(record.anchors), "guard": record.guard, "confidence": record.confidence,
-            "skip_agents": _skip_agents(record), "flag": _flag(conn, record)}
+            "skip_agents": _skip_agents(record), "flag": _flag(conn, record, marks)}
 
 
 def build(conn: sqlite3.Connection, project_id: str) -> dict[str, object]:
-    from ..store import records
+    from ..store import records, trust
 
-    entries = [entry(conn, r) for r in records.anchored(conn, project_id)]
+    anchored = records.anchored(conn, project_id)
+    marks = trust.marks_for(conn, [r.id for r in anchored])
+    # A record waiting for the user's review is never delivered (SPEC §3.9).
+    entries = [entry(conn, r, marks) for r in anchored if "review" not in marks.get(r.id, {})]
     return {"v": VERSION, "project_id": project_id, "entries": entries, "index": index(entries)}
 
 

@@ -235,6 +235,18 @@ def describe(report: dict[str, object]) -> list[str]:
             from .rulefiles import describe as describe_rules
 
             lines.extend(describe_rules(value))
+        elif key == "merged" and isinstance(value, dict):
+            if value.get("merged"):
+                lines.append(plural(int(value["merged"]), "near-duplicate merged", "near-duplicates merged"))  # type: ignore[arg-type]
+        elif key == "verification" and isinstance(value, dict):
+            from .verify import describe as describe_verification
+
+            if value.get("checked") or value.get("fingerprinted"):
+                lines.append(describe_verification(value))
+        elif key == "expiry" and isinstance(value, dict):
+            if value.get("expired"):
+                lines.append(plural(int(value["expired"]), "unused inferred record expired (restorable)",  # type: ignore[arg-type]
+                                    "unused inferred records expired (restorable)"))
         elif key == "expansion" and isinstance(value, dict):
             lines.append(f"expansion: {value['summary']}")
         elif key == "decisions_log_trimmed":
@@ -271,6 +283,9 @@ def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object]
     report["expansion"] = _expansion(conn, project)  # before the term statistics: it adds words to the index
     report["term_stats"] = _term_stats(conn)
     report["vectors"] = _vectors(conn, project.id)
+    report["merged"] = _merge(conn, project.id, report["vectors"])
+    report["verification"] = _verify(conn, project)
+    report["expiry"] = _expire(conn, project.id)
     report["decisions_log_trimmed"] = _trim_decisions_log()
     if rebuild:
         shutil.rmtree(paths.digests_dir(), ignore_errors=True)
@@ -282,6 +297,31 @@ def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object]
         report["digests_rebuilt"] = len(others) + 1
     data = digest.refresh(conn, project.id, project=project)
     report["digest_tokens"] = data["tokens"]
+
+
+def _merge(conn: sqlite3.Connection, project_id: str, vectors: object) -> dict[str, object]:
+    """Near-duplicates merged by supersession (memory/merge.py), with the vector step's cosine pairs when it ran."""
+    from . import merge
+
+    pairs = vectors.get("near_duplicates", []) if isinstance(vectors, dict) else []
+    cosine = [(p["newer"], p["older"], float(p["similarity"])) for p in pairs if isinstance(p, dict)]  # type: ignore[union-attr]
+    return merge.run(conn, project_id, cosine_pairs=cosine)
+
+
+def _verify(conn: sqlite3.Connection, project: Project) -> object:
+    """Records checked against the code (memory/verify.py); never fails consolidation."""
+    from . import verify
+
+    try:
+        return verify.run(conn, project)
+    except (OSError, sqlite3.Error) as exc:
+        return f"skipped ({type(exc).__name__}: {exc})"
+
+
+def _expire(conn: sqlite3.Connection, project_id: str) -> object:
+    from . import expiry
+
+    return expiry.run(conn, project_id)
 
 
 def _expansion(conn: sqlite3.Connection, project: Project) -> dict[str, object] | str | None:

@@ -133,9 +133,12 @@ def decisions_section(conn: "sqlite3.Connection", project_id: str) -> str:
     # Ordered and limited in SQL: the digest is rebuilt after every write, and a store holds thousands of these.
     rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS)
     lines = []
+    marks = _marks(conn, rows)
     for r in rows:
+        if "review" in marks.get(r.id, {}):
+            continue
         detail = _first_line(r)
-        title = f"{r.title} (team file)" if r.confidence == "team" else r.title
+        title = _shown_title(r, marks)
         lines.append(_clip(f"- {title}: {detail}" if detail else f"- {title}"))
     header = "Active decisions and conventions (agentctx):"
     budget = SECTION_BUDGETS["decisions"]
@@ -149,6 +152,24 @@ def decisions_section(conn: "sqlite3.Connection", project_id: str) -> str:
         left_out = len(lines) - (text.count("\n") if text else 0)
         text = f"{text}\n{_left_out_line(left_out)}" if text else ""
     return text
+
+
+def _marks(conn: "sqlite3.Connection", rows: "list[Record]") -> "dict[str, dict[str, str]]":
+    """The marks of the rows (SPEC §3.9): waiting for review (left out) and unverified (flagged)."""
+    from ..store import trust
+
+    try:
+        return trust.marks_for(conn, [r.id for r in rows])
+    except Exception:  # a store from before migration 15
+        return {}
+
+
+def _shown_title(r: "Record", marks: "dict[str, dict[str, str]]") -> str:
+    from ..store.trust import flag
+
+    title = f"{r.title} (team file)" if r.confidence == "team" else r.title
+    reason = marks.get(r.id, {}).get("unverified")
+    return title + flag(reason) if reason is not None else title
 
 
 def _left_out_line(n: int) -> str:
@@ -165,8 +186,10 @@ def carried(conn: "sqlite3.Connection", project_id: str, text: str) -> list[str]
     shown = lambda prefix: any(line.startswith(prefix) for line in lines)  # noqa: E731
     ids = [r.id for r in records.current(conn, project_id, types=["profile"], own_only=True)
            if shown(f"- {r.title}: ")]
-    for r in records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS):
-        title = f"{r.title} (team file)" if r.confidence == "team" else r.title
+    rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS)
+    marks = _marks(conn, rows)
+    for r in rows:
+        title = _shown_title(r, marks)
         if shown(f"- {title}: ") or f"- {title}" in lines:
             ids.append(r.id)
     hand = records.current(conn, project_id, types=["handover"], own_only=True, limit=1)
@@ -185,7 +208,15 @@ def handover_section(conn: "sqlite3.Connection", project_id: str) -> str:
     if not found:
         return ""
     r = found[0]
+    marks = _marks(conn, found)
+    if "review" in marks.get(r.id, {}):
+        return ""
+    reason = marks.get(r.id, {}).get("unverified")
     label = " (unconfirmed)" if r.confidence == "inferred" else ""
+    if reason is not None:
+        from ..store.trust import flag
+
+        label = flag(reason) + label
     return tokens.truncate(f"Last session handover{label} (agentctx, {r.recorded_at}):\n{r.body}",
                            SECTION_BUDGETS["handover"])
 

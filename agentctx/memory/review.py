@@ -65,24 +65,81 @@ def save_state(project_id: str, at: str | None, ids: list[str]) -> None:
 
 
 def pending(conn: sqlite3.Connection, project_id: str, *, everything: bool = False) -> list[Record]:
-    """Current records written since the last review (every current record with `everything`), inferred first."""
+    """The inbox first (records waiting for review, unverified ones, ones about to expire: `inbox`), then the
+    current records written since the last review (every current record with `everything`), inferred first."""
+    boxed = [r for r, _ in inbox(conn, project_id)]
     if everything:
-        return store.written_since(conn, project_id, None)
-    at, handled = load_state(project_id)
-    return store.written_since(conn, project_id, at, skip=handled)
+        rest = store.written_since(conn, project_id, None)
+    else:
+        at, handled = load_state(project_id)
+        rest = store.written_since(conn, project_id, at, skip=handled)
+    ids = {r.id for r in boxed}
+    return boxed + [r for r in rest if r.id not in ids]
 
 
-def listing(record: Record) -> dict[str, Any]:
-    """The `review --json` / `forget --json` form of a record."""
-    return {"id": record.id, "type": record.type, "title": record.title, "body": record.body,
-            "confidence": record.confidence, "source": record.source, "scope": record.scope,
-            "recorded_at": record.recorded_at, "session_id": record.session_id}
+def inbox(conn: sqlite3.Connection, project_id: str) -> list[tuple[Record, str]]:
+    """(record, why it is here) for what needs the user whatever the review mark says (SPEC §3.9): inferred records
+    waiting for review (`inferred: review`), records whose code changed (the evidence), and inferred records that
+    expire within a week unless used, pinned or confirmed."""
+    from ..store import trust
+    from . import expiry
+
+    out: dict[str, tuple[Record, str]] = {}
+    for record, reason, _at in trust.marked(conn, project_id, "review"):
+        out.setdefault(record.id, (record, f"waiting for review: {reason}"))
+    for record, reason, at in trust.marked(conn, project_id, "unverified"):
+        out.setdefault(record.id, (record, f"code changed since it was recorded ({at[:10]}): {reason}"))
+    for record, used, when in expiry.soon(conn, project_id):
+        out.setdefault(record.id, (record, f"expires {when[:10]} unless used, pinned or confirmed "
+                                           f"(last used {used[:10]})"))
+    return list(out.values())
 
 
-def show(term: "Terminal", record: Record, position: str = "") -> None:
+def notes(conn: sqlite3.Connection, project_id: str) -> dict[str, str]:
+    return {r.id: why for r, why in inbox(conn, project_id)}
+
+
+def confirm_record(conn: sqlite3.Connection, project: Project, record_id: str) -> Record:
+    """The user vouches for a record: explicit, no longer waiting for review, and, when its code changed, verified
+    again against the code as it is now (its fingerprints taken again)."""
+    from ..store import trust
+
+    record = store.confirm(conn, record_id, project.id)
+    trust.clear_mark(conn, record.id, "review")
+    if trust.marks_for(conn, [record.id]).get(record.id, {}).get("unverified") is not None:
+        from . import verify
+
+        verify.reverify(conn, project, record)
+    from ..base import freshness
+
+    freshness.changed(conn, record.project_id)  # confirmed: the digest may show it now
+    return record
+
+
+def restore_record(conn: sqlite3.Connection, project: Project, record_id: str) -> Record:
+    """Bring back a record that expired (`review --restore ID`): current again, as if just used."""
+    from ..store import trust
+
+    record = records.resolve(conn, record_id, project.id)
+    return trust.restore(conn, record.id, project.id)
+
+
+def listing(record: Record, note: str | None = None) -> dict[str, Any]:
+    """The `review --json` / `forget --json` form of a record (`note`: why the inbox holds it)."""
+    out = {"id": record.id, "type": record.type, "title": record.title, "body": record.body,
+           "confidence": record.confidence, "source": record.source, "scope": record.scope,
+           "recorded_at": record.recorded_at, "session_id": record.session_id}
+    if note:
+        out["note"] = note
+    return out
+
+
+def show(term: "Terminal", record: Record, position: str = "", note: str | None = None) -> None:
     scope = ", global" if record.scope == "global" else ""
     term.say(f"{position}{record.type} · {record.confidence}{scope} · {record.source} · {record.recorded_at} · {record.id}")
     term.say(f"  {record.title}")
+    if note:
+        term.say(f"  ! {note}")
     lines = record.body.splitlines()
     for line in lines[:BODY_LINES_SHOWN]:
         term.say(f"    {line}")
@@ -102,6 +159,7 @@ def walk(conn: sqlite3.Connection, project: Project, term: "Terminal", *, everyt
     at, handled = load_state(project.id)
     given = todo is not None  # a list of its own (the last team import): the review mark is not this walk's to move
     todo = pending(conn, project.id, everything=everything) if todo is None else todo
+    why = notes(conn, project.id)
     done: dict[str, list[str]] = {"confirmed": [], "edited": [], "deleted": [], "skipped": []}
     finished = True
     created: list[str] = []
@@ -109,13 +167,13 @@ def walk(conn: sqlite3.Connection, project: Project, term: "Terminal", *, everyt
         term.say("nothing new to review since the last review" if at else "no records to review")
     for n, record in enumerate(todo, 1):
         term.say()
-        show(term, record, f"[{n}/{len(todo)}] ")
+        show(term, record, f"[{n}/{len(todo)}] ", why.get(record.id))
         action = _choose(term)
         if action == "quit":
             finished = False
             break
         if action == "confirm":
-            store.confirm(conn, record.id, project.id)
+            confirm_record(conn, project, record.id)
             done["confirmed"].append(record.id)
             term.say("  confirmed")
         elif action == "edit":
@@ -167,14 +225,17 @@ def _edit(conn: sqlite3.Connection, project: Project, term: "Terminal", record: 
     return new
 
 
-def apply(conn: sqlite3.Connection, project: Project, *, confirm: list[str], delete: list[str]) -> dict[str, Any]:
-    """`review --yes --confirm ID --delete ID`: the same actions without questions, by explicit id (every id is
-    checked before anything changes)."""
-    confirm = [records.resolve(conn, i, project.id).id for i in confirm]  # short ids as everywhere else
-    delete = [records.resolve(conn, i, project.id).id for i in delete]
-    confirmed = [store.confirm(conn, i, project.id).id for i in confirm]
-    deleted = [records.delete(conn, i, project.id).id for i in delete]
-    return {"confirmed": confirmed, "deleted": deleted}
+def apply(conn: sqlite3.Connection, project: Project, *, confirm: list[str], delete: list[str],
+          restore: "list[str] | tuple[str, ...]" = ()) -> dict[str, Any]:
+    """`review --yes --confirm ID --delete ID --restore ID`: the same actions without questions, by explicit id
+    (every id is checked before anything changes)."""
+    confirm_ids = [records.resolve(conn, i, project.id).id for i in confirm]  # short ids as everywhere else
+    delete_ids = [records.resolve(conn, i, project.id).id for i in delete]
+    restore_ids = [records.resolve(conn, i, project.id).id for i in restore]
+    confirmed = [confirm_record(conn, project, i).id for i in confirm_ids]
+    deleted = [records.delete(conn, i, project.id).id for i in delete_ids]
+    restored = [restore_record(conn, project, i).id for i in restore_ids]
+    return {"confirmed": confirmed, "deleted": deleted, "restored": restored}
 
 
 # ---- forget ----

@@ -42,7 +42,19 @@ def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
         # The command that adds each missing extra to this installation (README: status names it).
         "extras_install": {name: extras.install_command(name) for name, ok in found.items() if not ok},
         "control": control_state(project),
+        "trust": trust_state(conn, project.id, settings),
     }
+
+
+def trust_state(conn: sqlite3.Connection, project_id: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """What can be trusted now (SPEC §3.9): records whose code changed, records waiting for review, and what expired
+    unused (the last few, with why)."""
+    from ..store import trust
+
+    counts = trust.count_marked(conn, project_id)
+    expired = trust.marked(conn, project_id, "expired", current=False, limit=5)
+    return {**counts, "expire_after_days": settings["expireInferredDays"], "inferred": settings["inferred"],
+            "recently_expired": [{"id": r.id, "title": r.title, "reason": why, "at": at} for r, why, at in expired]}
 
 
 def llm_off_reason(settings: dict[str, Any]) -> str | None:
@@ -118,6 +130,16 @@ def render(data: dict[str, Any]) -> str:
         "extras    " + "  ".join(f"[{name}] {'yes' if ok else 'no'}" for name, ok in data["extras"].items()),
         *(f"  add [{name}]: {command}" for name, command in data.get("extras_install", {}).items()),
     ]
+    t = data.get("trust")
+    if t:
+        days = t["expire_after_days"]
+        lines += ["", f"trust     {t['unverified']} unverified (code changed), {t['review']} waiting for review "
+                      f"(inferred: {t['inferred']}), {t['expired']} expired unused"
+                      + (f" (after {days} days)" if days else " (expiry off)")
+                  + ("; agentctx review" if t["unverified"] or t["review"] else "")]
+        for e in t["recently_expired"]:
+            lines.append(f"  expired {e['at'][:10]}  {e['title'][:60]}  ({e['reason']}; restore: agentctx review "
+                         f"--yes --restore {e['id'][-8:]})")
     if data["recent_injections"]:
         lines += ["", "recent injections (agentctx why for details)"]
         for inj in data["recent_injections"]:

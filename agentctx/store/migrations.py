@@ -344,6 +344,37 @@ def m014_anchors(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m015_trust(conn: sqlite3.Connection) -> None:
+    # Memories checked against the code, expired when unused, reviewed before they count (issue 35, SPEC §3.9).
+    # `code_fingerprints`: what a record was about when consolidation first saw it (each file it names: the blob,
+    # a bottom-k sketch of its distinct lines, or of the lines/symbol it names, and the commit rename detection starts
+    # from). `record_marks`: one row per record and kind: `unverified` (its code changed; `reason` says how),
+    # `review` (an inferred record waiting for the user; searchable, never injected), `expired` (retired unused;
+    # restorable). Both are derived from stored records and the repository, and go with their record.
+    _run(conn, (
+        """CREATE TABLE code_fingerprints (
+            record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,
+            path      TEXT NOT NULL,
+            blob      TEXT NOT NULL,
+            sketch    TEXT NOT NULL,
+            lines     TEXT NOT NULL DEFAULT '',
+            symbol    TEXT NOT NULL DEFAULT '',
+            commit_id TEXT NOT NULL DEFAULT '',
+            made_at   TEXT NOT NULL,
+            PRIMARY KEY (record_id, path)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX code_fingerprints_path ON code_fingerprints(path)",
+        """CREATE TABLE record_marks (
+            record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,
+            kind      TEXT NOT NULL,
+            reason    TEXT NOT NULL,
+            at        TEXT NOT NULL,
+            PRIMARY KEY (record_id, kind)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX record_marks_kind ON record_marks(kind, record_id)",
+    ))
+
+
 def m017_rule_files(conn: sqlite3.Connection) -> None:
     # The repository's own rule files for agents read as records (issue 36, SPEC §4.12): which record each file
     # became, and what the file was when it was read (size and mtime to skip an unchanged file without reading it,
@@ -380,6 +411,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "expansion", m012_expansion),
     Migration(13, "session_agent", m013_session_agent),
     Migration(14, "anchors", m014_anchors),
+    Migration(15, "trust", m015_trust),
     Migration(17, "rule_files", m017_rule_files),
 )
 

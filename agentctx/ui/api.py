@@ -187,7 +187,15 @@ def get_record(req: Request) -> dict[str, Any]:
         "appearances": browse.appearances(req.conn, record.id),
         # what it earned (SPEC §4.11): injected at prompts and at actions, followed, ignored, fetched, tokens
         "uses": sessions.record_uses(req.conn, record.project_id).get(record.id),
+        "marks": _marks_of(req, record),
     }
+
+
+def _marks_of(req: Request, record: Record) -> dict[str, dict[str, str]]:
+    """The record's marks (SPEC §3.9): unverified (why), waiting for review, expired (why), merged (into what)."""
+    from ..store import trust
+
+    return trust.marks_detail(req.conn, record.id)
 
 
 def supersede(req: Request) -> dict[str, Any]:
@@ -202,7 +210,31 @@ def supersede(req: Request) -> dict[str, Any]:
 
 def confirm(req: Request) -> dict[str, Any]:
     record = _record(req)
-    return {"record": record_json(records.confirm(req.conn, record.id, record.project_id))}
+    from ..store import trust
+
+    confirmed = records.confirm(req.conn, record.id, record.project_id)
+    trust.clear_mark(req.conn, record.id, "review")  # the user's confirmation is the review (SPEC §3.9)
+    return {"record": record_json(confirmed)}
+
+
+def restore(req: Request) -> dict[str, Any]:
+    """Bring back a record that expired unused (SPEC §3.9)."""
+    from ..store import trust
+
+    record = _record(req)
+    return {"record": record_json(trust.restore(req.conn, record.id, record.project_id))}
+
+
+def inbox(req: Request) -> dict[str, Any]:
+    """What needs the user (SPEC §3.9): records waiting for review, unverified ones with the evidence, ones about
+    to expire, and what expired; of the page's namespace."""
+    from ..memory import review
+    from ..store import trust
+
+    items = [{**_row(r), "note": why} for r, why in review.inbox(req.conn, req.scope)]
+    expired = [{**_row(r), "note": why, "at": at} for r, why, at in trust.marked(req.conn, req.scope, "expired",
+                                                                               current=False, limit=50)]
+    return {"items": items, "expired": expired}
 
 
 def pin(req: Request) -> dict[str, Any]:
@@ -398,7 +430,11 @@ def overview(req: Request) -> dict[str, Any]:
 
     _drain(req)
     # Extraction calls are the user's (a Claude Code subscription's quota is): every project's, whatever the scope.
-    return {**browse.overview(req.conn, req.scope), "extraction": extraction_state(req.conn, config.load())}
+    from ..memory.status import trust_state
+
+    settings = config.load()
+    return {**browse.overview(req.conn, req.scope), "extraction": extraction_state(req.conn, settings),
+            "trust": trust_state(req.conn, req.scope, settings)}
 
 
 def graph(req: Request) -> dict[str, Any]:
@@ -444,6 +480,8 @@ ROUTES: dict[tuple[str, str], Handler] = {
     ("POST", "/api/records/*/supersede"): supersede,
     ("POST", "/api/records/*/confirm"): confirm,
     ("POST", "/api/records/*/pin"): pin,
+    ("POST", "/api/records/*/restore"): restore,
+    ("GET", "/api/inbox"): inbox,
     ("POST", "/api/records/*/asked"): asked,
     ("POST", "/api/records/*/anchors"): anchors,
     ("POST", "/api/records/*/guard"): guard,

@@ -106,7 +106,7 @@ def test_a_review_left_early_resumes_with_the_rest(in_p, seeded, typed):
 def test_review_explicit_ids_with_yes(in_p, seeded):
     flaky, storage = seeded["Flaky network test"], seeded["Storage engine"]
     r = in_p("review", "--yes", "--confirm", flaky.id, "--delete", storage.id, "--json")
-    assert json.loads(r.out) == {"confirmed": [flaky.id], "deleted": [storage.id]}
+    assert json.loads(r.out) == {"confirmed": [flaky.id], "deleted": [storage.id], "restored": []}
     assert get(flaky.id).confidence == "explicit" and get(storage.id) is None
     assert in_p("review", "--yes", "--delete", "01NOPE").rc == 66
 

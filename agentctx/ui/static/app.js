@@ -228,6 +228,9 @@
     const actions = h("div", { class: "actions", id: "actions" });
     const card = h("section", { class: "card" }, h("h2", { id: "record-title" }, r.title), h("p", {}, chips(r)),
       h("div", { class: "body", id: "record-body" }, r.body),
+      Object.keys(d.marks || {}).length ? h("ul", { class: "marks", id: "marks" }, Object.entries(d.marks).map(([kind, m]) =>
+        h("li", {}, h("strong", {}, kind === "unverified" ? "Code changed since it was recorded" : kind === "review" ? "Waiting for review" :
+          kind === "expired" ? "Expired unused (agentctx review --yes --restore ID)" : "Merged"), `: ${m.reason} (${m.at.slice(0, 10)})`))) : null,
       d.evidence ? h("blockquote", { class: "evidence", id: "evidence" }, h("span", { class: "muted" }, "In the developer's words: "), d.evidence) : null,
       askedAs(r), governs(r, d.uses), meta, actions);
     if (r.current) {
@@ -618,7 +621,20 @@
     const exLine = ex.backend === "off" ? `Extraction off: ${ex.reason}` :
       `Extraction through ${ex.backend === "claude-code" ? "your Claude Code CLI" : "the Messages API"} (${ex.reason})` +
       (ex.calls_per_hour_limit ? ` · at most ${ex.calls_per_hour_limit} calls an hour` : "") + (ex.paused ? ` · ${ex.paused}` : "");
-    mount(h("h2", {}, "Overview"), h("p", { class: "muted", id: "extraction-state" }, exLine), h("div", { class: "grid2" },
+    let box = { items: [], expired: [] };
+    try { box = await api("GET", "/api/inbox?" + qs({ project: state.project })); } catch (e) { /* the overview stands without it */ }
+    const t = d.trust || { unverified: 0, review: 0, expired: 0, recently_expired: [] };
+    const trustLine = `${t.unverified} unverified (their code changed) · ${t.review} waiting for review · ${t.expired} expired unused` +
+      (t.expire_after_days ? ` (after ${t.expire_after_days} days)` : " (expiry off)");
+    const link = (r) => h("a", { href: "#/records/" + encodeURIComponent(r.id) }, r.title);
+    const needs = box.items.map((r) => h("li", {}, link(r), ` — ${r.note}`));
+    const expired = box.expired.map((r) => h("li", {}, link(r), ` — ${r.note} (${r.at.slice(0, 10)}) `,
+      h("button", { type: "button", onclick: async () => { try { await api("POST", `/api/records/${encodeURIComponent(r.id)}/restore`, {}); flash("restored"); viewOverview(); } catch (e) { flash(e.message, true); } } }, "Restore")));
+    mount(h("h2", {}, "Overview"), h("p", { class: "muted", id: "extraction-state" }, exLine),
+      h("p", { class: "muted", id: "trust-state" }, trustLine),
+      needs.length ? [h("h3", {}, "Needs you (confirm, correct or pin on the record's page)"), h("ul", { id: "inbox-list" }, ...needs)] : null,
+      expired.length ? [h("h3", {}, "Expired unused"), h("ul", { id: "expired-list" }, ...expired)] : null,
+      h("div", { class: "grid2" },
       bars(Object.entries(d.by_type), "Current records by type"),
       bars(Object.entries(d.by_confidence), "Current records by confidence"),
       bars(daily.map((r) => [r.day, r.tokens]), "Tokens injected per day"),
