@@ -241,8 +241,10 @@ def _md_files(directory: Path, problems: list[str], skip: str) -> list[Path]:
         path = directory / name
         try:
             if path.resolve().parent != real:  # never follow a link out of the memory directory
+                problems.append(f"{path}: a link out of {directory}, not followed")
                 continue
-        except OSError:
+        except OSError as exc:
+            problems.append(f"{path}: not read ({exc.strerror or exc})")
             continue
         out.append(path)
     return out

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     Scope = Literal["project", "global"]
     Confidence = Literal["explicit", "inferred", "reinforced", "team"]
     Source = Literal["llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import", "dashboard",
-                     "claude_memory"]
+                     "claude_memory", "agent_memory"]
     NodeKind = Literal["file", "symbol", "package", "module", "branch"]
     RelType = Literal["supersedes", "applies_to", "observed_in", "derives_from", "scoped_to"]
 
@@ -84,7 +84,7 @@ SCOPES: tuple[str, ...] = ("project", "global")
 # `team`: brought in from a teammate's `.agentctx/context.md` (below what this user typed; docs/team.md).
 CONFIDENCES: tuple[str, ...] = ("explicit", "inferred", "reinforced", "team")
 SOURCES: tuple[str, ...] = ("llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import", "dashboard",
-                            "claude_memory")
+                            "claude_memory", "agent_memory")
 NODE_KINDS: tuple[str, ...] = ("file", "symbol", "package", "module", "branch")
 REL_TYPES: tuple[str, ...] = ("supersedes", "applies_to", "observed_in", "derives_from", "scoped_to")
 

@@ -1,0 +1,261 @@
+"""One memory with the agents' own: every agent's own memory file read into the store as inferred records with their
+provenance, continuously (consolidation runs it): nothing twice, an edited line supersedes its record, a removed line
+retires it; and the records each agent already loads itself, left out of its sessions (SPEC §3.10)."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..agents import LABELS, memfiles
+from ..base.ids import now_iso
+from ..base.models import BODY_MAX, GLOBAL_PROJECT, NewRecord, Record
+from ..base.project import Project
+from ..store import agentmem as store
+from ..store import records
+
+SOURCE = "agent_memory"
+MIN_WORDS = 3  # a bare link or a label: nothing to remember
+EDIT_SIMILARITY = 0.3  # a changed line in the same file sharing this share of words with a gone one is its edit
+SAME_AS_LOADED = 0.8  # a record saying what a loaded line says (drift's weighted coverage): delivered by the agent
+DUPLICATE = 0.8  # Jaccard on words: the store already says it (as `import claude-memory`'s dedup)
+SAME_TYPES = ("decision", "convention", "preference", "discovery", "bugfix")
+MARK = "\n\n(From "
+
+
+@dataclass
+class Report:
+    """What one pass did, per agent, and what it could not read."""
+
+    imported: dict[str, int] = field(default_factory=dict)
+    linked: dict[str, int] = field(default_factory=dict)  # a fact the store already held: provenance added only
+    superseded: dict[str, int] = field(default_factory=dict)
+    retired: dict[str, int] = field(default_factory=dict)
+    unchanged: dict[str, int] = field(default_factory=dict)
+    skipped_in_sessions: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def count(self, what: dict[str, int], agent: str, n: int = 1) -> None:
+        what[agent] = what.get(agent, 0) + n
+
+    def to_dict(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items() if v}
+
+    def changed(self) -> bool:
+        return bool(self.imported or self.linked or self.superseded or self.retired)
+
+
+def _text(unit: memfiles.Unit) -> str | None:
+    from ..stash.redact import scrub_text
+
+    text = scrub_text(unit.text.strip())
+    return text if len(memfiles.words(text)) >= MIN_WORDS else None
+
+
+def body_of(text: str, unit: memfiles.Unit) -> str:
+    section = f", section {memfiles.plain(unit.heading)}" if unit.heading else ""
+    where = f"{MARK}{memfiles.AGENT_FILES[unit.agent]}: {unit.path}:{unit.line}{section}.)"
+    if len(text) + len(where) > BODY_MAX:  # keep where it came from
+        text = text[: BODY_MAX - len(where) - 1].rstrip() + "…"
+    return text + where
+
+
+def statement(record: Record) -> str:
+    """A record's fact without the provenance line this module adds."""
+    return record.body.split(MARK, 1)[0]
+
+
+class _Known:
+    """The current records a project sees, indexed for "the store already says it"."""
+
+    def __init__(self, conn: sqlite3.Connection, project_id: str) -> None:
+        self.rows = []
+        for r in records.current(conn, project_id):
+            first = statement(r).split("\n\n", 1)[0]
+            self.rows.append((r, memfiles.key(first), memfiles.key(r.title), memfiles.words(f"{r.title} {first}")))
+
+    def find(self, text: str, namespace: str) -> Record | None:
+        k, w = memfiles.key(text), memfiles.words(text)
+        for r, body_key, title_key, stored in self.rows:
+            if r.project_id != namespace:
+                continue
+            if k in (body_key, title_key):
+                return r
+            union = w | stored
+            if union and len(w & stored) / len(union) >= DUPLICATE:
+                return r
+        return None
+
+    def add(self, r: Record) -> None:
+        first = statement(r)
+        self.rows.append((r, memfiles.key(first), memfiles.key(r.title), memfiles.words(f"{r.title} {first}")))
+
+
+def _similar(a: str, b: str) -> float:
+    wa, wb = memfiles.words(a), memfiles.words(b)
+    return len(wa & wb) / len(wa | wb) if wa | wb else 0.0
+
+
+def _namespace(project: Project, unit: memfiles.Unit) -> str:
+    return GLOBAL_PROJECT if unit.scope == "global" else project.id
+
+
+def _new(conn: sqlite3.Connection, project: Project, unit: memfiles.Unit, text: str, known: _Known,
+         report: Report, now: str) -> None:
+    namespace = _namespace(project, unit)
+    same = known.find(text, namespace)
+    if same is not None:
+        store.add(conn, namespace, same.id, unit.agent, unit.path, unit.line, unit.hash, unit.loaded, now)
+        report.count(report.linked, unit.agent)
+        return
+    kind = unit.kind or memfiles.classify(text, rules=False)
+    if unit.scope == "global" and kind not in ("preference", "convention"):
+        kind = "preference"  # a personal fact for every project: the store keeps global records as preferences
+    record, _ = records.insert(conn, NewRecord(
+        type=kind, title=unit.title or memfiles.title(text, unit.heading), body=body_of(text, unit),
+        project_id=namespace, scope="global" if unit.scope == "global" else "project", confidence="inferred",
+        source=SOURCE))
+    store.add(conn, namespace, record.id, unit.agent, unit.path, unit.line, unit.hash, unit.loaded, now)
+    known.add(record)
+    report.count(report.imported, unit.agent)
+
+
+def _edit(conn: sqlite3.Connection, row: object, unit: memfiles.Unit, text: str, report: Report, now: str) -> bool:
+    """Supersede the record of a gone line by its edited text; False when the record is no longer the head."""
+    old = records.get(conn, row.record_id)  # type: ignore[attr-defined]
+    if old is None or not old.is_current:
+        return False
+    new = NewRecord(type=old.type, title=unit.title or memfiles.title(text, unit.heading), body=body_of(text, unit),
+                    project_id=old.project_id, scope=old.scope, confidence="inferred", source=SOURCE,
+                    questions=old.questions, aliases=old.aliases)
+    record, _ = records.insert(conn, new, supersedes=old.id)
+    store.gone(conn, [row.id], now)  # type: ignore[attr-defined]
+    store.add(conn, old.project_id, record.id, unit.agent, unit.path, unit.line, unit.hash, unit.loaded, now)
+    report.count(report.superseded, unit.agent)
+    return True
+
+
+def _retire(conn: sqlite3.Connection, row: object, report: Report, now: str) -> None:
+    """The line left its file: its record retires when this reader wrote it, nothing else stands for it and the
+    user has not confirmed it (a confirmed fact is the user's now, whatever the agent forgot)."""
+    store.gone(conn, [row.id], now)  # type: ignore[attr-defined]
+    record = records.get(conn, row.record_id)  # type: ignore[attr-defined]
+    if (record is None or not record.is_current or record.source != SOURCE or record.confidence == "explicit"
+            or store.others_live(conn, record.id, row.id)):  # type: ignore[attr-defined]
+        return
+    records.retire(conn, record.id, record.project_id)
+    report.count(report.retired, row.agent)  # type: ignore[attr-defined]
+
+
+def _file(conn: sqlite3.Connection, project: Project, rows: list, units: list[tuple[memfiles.Unit, str]],
+          known: _Known, report: Report, now: str, *, complete: bool) -> None:
+    """One file: unchanged lines (by hash) keep their record, gone lines pair with new ones as edits, the rest
+    are new facts or retire; `complete` False (the file was cut or not read): nothing retires."""
+    by_hash: dict[str, list] = {}
+    for row in rows:
+        by_hash.setdefault(row.hash, []).append(row)
+    fresh: list[tuple[memfiles.Unit, str]] = []
+    still = []
+    for unit, text in units:
+        matches = by_hash.get(unit.hash)
+        if matches:
+            row = matches.pop(0)
+            still.append((row.id, unit.line, unit.loaded))
+            report.count(report.unchanged, unit.agent)
+        else:
+            fresh.append((unit, text))
+    store.seen(conn, still, now)
+    left = [row for group in by_hash.values() for row in group]
+    if left and fresh:
+        texts = {row.id: statement(r) if (r := records.get(conn, row.record_id)) else "" for row in left}
+        for unit, text in list(fresh):
+            best = max(left, key=lambda row: (_similar(texts[row.id], text), row.line == unit.line), default=None)
+            if best is None:
+                break
+            if _similar(texts[best.id], text) < EDIT_SIMILARITY and best.line != unit.line:
+                continue
+            if _edit(conn, best, unit, text, report, now):
+                left.remove(best)
+                fresh.remove((unit, text))
+    for unit, text in fresh:
+        _new(conn, project, unit, text, known, report, now)
+    if complete:
+        for row in left:
+            _retire(conn, row, report, now)
+
+
+def _problem_paths(problems: list[str]) -> set[str]:
+    return {p.split(": ", 1)[0] for p in problems}
+
+
+def sync(conn: sqlite3.Connection, project: Project, found: list[memfiles.Found] | None = None) -> Report:
+    """Bring every agent's own memory for `project` into the store (what changed since the last pass), then
+    rewrite the project's skip set. Never raises for an agent's file; problems are in the report."""
+    found = memfiles.read_all(project.root) if found is None else found
+    report = Report()
+    now = now_iso()
+    known = _Known(conn, project.id)
+    live = store.live(conn, (project.id, GLOBAL_PROJECT))
+    for agent in found:
+        report.problems += agent.problems
+        if agent.problems and not agent.files and not agent.units and not agent.where:
+            continue  # the reader itself failed (memfiles.read_all): nothing is known gone
+        bad = _problem_paths(agent.problems)
+        by_path: dict[str, list[tuple[memfiles.Unit, str]]] = {path: [] for path in agent.files}
+        for unit in agent.units:
+            text = _text(unit)
+            if text is not None:
+                by_path.setdefault(unit.path, []).append((unit, text))
+        rows_by_path: dict[str, list] = {}
+        for row in live:
+            if row.agent == agent.agent:
+                rows_by_path.setdefault(row.path, []).append(row)
+        for path in dict.fromkeys([*by_path, *rows_by_path]):
+            units = by_path.get(path, [])
+            _file(conn, project, rows_by_path.get(path, []), units, known, report, now, complete=path not in bad)
+    report.skipped_in_sessions = {a: len(ids) for a, ids in _skip(conn, project, found).items() if ids}
+    return report
+
+
+def _skip(conn: sqlite3.Connection, project: Project, found: list[memfiles.Found]) -> dict[str, dict[str, str]]:
+    """Per agent whose own memory is on: its loaded lines' records ('own'), and current records that say what one
+    of its loaded lines says ('same'). Written to the store for SessionStart and the prompt hook."""
+    from . import claudemd, drift
+
+    skip: dict[str, dict[str, str]] = {}
+    live = store.live(conn, (project.id, GLOBAL_PROJECT))
+    current = None
+    for agent in found:
+        if not agent.on:
+            continue
+        ids: dict[str, str] = {}
+        for row in live:
+            if row.agent == agent.agent and row.loaded:
+                record = records.get(conn, row.record_id)
+                if record is not None and record.is_current:
+                    ids[record.id] = "own"
+        loaded = [u for u in agent.units if u.loaded]
+        if loaded:
+            if current is None:
+                current = records.current(conn, project.id, types=SAME_TYPES, limit=5000)
+            lines = [claudemd.Line(Path(u.path), u.line, u.text, u.heading, False) for u in loaded]
+            matcher = drift.Matcher(lines)
+            for record in current:
+                if record.id in ids or not matcher.informative(record):
+                    continue
+                if matcher.match(record._replace(body=statement(record))).score >= SAME_AS_LOADED:
+                    ids[record.id] = "same"
+        skip[agent.agent] = ids
+    store.set_skip(conn, project.id, skip)
+    return skip
+
+
+def describe(report: Report) -> str:
+    """One line for the consolidation report."""
+    parts = []
+    for label, what in (("imported", report.imported), ("already stored", report.linked),
+                        ("superseded", report.superseded), ("retired", report.retired)):
+        if what:
+            parts.append(f"{label} " + ", ".join(f"{n} from {LABELS[a]}" for a, n in sorted(what.items())))
+    return "; ".join(parts) or "nothing new"
