@@ -67,6 +67,10 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
         dedup = paths.dedup_file(payload.session_id) if payload.session_id else None
         seen = _read_dedup(dedup) if dedup else set()
         weighed = decide(conn, payload.prompt, project_id)
+        if weighed and payload.agent:  # what the agent's own memory already loads: not injected again
+            from ..store.agentmem import skip_ids
+
+            seen = seen | skip_ids(conn, project_id, payload.agent)
         fresh = [a.hit for a in weighed if a.inject and a.hit.record.id not in seen][: tokens.PROMPT_TOP_K]
         chosen, text = render(fresh)
         _note(payload, project_id, weighed, chosen)

@@ -40,7 +40,10 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     text = _after_compaction(project_id, payload.session_id) if payload.source == "compact" else ""
     ids: list[str] = []
     if not text:
-        text, ids = digest.read_carried(project_id)
+        data = digest.read(project_id)
+        text, ids = digest.carried_of(data)
+        if text:  # what the agent's own memory already puts in front of its model: not twice
+            text, ids = digest.without_own(data, payload.agent, text, ids)
     if not text:
         text = _profile_fallback(project_id)
     if text and plugin:

@@ -1,19 +1,21 @@
 """Provenance of records read from the agents' own memory files (agent, file, line, content hash, last seen), and the
 derived set of records each agent already loads itself."""
 
-from __future__ import annotations
-
+# The prompt hook reads the skip set on every prompt: no `typing` or `__future__` on this module's import path.
 import sqlite3
-from typing import Iterable
 
 from ..base.models import GLOBAL_PROJECT, record_type
 from .db import atomic
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable
 
 Line = record_type("Line", "id project_id record_id agent path line hash loaded first_seen last_seen gone_at")
 _COLUMNS = "id, project_id, record_id, agent, path, line, hash, loaded, first_seen, last_seen, gone_at"
 
 
-def live(conn: sqlite3.Connection, project_ids: Iterable[str]) -> list:
+def live(conn: sqlite3.Connection, project_ids: "Iterable[str]") -> list:
     """The lines still in their files, of these namespaces, oldest first."""
     ids = list(project_ids)
     marks = ",".join("?" * len(ids))
@@ -30,7 +32,7 @@ def add(conn: sqlite3.Connection, project_id: str, record_id: str, agent: str, p
                      (project_id, record_id, agent, path, line, hash_, int(loaded), now, now))
 
 
-def seen(conn: sqlite3.Connection, updates: list[tuple[int, int, bool]], now: str) -> None:
+def seen(conn: sqlite3.Connection, updates: "list[tuple[int, int, bool]]", now: str) -> None:
     """(row id, line, loaded): still there, perhaps moved; last_seen set to `now`."""
     if not updates:
         return
@@ -39,7 +41,7 @@ def seen(conn: sqlite3.Connection, updates: list[tuple[int, int, bool]], now: st
                          [(line, int(loaded), now, rid) for rid, line, loaded in updates])
 
 
-def gone(conn: sqlite3.Connection, row_ids: list[int], now: str) -> None:
+def gone(conn: sqlite3.Connection, row_ids: "list[int]", now: str) -> None:
     if row_ids:
         with atomic(conn):
             conn.executemany("UPDATE agent_memory SET gone_at = ? WHERE id = ? AND gone_at IS NULL",
@@ -52,7 +54,7 @@ def others_live(conn: sqlite3.Connection, record_id: str, row_id: int) -> int:
                         (record_id, row_id)).fetchone()[0]
 
 
-def set_skip(conn: sqlite3.Connection, project_id: str, skip: dict[str, dict[str, str]]) -> None:
+def set_skip(conn: sqlite3.Connection, project_id: str, skip: "dict[str, dict[str, str]]") -> None:
     """Rewrite the project's skip set (and, with it, the personal facts' one): agent -> {record id: why}."""
     with atomic(conn):
         conn.execute("DELETE FROM agent_memory_skip WHERE project_id = ?", (project_id,))
@@ -61,7 +63,7 @@ def set_skip(conn: sqlite3.Connection, project_id: str, skip: dict[str, dict[str
                          [(project_id, agent, rid, why) for agent, ids in skip.items() for rid, why in ids.items()])
 
 
-def skip_ids(conn: sqlite3.Connection, project_id: str, agent: str) -> set[str]:
+def skip_ids(conn: sqlite3.Connection, project_id: str, agent: str) -> "set[str]":
     """The records `agent` loads itself in this project (its own memory holds them): not injected again there."""
     try:
         rows = conn.execute("SELECT record_id FROM agent_memory_skip WHERE project_id = ? AND agent = ?",
@@ -71,17 +73,17 @@ def skip_ids(conn: sqlite3.Connection, project_id: str, agent: str) -> set[str]:
         return set()
 
 
-def skip_rows(conn: sqlite3.Connection, project_id: str) -> list[tuple[str, str, str]]:
+def skip_rows(conn: sqlite3.Connection, project_id: str) -> "list[tuple[str, str, str]]":
     """(agent, record id, why) of the project's skip set."""
     return [tuple(r) for r in conn.execute(
         "SELECT agent, record_id, why FROM agent_memory_skip WHERE project_id = ? ORDER BY agent, record_id",
         (project_id,))]
 
 
-def summary(conn: sqlite3.Connection, project_id: str) -> dict[str, dict[str, int]]:
+def summary(conn: sqlite3.Connection, project_id: str) -> "dict[str, dict[str, int]]":
     """Per agent: lines still in its files (this project's and personal ones), records they stand for that are
     current, and of those the ones the user confirmed."""
-    out: dict[str, dict[str, int]] = {}
+    out: "dict[str, dict[str, int]]" = {}
     rows = conn.execute(
         "SELECT m.agent, count(*), count(DISTINCT CASE WHEN r.superseded_at IS NULL THEN r.id END), "
         "count(DISTINCT CASE WHEN r.superseded_at IS NULL AND r.confidence = 'explicit' THEN r.id END) "

@@ -1,0 +1,49 @@
+"""No double context: a record the agent's own memory already loads (Claude Code's auto memory index) is left out of
+that agent's SessionStart digest and prompt injections, and still reaches the other agents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentctx.agents import memfiles
+from agentctx.base.project import detect
+from agentctx.memory import agentmem, digest
+from agentctx.store import agentmem as store
+
+FACT = "- The integration tests need a running Redis on port 6390, started by make redis.\n"
+
+
+def _own_memory(repo: Path) -> None:
+    d = Path.home() / ".claude" / "projects" / memfiles.sanitize(str(repo)) / "memory"
+    d.mkdir(parents=True)
+    (d / "MEMORY.md").write_text("# Memory\n\n" + FACT)
+
+
+def test_the_digest_leaves_out_what_claude_code_loads_itself(hook, conn, add, repo):
+    redis = add("Integration tests need Redis on port 6390", "Start it with make redis before the integration tests.")
+    wal = add("Use SQLite WAL", "One file, WAL mode, a busy timeout.")
+    _own_memory(repo)
+    project = detect(repo)
+    agentmem.sync(conn, project)
+    data = digest.refresh(conn, project.id, project=project)
+    assert redis.id in data["own"]["claude"]["ids"] and "codex" not in data["own"]
+    out = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "startup"})
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert "Use SQLite WAL" in text and "Redis on port 6390" not in text
+    codex_text, codex_ids = digest.without_own(data, "codex", data["text"], data["ids"])
+    assert "Redis on port 6390" in codex_text and redis.id in codex_ids and wal.id in codex_ids
+
+
+def test_the_prompt_hook_does_not_inject_it_again_in_claude_code(hook, conn, add, repo, monkeypatch):
+    add("Integration tests need Redis on port 6390", "Start it with make redis before the integration tests.")
+    payload = {"session_id": "s2", "cwd": str(repo), "prompt": "how do the integration tests get Redis on port 6390?"}
+    before = hook("user-prompt-submit", payload)
+    assert "Redis on port 6390" in before["hookSpecificOutput"]["additionalContext"]
+    _own_memory(repo)
+    agentmem.sync(conn, detect(repo))
+    assert hook("user-prompt-submit", {**payload, "session_id": "s3"}) is None
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")  # the agent's memory off: agentctx delivers it again
+    agentmem.sync(conn, detect(repo))
+    assert store.skip_ids(conn, detect(repo).id, "claude") == set()
+    assert "Redis on port 6390" in hook("user-prompt-submit", {**payload, "session_id": "s4"})[
+        "hookSpecificOutput"]["additionalContext"]
