@@ -259,3 +259,61 @@ def describe(report: Report) -> str:
         if what:
             parts.append(f"{label} " + ", ".join(f"{n} from {LABELS[a]}" for a, n in sorted(what.items())))
     return "; ".join(parts) or "nothing new"
+
+
+def state(conn: sqlite3.Connection, project: Project,
+          found: list[memfiles.Found] | None = None) -> list[dict[str, object]]:
+    """Per agent, for `status`, `doctor` and the dashboard: whether its own memory is on and how to turn it off,
+    what its files hold for this project, what came from it into the store, and what agentctx therefore does not
+    deliver again in its sessions (as of the last consolidation)."""
+    found = memfiles.read_all(project.root) if found is None else found
+    came = store.summary(conn, project.id)
+    skipped: dict[str, dict[str, int]] = {}
+    for agent, _rid, why in store.skip_rows(conn, project.id):
+        skipped.setdefault(agent, {}).setdefault(why, 0)
+        skipped[agent][why] += 1
+    out = []
+    for f in found:
+        units = [u for u in f.units if _text(u) is not None]
+        out.append({
+            "agent": f.agent, "label": LABELS[f.agent], "memory": memfiles.AGENT_FILES[f.agent], "on": f.on,
+            "switch": memfiles.SWITCHES[f.agent], "where": f.where, "files": f.files,
+            "facts": len(units), "loaded": sum(1 for u in units if u.loaded),
+            "in_store": came.get(f.agent, {"lines": 0, "records": 0, "confirmed": 0}),
+            "not_injected_again": skipped.get(f.agent, {}), "problems": f.problems,
+        })
+    return out
+
+
+def render(rows: list[dict[str, object]]) -> list[str]:
+    """`status` lines: one per agent whose own memory exists or is on."""
+    lines = []
+    for row in rows:
+        if not row["files"] and not row["in_store"]["lines"]:  # type: ignore[index]
+            continue
+        came = row["in_store"]
+        skip = row["not_injected_again"]
+        line = (f"  {row['label']:<12} {'on ' if row['on'] else 'off'}  {row['facts']} facts in "
+                f"{len(row['files'])} file(s), {row['loaded']} loaded every session; "  # type: ignore[arg-type]
+                f"{came['records']} current record(s) from it ({came['confirmed']} confirmed)")  # type: ignore[index]
+        if skip:
+            line += f"; {sum(skip.values())} not injected again in its sessions"  # type: ignore[union-attr]
+        lines.append(line)
+    return (["", "agents' own memory (read by consolidation; `agentctx review` confirms)"] + lines) if lines else []
+
+
+def overlap(rows: list[dict[str, object]]) -> list[tuple[str, str, str]]:
+    """(agent label, what overlaps, what the user can do) for `doctor`: an agent whose own memory is on and holds
+    what agentctx holds."""
+    out = []
+    for row in rows:
+        skip = row["not_injected_again"]
+        if not row["on"] or not skip:
+            continue
+        n = sum(skip.values())  # type: ignore[union-attr]
+        where = ", ".join(str(f) for f in row["files"][:3]) or str(row["where"])  # type: ignore[index]
+        out.append((str(row["label"]), f"{n} record(s) agentctx holds are also in {row['memory']} ({where}); "
+                    f"agentctx leaves them out of {row['label']} sessions, the other agents still get them",
+                    f"to keep one copy, turn {row['label']}'s own memory off: {row['switch']}; or keep both "
+                    "(nothing is delivered twice)"))
+    return out

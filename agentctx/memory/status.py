@@ -40,7 +40,17 @@ def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
         "extraction": extraction_state(conn, settings),
         "extras": {name: extras.installed(name) for name in extras.REQUIREMENTS},
         "control": control_state(project),
+        "agent_memory": _agent_memory(conn, project),
     }
+
+
+def _agent_memory(conn: sqlite3.Connection, project: Project) -> list[dict[str, Any]]:
+    from . import agentmem
+
+    try:
+        return agentmem.state(conn, project)
+    except sqlite3.Error:  # a store that cannot answer: status still reports the rest
+        return []
 
 
 def llm_off_reason(settings: dict[str, Any]) -> str | None:
@@ -114,6 +124,10 @@ def render(data: dict[str, Any]) -> str:
           for d in data["extraction"]["per_day"]),
         "extras    " + "  ".join(f"[{name}] {'yes' if ok else 'no'}" for name, ok in data["extras"].items()),
     ]
+    if data.get("agent_memory"):
+        from . import agentmem
+
+        lines += agentmem.render(data["agent_memory"])
     if data["recent_injections"]:
         lines += ["", "recent injections (agentctx why for details)"]
         for inj in data["recent_injections"]:

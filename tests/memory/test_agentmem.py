@@ -238,3 +238,22 @@ def test_consolidation_runs_the_reader_and_logs_a_bad_file_in_one_line(conn, rep
     log = (Path(paths.logs_dir()) / "extract.log").read_text()
     assert sum("a-zero.md: a link out of" in ln for ln in log.splitlines()) == 1
     assert consolidate.run(project, close_stale=False)["agent_memory"] is None
+
+
+def test_status_and_doctor_say_what_each_agents_memory_holds_and_where_it_overlaps(conn, repo, project, add,
+                                                                                   capsys):
+    from agentctx.cli import main
+
+    add("Integration tests need Redis on port 6390", "Start it with make redis before the integration tests.")
+    (claude_dir(repo) / "MEMORY.md").write_text(MEMORY_MD)
+    agentmem.sync(conn, project)
+    assert main(["-C", str(repo), "status", "--json"]) == 0
+    rows = {r["agent"]: r for r in json.loads(capsys.readouterr().out)["agent_memory"]}
+    assert rows["claude"]["on"] and rows["claude"]["facts"] == 2 and rows["claude"]["in_store"]["lines"] == 2
+    assert rows["claude"]["not_injected_again"] == {"own": 2, "same": 1} and rows["codex"]["on"] is False
+    assert main(["-C", str(repo), "status"]) == 0
+    assert "Claude Code  on   2 facts in 1 file(s)" in capsys.readouterr().out
+    main(["-C", str(repo), "doctor", "--json"])
+    (check,) = [c for c in json.loads(capsys.readouterr().out) if c["name"].startswith("own memory")]
+    assert check["status"] == "warn" and "MEMORY.md" in check["detail"]
+    assert '"autoMemoryEnabled": false' in check["fix"] and "CLAUDE_CODE_DISABLE_AUTO_MEMORY=1" in check["fix"]
