@@ -174,11 +174,21 @@ def get_record(req: Request) -> dict[str, Any]:
         # which agent's session wrote it (Claude Code, Codex CLI, Gemini CLI), when its session says
         "agent": sessions.agents_of(req.conn, [record.session_id]).get(record.session_id or ""),
         "evidence": records.evidence(req.conn, record.id),
+        "provenance": _provenance(req, record.id),
         "history": [record_json(r) for r in chain],
         "entities": browse.entities(req.conn, record.id),
         "linked": [{"rel": rel, **_row(r)} for rel, r in browse.linked_records(req.conn, record.id)],
         "appearances": browse.appearances(req.conn, record.id),
     }
+
+
+def _provenance(req: Request, record_id: str) -> list[dict[str, Any]]:
+    """The agents' own memory lines a record came from (memory.agentmem): agent, file, line, still there or not."""
+    from ..agents import LABELS
+    from ..store import agentmem
+
+    return [{"agent": LABELS.get(p.agent, p.agent), "path": p.path, "line": p.line, "first_seen": p.first_seen,
+             "last_seen": p.last_seen, "gone_at": p.gone_at} for p in agentmem.provenance(req.conn, record_id)]
 
 
 def supersede(req: Request) -> dict[str, Any]:
@@ -344,7 +354,18 @@ def overview(req: Request) -> dict[str, Any]:
 
     _drain(req)
     # Extraction calls are the user's (a Claude Code subscription's quota is): every project's, whatever the scope.
-    return {**browse.overview(req.conn, req.scope), "extraction": extraction_state(req.conn, config.load())}
+    return {**browse.overview(req.conn, req.scope), "extraction": extraction_state(req.conn, config.load()),
+            "agent_memory": _agent_memory(req)}
+
+
+def _agent_memory(req: Request) -> list[dict[str, Any]]:
+    """Per agent, what its own memory holds for the dashboard's project and what came from it (memory.agentmem)."""
+    from ..memory import agentmem
+
+    try:
+        return agentmem.state(req.conn, req.project)
+    except Exception:  # the overview stands without it
+        return []
 
 
 def graph(req: Request) -> dict[str, Any]:

@@ -338,3 +338,24 @@ def test_sessions_and_records_say_which_agent(live, seeded, conn):
     assert live.call("GET", "/api/sessions/sess-1")[2]["agent"] == "codex"
     (inferred,) = [r for r in live.call("GET", "/api/records")[2]["items"] if r["title"].startswith("Tests run")]
     assert live.call("GET", f"/api/records/{inferred['id']}")[2]["agent"] == "codex"
+
+
+def test_overview_and_record_show_what_came_from_an_agents_own_memory(live, seeded, conn, repo):
+    from pathlib import Path
+
+    from agentctx.agents import memfiles
+    from agentctx.memory import agentmem
+
+    memory = Path.home() / ".claude" / "projects" / memfiles.sanitize(str(repo)) / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("- The staging database is refreshed from production every Sunday night.\n")
+    agentmem.sync(conn, seeded["project"])
+    _, _, ov = live.call("GET", "/api/overview")
+    (claude,) = [a for a in ov["agent_memory"] if a["agent"] == "claude"]
+    assert claude["facts"] == 1 and claude["in_store"]["records"] == 1 and claude["on"] is True
+    assert "autoMemoryEnabled" in claude["switch"]
+    _, _, listed = live.call("GET", "/api/records?source=agent_memory")
+    (item,) = listed["items"]
+    _, _, detail = live.call("GET", f"/api/records/{item['id']}")
+    (where,) = detail["provenance"]
+    assert where["agent"] == "Claude Code" and where["path"].endswith("MEMORY.md") and where["line"] == 1

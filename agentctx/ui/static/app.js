@@ -233,6 +233,8 @@
     const card = h("section", { class: "card" }, h("h2", { id: "record-title" }, r.title), h("p", {}, chips(r)),
       h("div", { class: "body", id: "record-body" }, r.body),
       d.evidence ? h("blockquote", { class: "evidence", id: "evidence" }, h("span", { class: "muted" }, "In the developer's words: "), d.evidence) : null,
+      (d.provenance || []).length ? h("p", { class: "muted", id: "provenance" }, "From the agents' own memory: ",
+        ...d.provenance.map((p, i) => h("span", {}, i ? "; " : "", `${p.agent}, ${p.path}:${p.line}` + (p.gone_at ? ` (removed ${p.gone_at})` : "")))) : null,
       askedAs(r), meta, actions);
     if (r.current) {
       append(actions, [
@@ -587,7 +589,17 @@
     const exLine = ex.backend === "off" ? `Extraction off: ${ex.reason}` :
       `Extraction through ${ex.backend === "claude-code" ? "your Claude Code CLI" : "the Messages API"} (${ex.reason})` +
       (ex.calls_per_hour_limit ? ` · at most ${ex.calls_per_hour_limit} calls an hour` : "") + (ex.paused ? ` · ${ex.paused}` : "");
-    mount(h("h2", {}, "Overview"), h("p", { class: "muted", id: "extraction-state" }, exLine), h("div", { class: "grid2" },
+    const own = (d.agent_memory || []).filter((a) => a.files.length || a.in_store.lines);
+    const ownCard = h("section", { class: "card", id: "agent-memory" }, h("h3", {}, "Agents' own memory"),
+      own.length ? h("table", {}, h("thead", {}, h("tr", {}, ...["Agent", "On", "Facts in its files", "Loaded every session",
+        "Records from it", "Confirmed", "Not injected again", "Its own switch"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, ...own.map((a) => h("tr", {}, h("td", {}, a.label), h("td", {}, a.on ? "on" : "off"),
+          h("td", {}, String(a.facts)), h("td", {}, String(a.loaded)), h("td", {}, String(a.in_store.records)),
+          h("td", {}, String(a.in_store.confirmed)),
+          h("td", {}, String(Object.values(a.not_injected_again).reduce((x, y) => x + y, 0))),
+          h("td", { class: "muted" }, a.switch)))))
+        : h("p", { class: "muted" }, "No agent has memory files of its own for this project."));
+    mount(h("h2", {}, "Overview"), h("p", { class: "muted", id: "extraction-state" }, exLine), ownCard, h("div", { class: "grid2" },
       bars(Object.entries(d.by_type), "Current records by type"),
       bars(Object.entries(d.by_confidence), "Current records by confidence"),
       bars(daily.map((r) => [r.day, r.tokens]), "Tokens injected per day"),
