@@ -348,7 +348,8 @@ def claude_on(project_root: Path) -> bool:
 def claude(project_root: Path, directory: Path | None = None) -> Found:
     """Claude Code's auto memory for the project: MEMORY.md's lines (loaded: its first 200 lines or 25 KB; an index
     line that links to a topic file stands for that file) and each topic file (one memory per file with
-    frontmatter, else one per bullet or paragraph; read on demand, not loaded)."""
+    frontmatter, else one per bullet or paragraph; read on demand: counted as loaded when a loaded index line links
+    to it, since the model then has its one-line hook and the path)."""
     memory = directory if directory is not None else memory_dir(project_root)
     found = Found("claude", claude_on(project_root), where=str(memory) if memory else "")
     if memory is None or not memory.is_dir():
@@ -358,9 +359,13 @@ def claude(project_root: Path, directory: Path | None = None) -> Found:
     if text:
         found.files.append(str(index))
     loaded_until = min(INDEX_LINES, text[:INDEX_BYTES].count("\n") + 1)
+    pointed: set[str] = set()  # topic files a loaded index line links to: the model sees their hook line
     for number, heading, body in units(text):
-        if any((memory / m.group(2)).is_file() for m in LINK.finditer(body)):
-            continue  # an index line pointing at a topic file: the file holds the memory
+        targets = [m.group(2) for m in LINK.finditer(body) if (memory / m.group(2)).is_file()]
+        if targets:  # an index line pointing at a topic file: the file holds the memory
+            if number <= loaded_until:
+                pointed.update(targets)
+            continue
         body = LINK.sub(lambda m: m.group(1), body)
         found.units.append(Unit("claude", str(index), number, body, heading, loaded=number <= loaded_until))
     for path in _md_files(memory, found.problems, "MEMORY.md"):
@@ -373,10 +378,10 @@ def claude(project_root: Path, directory: Path | None = None) -> Found:
             body = rest.strip() or meta.get("description", "")
             label = meta.get("description") or meta.get("name", "").replace("-", " ").replace("_", " ")
             found.units.append(Unit("claude", str(path), 1, body, kind=FRONTMATTER_TYPES.get(meta.get("type", ""), ""),
-                                    title=title(label)))
+                                    title=title(label), loaded=path.name in pointed))
             continue
         for number, heading, body in units(rest):
-            found.units.append(Unit("claude", str(path), number + offset, body, heading))
+            found.units.append(Unit("claude", str(path), number + offset, body, heading, loaded=path.name in pointed))
     return found
 
 

@@ -159,7 +159,11 @@ def test_the_skip_set_holds_loaded_lines_and_records_that_say_the_same(conn, rep
     skip = store.skip_ids(conn, project.id, "claude")
     assert same.id in skip and other.id not in skip
     topic = next(r for r in own_records(conn, project.id) if "demo-staging" in r.title)
-    assert topic.id not in skip  # topic files are read on demand, not loaded: agentctx still delivers them
+    assert topic.id in skip  # a loaded index line links to it: the model has its hook line and the file
+    (memory / "notes.md").write_text("- The nightly job rebuilds the search index from the orders table.\n")
+    agentmem.sync(conn, project)
+    notes = next(r for r in own_records(conn, project.id) if "nightly job" in r.body)
+    assert notes.id not in store.skip_ids(conn, project.id, "claude")  # no index line points at it: agentctx delivers
     assert store.skip_ids(conn, project.id, "codex") == set()
 
 
