@@ -192,8 +192,19 @@ def _problem_paths(problems: list[str]) -> set[str]:
 def sync(conn: sqlite3.Connection, project: Project, found: list[memfiles.Found] | None = None) -> Report:
     """Bring every agent's own memory for `project` into the store (what changed since the last pass), then
     rewrite the project's skip set. Never raises for an agent's file; problems are in the report."""
-    found = memfiles.read_all(project.root) if found is None else found
+    from ..store.db import atomic
+
+    found = memfiles.read_all(project.root) if found is None else found  # the files first, outside the lock
     report = Report()
+    # One write transaction: a second consolidation (SessionEnd's, beside `agentctx consolidate`) waits, then sees
+    # what this one wrote, so nothing is imported twice.
+    with atomic(conn):
+        _apply(conn, project, found, report)
+        report.skipped_in_sessions = {a: len(ids) for a, ids in _skip(conn, project, found).items() if ids}
+    return report
+
+
+def _apply(conn: sqlite3.Connection, project: Project, found: list[memfiles.Found], report: Report) -> None:
     now = now_iso()
     known = _Known(conn, project.id)
     live = store.live(conn, (project.id, GLOBAL_PROJECT))
@@ -214,8 +225,6 @@ def sync(conn: sqlite3.Connection, project: Project, found: list[memfiles.Found]
         for path in dict.fromkeys([*by_path, *rows_by_path]):
             units = by_path.get(path, [])
             _file(conn, project, rows_by_path.get(path, []), units, known, report, now, complete=path not in bad)
-    report.skipped_in_sessions = {a: len(ids) for a, ids in _skip(conn, project, found).items() if ids}
-    return report
 
 
 def _skip(conn: sqlite3.Connection, project: Project, found: list[memfiles.Found]) -> dict[str, dict[str, str]]:
