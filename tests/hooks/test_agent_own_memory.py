@@ -47,3 +47,20 @@ def test_the_prompt_hook_does_not_inject_it_again_in_claude_code(hook, conn, add
     assert store.skip_ids(conn, detect(repo).id, "claude") == set()
     assert "Redis on port 6390" in hook("user-prompt-submit", {**payload, "session_id": "s4"})[
         "hookSpecificOutput"]["additionalContext"]
+
+
+def test_bad_memory_files_leave_the_hooks_alone(hook, conn, add, repo):
+    import os
+
+    add("Use SQLite WAL", "One file, WAL mode, a busy timeout.")
+    d = Path.home() / ".claude" / "projects" / memfiles.sanitize(str(repo)) / "memory"
+    d.mkdir(parents=True)
+    os.symlink("/dev/zero", d / "MEMORY.md")
+    (d / "bad.md").write_bytes(b"- \xff\xfe broken bytes in a memory line about the cache\n" * 1000)
+    agentmem.sync(conn, detect(repo))
+    digest.refresh(conn, detect(repo).id, project=detect(repo))
+    out = hook("session-start", {"session_id": "s9", "cwd": str(repo), "source": "startup"})
+    assert "Use SQLite WAL" in out["hookSpecificOutput"]["additionalContext"]
+    assert "Use SQLite WAL" in hook("user-prompt-submit", {"session_id": "s9", "cwd": str(repo),
+                                                           "prompt": "sqlite WAL busy timeout"})[
+        "hookSpecificOutput"]["additionalContext"]

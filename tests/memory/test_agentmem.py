@@ -261,3 +261,32 @@ def test_status_and_doctor_say_what_each_agents_memory_holds_and_where_it_overla
     (check,) = [c for c in json.loads(capsys.readouterr().out) if c["name"].startswith("own memory")]
     assert check["status"] == "warn" and "MEMORY.md" in check["detail"]
     assert '"autoMemoryEnabled": false' in check["fix"] and "CLAUDE_CODE_DISABLE_AUTO_MEMORY=1" in check["fix"]
+
+
+def test_two_passes_at_once_import_each_fact_once(conn, repo, project):
+    import threading
+
+    from agentctx.base import paths
+    from agentctx.store import db
+
+    memory = claude_dir(repo)
+    (memory / "MEMORY.md").write_text("".join(f"- Fact number {i}: the service {i} listens on port {8000 + i}.\n"
+                                              for i in range(40)))
+    errors = []
+
+    def one():
+        c = db.connect(paths.db_path())
+        try:
+            agentmem.sync(c, project)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            c.close()
+
+    threads = [threading.Thread(target=one) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(own_records(conn, project.id)) == 40
+    assert len(store.live(conn, (project.id,))) == 40
