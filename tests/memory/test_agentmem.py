@@ -290,3 +290,19 @@ def test_two_passes_at_once_import_each_fact_once(conn, repo, project):
         t.join()
     assert errors == [] and len(own_records(conn, project.id)) == 40
     assert len(store.live(conn, (project.id,))) == 40
+
+
+def test_import_claude_memory_and_the_reader_never_store_a_fact_twice(conn, repo, project):
+    from agentctx.claude import memory_import as cm
+
+    memory = claude_dir(repo)
+    (memory / "MEMORY.md").write_text(MEMORY_MD)
+    (memory / "deploy.md").write_text(DEPLOY)
+    agentmem.sync(conn, project)
+    fresh, skipped = cm.known_to_store(conn, project.id, cm.propose(repo, memory))
+    assert fresh == [] and len(skipped) == 2  # the reader brought both in: the import proposes nothing
+    (memory / "extra.md").write_text("- The search service caches results for ninety seconds per tenant.\n")
+    fresh, _ = cm.known_to_store(conn, project.id, cm.propose(repo, memory))
+    cm.write(conn, project.id, fresh)  # imported on request first (explicit)
+    report = agentmem.sync(conn, project)
+    assert report.linked == {"claude": 1} and not report.imported  # the reader links it, imports nothing
