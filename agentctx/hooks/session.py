@@ -38,6 +38,8 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     if payload.source in ("compact", "clear") and payload.session_id:
         _forget_injected(payload.session_id)
     text = _after_compaction(project_id, payload.session_id) if payload.source == "compact" else ""
+    if text:  # its digest sections too: not what the agent's own memory already holds
+        text, _ = digest.without_own(digest.read(project_id), payload.agent, text, [])
     ids: list[str] = []
     if not text:
         data = digest.read(project_id)

@@ -306,3 +306,15 @@ def test_import_claude_memory_and_the_reader_never_store_a_fact_twice(conn, repo
     cm.write(conn, project.id, fresh)  # imported on request first (explicit)
     report = agentmem.sync(conn, project)
     assert report.linked == {"claude": 1} and not report.imported  # the reader links it, imports nothing
+
+
+def test_show_names_the_memory_line_a_record_came_from(conn, repo, project, capsys):
+    from agentctx.cli import main
+
+    (claude_dir(repo) / "MEMORY.md").write_text(MEMORY_ONE)
+    agentmem.sync(conn, project)
+    (rec,) = own_records(conn, project.id)
+    assert main(["-C", str(repo), "show", rec.id]) == 0
+    assert f"from        Claude Code: {claude_dir(repo) / 'MEMORY.md'}:3" in capsys.readouterr().out
+    assert main(["-C", str(repo), "show", rec.id, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["provenance"][0]["agent"] == "claude"
