@@ -96,3 +96,10 @@ def test_both_benches_take_recorded_expansions(tmp_path):
     assert summary["records"] == "2" and float(summary["question_hit"]) == 1.0
     out = _run(["bench/retrieval.py", "--adr", adrs, "--expansions", exp, "--no-baselines"], tmp_path)
     assert dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())["n"] == "2"
+
+
+def test_agent_memory_bench_runs_on_a_tiny_store(tmp_path):
+    out = _run(["bench/agentmem.py", "--records", "50", "--facts", "10", "--runs", "1"], tmp_path)
+    last = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
+    assert last["records"] == "50" and last["facts"] == "10"
+    assert float(last["unchanged_s"]) > 0 and float(last["unchanged_vs_digest"]) > 0

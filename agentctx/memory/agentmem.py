@@ -21,6 +21,9 @@ EDIT_SIMILARITY = 0.3  # a changed line in the same file sharing this share of w
 SAME_AS_LOADED = 0.8  # a record saying what a loaded line says (drift's weighted coverage): delivered by the agent
 DUPLICATE = 0.8  # Jaccard on words: the store already says it (as `import claude-memory`'s dedup)
 SAME_TYPES = ("decision", "convention", "preference", "discovery", "bugfix")
+PREFIX = 5  # word prefix compared by the cheap bound before the matcher (`_could_match`)
+TITLE_SHARE = 0.4  # the bound: at least this share of a record's title words on some loaded line
+SAME_LIMIT = 20000  # current records compared with an agent's loaded lines, newest first
 MARK = "\n\n(From "
 
 
@@ -67,29 +70,50 @@ def statement(record: Record) -> str:
 
 
 class _Known:
-    """The current records a project sees, indexed for "the store already says it"."""
+    """The current records a project sees, indexed for "the store already says it" (built on the first new fact:
+    a pass with nothing new reads no record)."""
 
     def __init__(self, conn: sqlite3.Connection, project_id: str) -> None:
-        self.rows = []
-        for r in records.current(conn, project_id):
-            first = statement(r).split("\n\n", 1)[0]
-            self.rows.append((r, memfiles.key(first), memfiles.key(r.title), memfiles.words(f"{r.title} {first}")))
+        self.conn, self.project_id = conn, project_id
+        self._rows: list | None = None
+
+    @property
+    def rows(self) -> list:
+        if self._rows is None:
+            self._rows, self._keys, self._postings = [], {}, {}
+            for r in records.current(self.conn, self.project_id):
+                self.add(r)
+        return self._rows
 
     def find(self, text: str, namespace: str) -> Record | None:
+        rows = self.rows
         k, w = memfiles.key(text), memfiles.words(text)
-        for r, body_key, title_key, stored in self.rows:
-            if r.project_id != namespace:
-                continue
-            if k in (body_key, title_key):
-                return r
-            union = w | stored
-            if union and len(w & stored) / len(union) >= DUPLICATE:
+        for i in self._keys.get(k, ()):
+            if rows[i][0].project_id == namespace:
+                return rows[i][0]
+        shared: dict[int, int] = {}  # records sharing words with the fact, by how many (postings, not a full scan)
+        for word in w:
+            for i in self._postings.get(word, ()):
+                shared[i] = shared.get(i, 0) + 1
+        for i, n in sorted(shared.items(), key=lambda item: -item[1]):
+            r, stored = rows[i][0], rows[i][1]
+            if n < DUPLICATE * len(w):
+                break  # Jaccard >= 0.8 needs at least 0.8 of the fact's words shared
+            if r.project_id == namespace and n / len(w | stored) >= DUPLICATE:
                 return r
         return None
 
     def add(self, r: Record) -> None:
-        first = statement(r)
-        self.rows.append((r, memfiles.key(first), memfiles.key(r.title), memfiles.words(f"{r.title} {first}")))
+        if self._rows is None:
+            return  # not built yet: it will read the record with the others
+        first = statement(r).split("\n\n", 1)[0]
+        i = len(self._rows)
+        stored = memfiles.words(f"{r.title} {first}")
+        self._rows.append((r, stored))
+        for k in (memfiles.key(first), memfiles.key(r.title)):
+            self._keys.setdefault(k, []).append(i)
+        for word in stored:
+            self._postings.setdefault(word, []).append(i)
 
 
 def _similar(a: str, b: str) -> float:
@@ -198,7 +222,9 @@ def sync(conn: sqlite3.Connection, project: Project, found: list[memfiles.Found]
     report = Report()
     # One write transaction: a second consolidation (SessionEnd's, beside `agentctx consolidate`) waits, then sees
     # what this one wrote, so nothing is imported twice.
-    with atomic(conn):
+    from ..base import freshness
+
+    with freshness.deferred(conn), atomic(conn):  # one digest rebuild after the pass, not one per record written
         _apply(conn, project, found, report)
         report.skipped_in_sessions = {a: len(ids) for a, ids in _skip(conn, project, found).items() if ids}
     return report
@@ -247,17 +273,38 @@ def _skip(conn: sqlite3.Connection, project: Project, found: list[memfiles.Found
         loaded = [u for u in agent.units if u.loaded]
         if loaded:
             if current is None:
-                current = records.current(conn, project.id, types=SAME_TYPES, limit=5000)
+                current = store.current_titles(conn, project.id, SAME_TYPES, limit=SAME_LIMIT)
             lines = [claudemd.Line(Path(u.path), u.line, u.text, u.heading, False) for u in loaded]
             matcher = drift.Matcher(lines)
-            for record in current:
-                if record.id in ids or not matcher.informative(record):
+            near: dict[str, list[int]] = {}  # word prefix -> the loaded lines that hold it
+            for n, u in enumerate(loaded):
+                for prefix in {w[:PREFIX] for w in memfiles.words(f"{u.text} {u.heading}") if len(w) > 2}:
+                    near.setdefault(prefix, []).append(n)
+            for rid, title in current:
+                if rid in ids or not _could_match(title, near):
+                    continue
+                record = records.get(conn, rid)
+                if record is None or not matcher.informative(record):
                     continue
                 if matcher.match(record._replace(body=statement(record))).score >= SAME_AS_LOADED:
                     ids[record.id] = "same"
         skip[agent.agent] = ids
     store.set_skip(conn, project.id, skip)
     return skip
+
+
+def _could_match(title: str, near: dict[str, list[int]]) -> bool:
+    """A cheap bound before the matcher (which stems every term): the matcher needs ≥ SAME_AS_LOADED of a record's
+    weighted terms on ONE line, title terms weighing 4x body terms, which leaves no record whose title words (by
+    their first letters, so plurals and tenses still meet) are mostly on no single loaded line."""
+    title_words = {w[:PREFIX] for w in memfiles.words(title) if len(w) > 2}
+    if not title_words:
+        return False
+    on_line: dict[int, int] = {}
+    for prefix in title_words:
+        for n in near.get(prefix, ()):
+            on_line[n] = on_line.get(n, 0) + 1
+    return max(on_line.values(), default=0) >= TITLE_SHARE * len(title_words)
 
 
 def describe(report: Report) -> str:

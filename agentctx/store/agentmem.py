@@ -94,6 +94,16 @@ def summary(conn: sqlite3.Connection, project_id: str) -> "dict[str, dict[str, i
     return out
 
 
+def current_titles(conn: sqlite3.Connection, project_id: str, types: "tuple[str, ...]",
+                   limit: int) -> "list[tuple[str, str]]":
+    """(id, title) of the current records the project sees (its own and global ones) of these types, newest first."""
+    marks = ",".join("?" * len(types))
+    return [tuple(r) for r in conn.execute(
+        f"SELECT id, title FROM records WHERE superseded_at IS NULL AND type IN ({marks}) AND (project_id = ? OR "
+        "(project_id = ? AND scope = 'global')) ORDER BY recorded_at DESC, id DESC LIMIT ?",
+        (*types, project_id, GLOBAL_PROJECT, limit))]
+
+
 def provenance(conn: sqlite3.Connection, record_id: str) -> list:
     """Every line, present or gone, that a record came from."""
     return [Line(*r) for r in conn.execute(f"SELECT {_COLUMNS} FROM agent_memory WHERE record_id = ? ORDER BY id",
