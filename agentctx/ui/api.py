@@ -379,23 +379,38 @@ def _drift_project(req: Request) -> Project:
     return req.project
 
 
+def _drift_file(req: Request) -> str:
+    """Which instruction file (CLAUDE.md unless `file` names AGENTS.md or GEMINI.md)."""
+    from ..memory.claudemd import INSTRUCTION_FILES
+
+    name = req.param("file") or req.body.get("file") or "CLAUDE.md"
+    if name not in INSTRUCTION_FILES:
+        raise ApiError(400, "invalid_field", f"file must be one of {', '.join(INSTRUCTION_FILES)}")
+    return str(name)
+
+
 def drift_report(req: Request) -> dict[str, Any]:
     from ..memory import drift
 
-    report = drift.scan(req.conn, _drift_project(req))
-    return {**report.to_dict(), "target": report.target, "base_sha": report.base_sha}
+    project = _drift_project(req)
+    report = drift.scan(req.conn, project, name=_drift_file(req))
+    # the instruction files this repository has (CLAUDE.md always): the view offers one tab each, as `sync` reviews
+    available = [r.name for r in drift.scan_all(req.conn, project)]
+    return {**report.to_dict(), "target": report.target, "base_sha": report.base_sha, "file": report.name,
+            "available": available}
 
 
 def drift_apply(req: Request) -> dict[str, Any]:
     from ..memory import drift
 
-    report = drift.scan(req.conn, _drift_project(req))
+    name = _drift_file(req)
+    report = drift.scan(req.conn, _drift_project(req), name=name)
     if req.body.get("confirm") is not True:
-        raise ApiError(400, "not_confirmed", "applying the CLAUDE.md change needs {\"confirm\": true}")
+        raise ApiError(400, "not_confirmed", f"applying the {name} change needs {{\"confirm\": true}}")
     if not report.proposed_diff:
-        raise ApiError(409, "nothing_to_apply", "CLAUDE.md already reflects every current decision and convention")
+        raise ApiError(409, "nothing_to_apply", f"{name} already reflects every current decision and convention")
     if req.body.get("base_sha", report.base_sha) != report.base_sha:
-        raise ApiError(409, "stale_diff", "CLAUDE.md or the records changed since the diff was shown: reload it")
+        raise ApiError(409, "stale_diff", f"{name} or the records changed since the diff was shown: reload it")
     target, backup = drift.apply(report)
     return {"target": str(target), "backup": str(backup) if backup else None}
 

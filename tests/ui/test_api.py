@@ -359,3 +359,23 @@ def test_overview_and_record_show_what_came_from_an_agents_own_memory(live, seed
     _, _, detail = live.call("GET", f"/api/records/{item['id']}")
     (where,) = detail["provenance"]
     assert where["agent"] == "Claude Code" and where["path"].endswith("MEMORY.md") and where["line"] == 1
+
+
+def test_drift_covers_agents_md_like_claude_md(live, seeded, repo):
+    import shutil
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "data" / "instruction_files" / "wxvx" / "AGENTS.md"
+    shutil.copyfile(source, repo / "AGENTS.md")
+    _, _, claude = live.call("GET", "/api/drift")
+    assert claude["file"] == "CLAUDE.md" and claude["available"] == ["CLAUDE.md", "AGENTS.md"]
+    _, _, report = live.call("GET", "/api/drift?file=AGENTS.md")
+    assert report["file"] == "AGENTS.md" and report["files"] == [str((repo / "AGENTS.md").resolve())]
+    assert report["missing"] and "a/AGENTS.md" in report["proposed_diff"]
+    status, _, bad = live.call("GET", "/api/drift?file=README.md")
+    assert status == 400 and bad["code"] == "invalid_field"
+    status, _, done = live.call("POST", "/api/drift/apply", {"confirm": True, "base_sha": report["base_sha"],
+                                                              "file": "AGENTS.md"})
+    assert status == 200 and done["target"].endswith("AGENTS.md")
+    assert (repo / "AGENTS.md").read_text(encoding="utf-8").startswith(source.read_text(encoding="utf-8"))
+    assert not (repo / "CLAUDE.md").exists()

@@ -396,14 +396,16 @@
   }
 
   // ---- drift ------------------------------------------------------------------------------------------------
-  async function viewDrift() {
-    mount(h("p", { class: "muted" }, "Checking CLAUDE.md…"));
+  async function viewDrift(file) {
+    file = file || state.driftFile || "CLAUDE.md";
+    state.driftFile = file;
+    mount(h("p", { class: "muted" }, `Checking ${file}…`));
     let d;
-    try { d = await api("GET", "/api/drift?" + qs({ project: state.project === state.meta.project.id ? "" : state.project })); } catch (e) {
-      mount(h("h2", {}, "CLAUDE.md drift"), h("p", { role: "alert" }, e.message)); return;
+    try { d = await api("GET", "/api/drift?" + qs({ project: state.project === state.meta.project.id ? "" : state.project, file })); } catch (e) {
+      mount(h("h2", {}, `${file} drift`), h("p", { role: "alert" }, e.message)); return;
     }
     const list = (items) => h("ul", {}, items.map((m) => h("li", {}, h("a", { href: recordHref(m.id) }, m.title || m.id),
-      m.line ? h("span", { class: "muted" }, ` — CLAUDE.md: ${m.line}`) : null)));
+      m.line ? h("span", { class: "muted" }, ` — ${file}: ${m.line}`) : null)));
     const diff = h("pre", { class: "diff", id: "diff" }, (d.proposed_diff || "").split("\n").map((line) =>
       h("span", { class: line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : "" }, line + "\n")));
     const apply = h("div", { class: "actions" });
@@ -411,14 +413,17 @@
       apply.append(h("button", { class: "primary", id: "apply", onclick: () => {
         apply.replaceChildren(`Write this change to ${d.target}? A backup is kept.`,
           h("button", { class: "primary", id: "apply-yes", onclick: async () => {
-            try { const res = await api("POST", "/api/drift/apply", { confirm: true, base_sha: d.base_sha });
-              flash(`Updated ${res.target}` + (res.backup ? ` (backup: ${res.backup})` : "")); viewDrift(); } catch (e) { flash(e.message, true); }
-          } }, "Apply"), h("button", { onclick: () => viewDrift() }, "Cancel"));
-      } }, "Apply to CLAUDE.md…"));
+            try { const res = await api("POST", "/api/drift/apply", { confirm: true, base_sha: d.base_sha, file });
+              flash(`Updated ${res.target}` + (res.backup ? ` (backup: ${res.backup})` : "")); viewDrift(file); } catch (e) { flash(e.message, true); }
+          } }, "Apply"), h("button", { onclick: () => viewDrift(file) }, "Cancel"));
+      } }, `Apply to ${file}…`));
     }
-    mount(h("h2", {}, "CLAUDE.md drift"),
-      h("p", { class: "muted" }, d.files.length ? `Read: ${d.files.join(", ")}` : "No CLAUDE.md found for this project."),
-      h("div", { class: "grid2" }, h("section", { class: "card" }, h("h3", {}, `Missing from CLAUDE.md (${d.missing.length})`), d.missing.length ? list(d.missing) : h("p", { class: "muted" }, "None.")),
+    // one tab per instruction file the repository has (AGENTS.md for Codex, GEMINI.md for Gemini CLI), as `sync`
+    const tabs = (d.available || []).length > 1 ? h("p", { class: "actions", id: "drift-files" }, ...d.available.map((name) =>
+      h("button", { class: name === file ? "primary" : "", onclick: () => viewDrift(name) }, name))) : null;
+    mount(h("h2", {}, `${file} drift`), tabs,
+      h("p", { class: "muted" }, d.files.length ? `Read: ${d.files.join(", ")}` : `No ${file} found for this project.`),
+      h("div", { class: "grid2" }, h("section", { class: "card" }, h("h3", {}, `Missing from ${file} (${d.missing.length})`), d.missing.length ? list(d.missing) : h("p", { class: "muted" }, "None.")),
         h("section", { class: "card" }, h("h3", {}, `Stated but superseded (${d.contradicted.length})`), d.contradicted.length ? list(d.contradicted) : h("p", { class: "muted" }, "None."))),
       h("section", { class: "card" }, h("h3", {}, "Proposed change"), d.proposed_diff ? diff : h("p", { class: "muted" }, "Nothing to change."), apply));
   }
