@@ -25,6 +25,7 @@ INDEX_LINES = 200  # Claude Code loads MEMORY.md's first 200 lines (or 25 KB) in
 INDEX_BYTES = 25 * 1024
 FRONTMATTER_TYPES = {"user": "preference", "feedback": "convention", "project": "decision", "reference": "discovery"}
 OUR_SECTION = "Project memory (agentctx)"  # memory.drift.SECTION without its "## "
+ADDED_MEMORIES = "Gemini Added Memories"  # the section Gemini CLI's save_memory appended to (older releases)
 # The sections of a Codex memory block or summary that hold durable facts (the others route to rollout summaries).
 CODEX_FACT_SECTIONS = ("User preferences", "Reusable knowledge", "Failures and how to do differently", "General Tips")
 
@@ -467,8 +468,9 @@ def gemini_project_dir(project_root: Path) -> Path | None:
 
 def gemini(project_root: Path) -> Found:
     """Gemini CLI's memory: the global ~/.gemini/GEMINI.md (personal facts for every project, where `save_memory`
-    appended under `## Gemini Added Memories` and newer releases edit directly) and the project's private memory
-    folder (MEMORY.md, or a legacy GEMINI.md, loaded; sibling notes read on demand). Always on."""
+    appended under `## Gemini Added Memories` and newer releases edit directly), that section of the project's
+    GEMINI.md if it has one (the rest of that file is the team's instructions: `sync` checks it), and the project's
+    private memory folder (MEMORY.md, or a legacy GEMINI.md, loaded; sibling notes read on demand). Always on."""
     name = gemini_context_name()
     found = Found("gemini", True, where=str(paths.gemini_home()))
     global_file = paths.gemini_home() / name
@@ -478,6 +480,13 @@ def gemini(project_root: Path) -> Found:
     for number, heading, body in units(text):
         if heading.strip() != OUR_SECTION and not OURS.search(body):
             found.units.append(Unit("gemini", str(global_file), number, body, heading, scope="global", loaded=True))
+    project_file = project_root / name  # the team's instructions (`sync`'s business), but for save_memory's section
+    text = read(project_file, found.problems)
+    added = [(n, h, b) for n, h, b in units(text) if h.strip() == ADDED_MEMORIES]
+    if added:
+        found.files.append(str(project_file))
+    for number, heading, body in added:
+        found.units.append(Unit("gemini", str(project_file), number, body, heading, loaded=True))
     private = gemini_project_dir(project_root)
     if private is None or not private.is_dir():
         return found

@@ -318,3 +318,13 @@ def test_show_names_the_memory_line_a_record_came_from(conn, repo, project, caps
     assert f"from        Claude Code: {claude_dir(repo) / 'MEMORY.md'}:3" in capsys.readouterr().out
     assert main(["-C", str(repo), "show", rec.id, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["provenance"][0]["agent"] == "claude"
+
+
+def test_save_memorys_section_of_the_project_gemini_md_is_gemini_memory(conn, repo, project):
+    (repo / "GEMINI.md").write_text("# Project\n\n- Run the linters with make lint.\n\n## Gemini Added Memories\n"
+                                    "- The fixtures for the billing tests live in tests/data/billing.\n")
+    report = agentmem.sync(conn, project)
+    assert report.imported == {"gemini": 1}
+    (rec,) = own_records(conn, project.id)
+    assert "tests/data/billing" in rec.body and rec.scope == "project"
+    assert store.provenance(conn, rec.id)[0].line == 6
