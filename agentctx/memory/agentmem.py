@@ -24,6 +24,7 @@ SAME_TYPES = ("decision", "convention", "preference", "discovery", "bugfix")
 PREFIX = 5  # word prefix compared by the cheap bound before the matcher (`_could_match`)
 TITLE_SHARE = 0.4  # the bound: at least this share of a record's title words on some loaded line
 SAME_LIMIT = 20000  # current records compared with an agent's loaded lines, newest first
+INSTRUCTION_FILE = {"claude": "CLAUDE.md", "codex": "AGENTS.md", "gemini": "GEMINI.md"}  # what each loads itself
 MARK = "\n\n(From "
 
 
@@ -254,43 +255,61 @@ def _apply(conn: sqlite3.Connection, project: Project, found: list[memfiles.Foun
 
 
 def _skip(conn: sqlite3.Connection, project: Project, found: list[memfiles.Found]) -> dict[str, dict[str, str]]:
-    """Per agent whose own memory is on: its loaded lines' records ('own'), and current records that say what one
-    of its loaded lines says ('same'). Written to the store for SessionStart and the prompt hook."""
-    from . import claudemd, drift
+    """Per agent, the current records it already has in front of its model: while its own memory is on, its loaded
+    lines' records ('own') and records that say what one of those lines says ('same'); always, records that say
+    what a line of the instruction file it loads says ('file': CLAUDE.md, AGENTS.md, GEMINI.md, `sync`'s section
+    included). Written to the store for SessionStart and the prompt hook."""
+    from . import claudemd
 
     skip: dict[str, dict[str, str]] = {}
     live = store.live(conn, (project.id, GLOBAL_PROJECT))
-    current = None
+    current: list[tuple[str, str]] | None = None
     for agent in found:
-        if not agent.on:
-            continue
         ids: dict[str, str] = {}
-        for row in live:
-            if row.agent == agent.agent and row.loaded:
-                record = records.get(conn, row.record_id)
-                if record is not None and record.is_current:
-                    ids[record.id] = "own"
-        loaded = [u for u in agent.units if u.loaded]
-        if loaded:
+        sets: list[tuple[str, list[claudemd.Line]]] = []
+        if agent.on:
+            for row in live:
+                if row.agent == agent.agent and row.loaded:
+                    record = records.get(conn, row.record_id)
+                    if record is not None and record.is_current:
+                        ids[record.id] = "own"
+            sets.append(("same", [claudemd.Line(Path(u.path), u.line, u.text, u.heading, False)
+                                  for u in agent.units if u.loaded]))
+        try:
+            files = claudemd.load(project.root, name=INSTRUCTION_FILE[agent.agent])
+        except OSError:
+            files = []
+        sets.append(("file", [ln for ln in claudemd.lines(files) if not ln.in_code]))
+        for why, lines in sets:
+            if not lines:
+                continue
             if current is None:
                 current = store.current_titles(conn, project.id, SAME_TYPES, limit=SAME_LIMIT)
-            lines = [claudemd.Line(Path(u.path), u.line, u.text, u.heading, False) for u in loaded]
-            matcher = drift.Matcher(lines)
-            near: dict[str, list[int]] = {}  # word prefix -> the loaded lines that hold it
-            for n, u in enumerate(loaded):
-                for prefix in {w[:PREFIX] for w in memfiles.words(f"{u.text} {u.heading}") if len(w) > 2}:
-                    near.setdefault(prefix, []).append(n)
-            for rid, title in current:
-                if rid in ids or not _could_match(title, near):
-                    continue
-                record = records.get(conn, rid)
-                if record is None or not matcher.informative(record):
-                    continue
-                if matcher.match(record._replace(body=statement(record))).score >= SAME_AS_LOADED:
-                    ids[record.id] = "same"
+            _same_as(conn, lines, current, ids, why)
         skip[agent.agent] = ids
     store.set_skip(conn, project.id, skip)
     return skip
+
+
+def _same_as(conn: sqlite3.Connection, lines: list, current: list[tuple[str, str]], ids: dict[str, str],
+             why: str) -> None:
+    """Add to `ids` the current records one of `lines` says (drift's matcher at SAME_AS_LOADED, or the record's id
+    written on a line by `sync`)."""
+    from . import drift
+
+    matcher = drift.Matcher(lines)
+    near: dict[str, list[int]] = {}  # word prefix -> the lines that hold it
+    for n, ln in enumerate(lines):
+        for prefix in {w[:PREFIX] for w in memfiles.words(f"{ln.text} {ln.heading}") if len(w) > 2}:
+            near.setdefault(prefix, []).append(n)
+    for rid, title in current:
+        if rid in ids or (rid not in matcher.full_text and not _could_match(title, near)):
+            continue
+        record = records.get(conn, rid)
+        if record is None or (rid not in matcher.full_text and not matcher.informative(record)):
+            continue
+        if matcher.match(record._replace(body=statement(record))).score >= SAME_AS_LOADED:
+            ids[record.id] = why
 
 
 def _could_match(title: str, near: dict[str, list[int]]) -> bool:
@@ -364,9 +383,10 @@ def overlap(rows: list[dict[str, object]]) -> list[tuple[str, str, str]]:
     out = []
     for row in rows:
         skip = row["not_injected_again"]
-        if not row["on"] or not skip:
+        # what its memory holds; lines of its instruction file are there on purpose (`sync` writes them)
+        n = sum(v for k, v in skip.items() if k in ("own", "same"))  # type: ignore[union-attr]
+        if not row["on"] or not n:
             continue
-        n = sum(skip.values())  # type: ignore[union-attr]
         where = ", ".join(str(f) for f in row["files"][:3]) or str(row["where"])  # type: ignore[index]
         out.append((str(row["label"]), f"{n} record(s) agentctx holds are also in {row['memory']} ({where}); "
                     f"agentctx leaves them out of {row['label']} sessions, the other agents still get them",

@@ -359,7 +359,8 @@ def m016_agent_memory(conn: sqlite3.Connection) -> None:
             project_id  TEXT NOT NULL,
             agent       TEXT NOT NULL,
             record_id   TEXT NOT NULL,
-            why         TEXT NOT NULL,             -- 'own': its own memory line; 'same': says what a loaded line says
+            why         TEXT NOT NULL,             -- 'own': its memory line; 'same': says a loaded line; 'file': its
+                                                   -- instruction file says it
             PRIMARY KEY (project_id, agent, record_id)
         )""",
     ))

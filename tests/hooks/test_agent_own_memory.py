@@ -3,6 +3,7 @@ that agent's SessionStart digest and prompt injections, and still reaches the ot
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from agentctx.agents import memfiles
@@ -64,3 +65,22 @@ def test_bad_memory_files_leave_the_hooks_alone(hook, conn, add, repo):
     assert "Use SQLite WAL" in hook("user-prompt-submit", {"session_id": "s9", "cwd": str(repo),
                                                            "prompt": "sqlite WAL busy timeout"})[
         "hookSpecificOutput"]["additionalContext"]
+
+
+def test_what_the_agents_instruction_file_says_is_not_injected_again_in_its_sessions(hook, conn, add, repo,
+                                                                                      capsys):
+    from agentctx.cli import main
+
+    queue = add("Job queue runs on Redis streams", "The job queue uses Redis streams with consumer groups.")
+    other = add("Payloads stay under 64 KB", "Job payloads stay under 64 KB; larger data goes to object storage.")
+    (repo / "AGENTS.md").write_text("# Rules\n\n- The job queue runs on Redis streams with consumer groups.\n")
+    (repo / "CLAUDE.md").write_text("# App\n")
+    assert main(["-C", str(repo), "sync", "--file", "CLAUDE.md", "--yes"]) == 0  # both written into CLAUDE.md
+    capsys.readouterr()
+    agentmem.sync(conn, detect(repo))
+    assert {queue.id, other.id} <= store.skip_ids(conn, detect(repo).id, "claude")  # their ids are in CLAUDE.md
+    codex = store.skip_ids(conn, detect(repo).id, "codex")
+    assert queue.id in codex and other.id not in codex  # AGENTS.md says one of them
+    assert store.skip_ids(conn, detect(repo).id, "gemini") == set()  # no GEMINI.md: Gemini CLI gets both
+    main(["-C", str(repo), "doctor", "--json"])
+    assert not [c for c in json.loads(capsys.readouterr().out) if c["name"].startswith("own memory")]
