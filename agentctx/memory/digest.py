@@ -303,6 +303,9 @@ def without_own(data: "dict[str, object] | None", agent: str, text: str, ids: "l
     if not drop:
         return text, ids
     kept = [ln for ln in text.split("\n") if ln not in drop]
+    headers = ("Active decisions and conventions (agentctx):", "Developer preferences (agentctx, confirmed):")
+    kept = [ln for n, ln in enumerate(kept)  # a section all of whose lines went: its header goes too
+            if ln not in headers or (n + 1 < len(kept) and kept[n + 1].startswith("- "))]
     return "\n".join(kept), [i for i in ids if i not in gone]
 
 

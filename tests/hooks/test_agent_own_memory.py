@@ -84,3 +84,14 @@ def test_what_the_agents_instruction_file_says_is_not_injected_again_in_its_sess
     assert store.skip_ids(conn, detect(repo).id, "gemini") == set()  # no GEMINI.md: Gemini CLI gets both
     main(["-C", str(repo), "doctor", "--json"])
     assert not [c for c in json.loads(capsys.readouterr().out) if c["name"].startswith("own memory")]
+
+
+def test_a_digest_section_left_empty_loses_its_header(conn, add, repo):
+    only = add("Integration tests need Redis on port 6390", "Start it with make redis before the integration tests.")
+    _own_memory(repo)
+    project = detect(repo)
+    agentmem.sync(conn, project)
+    data = digest.refresh(conn, project.id, project=project)
+    assert "Active decisions and conventions (agentctx):" in data["text"]
+    text, ids = digest.without_own(data, "claude", data["text"], data["ids"])
+    assert "Active decisions and conventions" not in text and only.id not in ids
