@@ -328,3 +328,13 @@ def test_save_memorys_section_of_the_project_gemini_md_is_gemini_memory(conn, re
     (rec,) = own_records(conn, project.id)
     assert "tests/data/billing" in rec.body and rec.scope == "project"
     assert store.provenance(conn, rec.id)[0].line == 6
+
+
+def test_a_forgotten_record_stays_forgotten_and_reset_reads_afresh(conn, repo, project):
+    (claude_dir(repo) / "MEMORY.md").write_text(MEMORY_ONE)
+    agentmem.sync(conn, project)
+    (rec,) = own_records(conn, project.id)
+    records.delete(conn, rec.id, project.id)
+    assert not agentmem.sync(conn, project).changed() and own_records(conn, project.id) == []
+    records.delete_project(conn, project.id)
+    assert agentmem.sync(conn, project).imported == {"claude": 1}
