@@ -48,7 +48,7 @@ def run(records: int, facts: int, runs: int) -> dict[str, float]:
         home.mkdir()
         os.environ["HOME"] = str(home)
         os.environ["AGENTCTX_HOME"] = str(home / ".agentctx")
-        from agentctx.agents import memfiles
+        from agentctx.agents import memdirs
         from agentctx.base import paths
         from agentctx.base.project import detect
         from agentctx.memory import agentmem, digest
@@ -59,7 +59,7 @@ def run(records: int, facts: int, runs: int) -> dict[str, float]:
         conn = db.connect(paths.db_path(), create=True)
         rng = random.Random(7)
         _seed(conn, project.id, records, rng)
-        memory = home / ".claude" / "projects" / memfiles.sanitize(str(repo)) / "memory"
+        memory = home / ".claude" / "projects" / memdirs.sanitize(str(repo)) / "memory"
         memory.mkdir(parents=True)
         lines = _facts(facts, rng)
         index = memory / "MEMORY.md"

@@ -19,9 +19,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
 
-from ..agents.memfiles import (FRONTMATTER_TYPES, OURS as _OURS, OUR_SECTION, SANITIZED_MAX,  # noqa: F401
-                               LINK as _LINK, canonical_root, classify, claude_config_home, key as _key,
-                               memory_dir, plain as _plain, sanitize, title as _title, units, _WORD)
+from ..agents.memdirs import SANITIZED_MAX, canonical_root, claude_config_home, memory_dir, sanitize  # noqa: F401
+from ..agents.memfiles import (FRONTMATTER_TYPES, OURS as _OURS, OUR_SECTION, LINK as _LINK,  # noqa: F401
+                               classify, key as _key, plain as _plain, title as _title, units, _WORD)
 
 SOURCE = "claude_memory"
 MAX_FILE_BYTES = 256 * 1024

@@ -8,7 +8,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..agents import LABELS, memfiles
+from ..agents import LABELS, memdirs, memfiles
 from ..base.ids import now_iso
 from ..base.models import BODY_MAX, GLOBAL_PROJECT, NewRecord, Record
 from ..base.project import Project
@@ -149,8 +149,8 @@ def _new(conn: sqlite3.Connection, project: Project, unit: memfiles.Unit, text: 
 def _edit(conn: sqlite3.Connection, row: object, unit: memfiles.Unit, text: str, report: Report, now: str) -> bool:
     """Supersede the record of a gone line by its edited text; False when the record is no longer the head."""
     old = records.get(conn, row.record_id)  # type: ignore[attr-defined]
-    if old is None or not old.is_current:
-        return False
+    if old is None or not old.is_current or old.source != SOURCE:
+        return False  # a record someone else wrote (linked, not ours): the edited line is a new fact
     new = NewRecord(type=old.type, title=unit.title or memfiles.title(text, unit.heading), body=body_of(text, unit),
                     project_id=old.project_id, scope=old.scope, confidence="inferred", source=SOURCE,
                     questions=old.questions, aliases=old.aliases)
@@ -217,14 +217,13 @@ def _problem_paths(problems: list[str]) -> set[str]:
 def sync(conn: sqlite3.Connection, project: Project, found: list[memfiles.Found] | None = None) -> Report:
     """Bring every agent's own memory for `project` into the store (what changed since the last pass), then
     rewrite the project's skip set. Never raises for an agent's file; problems are in the report."""
+    from ..base import freshness
     from ..store.db import atomic
 
-    found = memfiles.read_all(project.root) if found is None else found  # the files first, outside the lock
+    found = memdirs.read_all(project.root) if found is None else found  # the files first, outside the lock
     report = Report()
     # One write transaction: a second consolidation (SessionEnd's, beside `agentctx consolidate`) waits, then sees
     # what this one wrote, so nothing is imported twice.
-    from ..base import freshness
-
     with freshness.deferred(conn), atomic(conn):  # one digest rebuild after the pass, not one per record written
         _apply(conn, project, found, report)
         report.skipped_in_sessions = {a: len(ids) for a, ids in _skip(conn, project, found).items() if ids}
@@ -238,7 +237,7 @@ def _apply(conn: sqlite3.Connection, project: Project, found: list[memfiles.Foun
     for agent in found:
         report.problems += agent.problems
         if agent.problems and not agent.files and not agent.units and not agent.where:
-            continue  # the reader itself failed (memfiles.read_all): nothing is known gone
+            continue  # the reader itself failed (memdirs.read_all): nothing is known gone
         bad = _problem_paths(agent.problems)
         by_path: dict[str, list[tuple[memfiles.Unit, str]]] = {path: [] for path in agent.files}
         for unit in agent.units:
@@ -341,7 +340,7 @@ def state(conn: sqlite3.Connection, project: Project,
     """Per agent, for `status`, `doctor` and the dashboard: whether its own memory is on and how to turn it off,
     what its files hold for this project, what came from it into the store, and what agentctx therefore does not
     deliver again in its sessions (as of the last consolidation)."""
-    found = memfiles.read_all(project.root) if found is None else found
+    found = memdirs.read_all(project.root) if found is None else found
     came = store.summary(conn, project.id)
     skipped: dict[str, dict[str, int]] = {}
     for agent, _rid, why in store.skip_rows(conn, project.id):
@@ -352,7 +351,7 @@ def state(conn: sqlite3.Connection, project: Project,
         units = [u for u in f.units if _text(u) is not None]
         out.append({
             "agent": f.agent, "label": LABELS[f.agent], "memory": memfiles.AGENT_FILES[f.agent], "on": f.on,
-            "switch": memfiles.SWITCHES[f.agent], "where": f.where, "files": f.files,
+            "switch": memdirs.SWITCHES[f.agent], "where": f.where, "files": f.files,
             "facts": len(units), "loaded": sum(1 for u in units if u.loaded),
             "in_store": came.get(f.agent, {"lines": 0, "records": 0, "confirmed": 0}),
             "not_injected_again": skipped.get(f.agent, {}), "problems": f.problems,

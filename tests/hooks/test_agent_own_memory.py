@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agentctx.agents import memfiles
+from agentctx.agents import memdirs
 from agentctx.base.project import detect
 from agentctx.memory import agentmem, digest
 from agentctx.store import agentmem as store
@@ -15,7 +15,7 @@ FACT = "- The integration tests need a running Redis on port 6390, started by ma
 
 
 def _own_memory(repo: Path) -> None:
-    d = Path.home() / ".claude" / "projects" / memfiles.sanitize(str(repo)) / "memory"
+    d = Path.home() / ".claude" / "projects" / memdirs.sanitize(str(repo)) / "memory"
     d.mkdir(parents=True)
     (d / "MEMORY.md").write_text("# Memory\n\n" + FACT)
 
@@ -54,7 +54,7 @@ def test_bad_memory_files_leave_the_hooks_alone(hook, conn, add, repo):
     import os
 
     add("Use SQLite WAL", "One file, WAL mode, a busy timeout.")
-    d = Path.home() / ".claude" / "projects" / memfiles.sanitize(str(repo)) / "memory"
+    d = Path.home() / ".claude" / "projects" / memdirs.sanitize(str(repo)) / "memory"
     d.mkdir(parents=True)
     os.symlink("/dev/zero", d / "MEMORY.md")
     (d / "bad.md").write_bytes(b"- \xff\xfe broken bytes in a memory line about the cache\n" * 1000)

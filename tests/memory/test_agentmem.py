@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctx.agents import memfiles
+from agentctx.agents import memdirs, memfiles
 from agentctx.base.models import GLOBAL_PROJECT, NewRecord
 from agentctx.base.project import detect
 from agentctx.memory import agentmem
@@ -79,7 +79,7 @@ def project(repo):
 
 
 def claude_dir(root: Path) -> Path:
-    d = Path.home() / ".claude" / "projects" / memfiles.sanitize(str(root)) / "memory"
+    d = Path.home() / ".claude" / "projects" / memdirs.sanitize(str(root)) / "memory"
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -175,17 +175,17 @@ def test_auto_memory_off_means_nothing_is_skipped(conn, repo, project, add, monk
     assert store.skip_ids(conn, project.id, "claude") == set()
     monkeypatch.delenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY")
     (Path.home() / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryEnabled": False}))
-    assert memfiles.claude_on(repo) is False
+    assert memdirs.claude_on(repo) is False
 
 
 def test_codex_memories_are_on_only_with_the_feature_flag():
     codex = Path.home() / ".codex"
     codex.mkdir()
-    assert memfiles.codex_on() is False
+    assert memdirs.codex_on() is False
     (codex / "config.toml").write_text("[features]\nmemories = true\n")
-    assert memfiles.codex_on() is True
+    assert memdirs.codex_on() is True
     (codex / "config.toml").write_text("[features]\nmemories = true\n[memories]\nuse_memories = false\n")
-    assert memfiles.codex_on() is False
+    assert memdirs.codex_on() is False
 
 
 def test_gemini_private_project_memory_is_found_through_its_registry(conn, repo, project):
@@ -338,3 +338,15 @@ def test_a_forgotten_record_stays_forgotten_and_reset_reads_afresh(conn, repo, p
     assert not agentmem.sync(conn, project).changed() and own_records(conn, project.id) == []
     records.delete_project(conn, project.id)
     assert agentmem.sync(conn, project).imported == {"claude": 1}
+
+
+def test_an_edited_line_never_supersedes_a_record_someone_else_wrote(conn, repo, project, add):
+    yours = add("Integration tests need Redis on port 6390",
+                "The integration tests need a running Redis on port 6390, started by `make redis`.")
+    memory = claude_dir(repo)
+    (memory / "MEMORY.md").write_text(MEMORY_ONE)
+    assert agentmem.sync(conn, project).linked == {"claude": 1}
+    (memory / "MEMORY.md").write_text(MEMORY_ONE.replace("6390", "6391"))
+    report = agentmem.sync(conn, project)
+    assert report.imported == {"claude": 1} and not report.superseded
+    assert records.get(conn, yours.id).is_current  # yours stands; the agent's new line is an inferred record

@@ -343,10 +343,10 @@ def test_sessions_and_records_say_which_agent(live, seeded, conn):
 def test_overview_and_record_show_what_came_from_an_agents_own_memory(live, seeded, conn, repo):
     from pathlib import Path
 
-    from agentctx.agents import memfiles
+    from agentctx.agents import memdirs
     from agentctx.memory import agentmem
 
-    memory = Path.home() / ".claude" / "projects" / memfiles.sanitize(str(repo)) / "memory"
+    memory = Path.home() / ".claude" / "projects" / memdirs.sanitize(str(repo)) / "memory"
     memory.mkdir(parents=True)
     (memory / "MEMORY.md").write_text("- The staging database is refreshed from production every Sunday night.\n")
     agentmem.sync(conn, seeded["project"])
