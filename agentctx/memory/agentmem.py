@@ -86,11 +86,11 @@ class _Known:
                 self.add(r)
         return self._rows
 
-    def find(self, text: str, namespace: str) -> Record | None:
+    def find(self, text: str, namespace: str, *, exclude: str | None = None) -> Record | None:
         rows = self.rows
         k, w = memfiles.key(text), memfiles.words(text)
         for i in self._keys.get(k, ()):
-            if rows[i][0].project_id == namespace:
+            if rows[i][0].project_id == namespace and rows[i][0].id != exclude:
                 return rows[i][0]
         shared: dict[int, int] = {}  # records sharing words with the fact, by how many (postings, not a full scan)
         for word in w:
@@ -100,7 +100,7 @@ class _Known:
             r, stored = rows[i][0], rows[i][1]
             if n < DUPLICATE * len(w):
                 break  # Jaccard >= 0.8 needs at least 0.8 of the fact's words shared
-            if r.project_id == namespace and n / len(w | stored) >= DUPLICATE:
+            if r.project_id == namespace and r.id != exclude and n / len(w | stored) >= DUPLICATE:
                 return r
         return None
 
@@ -127,9 +127,9 @@ def _namespace(project: Project, unit: memfiles.Unit) -> str:
 
 
 def _new(conn: sqlite3.Connection, project: Project, unit: memfiles.Unit, text: str, known: _Known,
-         report: Report, now: str) -> None:
+         report: Report, now: str, *, exclude: str | None = None) -> None:
     namespace = _namespace(project, unit)
-    same = known.find(text, namespace)
+    same = known.find(text, namespace, exclude=exclude)
     if same is not None:
         store.add(conn, namespace, same.id, unit.agent, unit.path, unit.line, unit.hash, unit.loaded, now)
         report.count(report.linked, unit.agent)
@@ -192,6 +192,7 @@ def _file(conn: sqlite3.Connection, project: Project, rows: list, units: list[tu
             fresh.append((unit, text))
     store.seen(conn, still, now)
     left = [row for group in by_hash.values() for row in group]
+    replaced: dict[int, str] = {}
     if left and fresh:
         texts = {row.id: statement(r) if (r := records.get(conn, row.record_id)) else "" for row in left}
         for unit, text in list(fresh):
@@ -203,8 +204,10 @@ def _file(conn: sqlite3.Connection, project: Project, rows: list, units: list[tu
             if _edit(conn, best, unit, text, report, now):
                 left.remove(best)
                 fresh.remove((unit, text))
+            else:  # an edit of a line whose record is someone else's: it does not state the edited fact
+                replaced[id(unit)] = best.record_id
     for unit, text in fresh:
-        _new(conn, project, unit, text, known, report, now)
+        _new(conn, project, unit, text, known, report, now, exclude=replaced.get(id(unit)))
     if complete:
         for row in left:
             _retire(conn, row, report, now)
