@@ -211,8 +211,10 @@ def test_each_memory_is_one_inferred_record_with_its_provenance(world):
     assert GEMINI_FACT in by_id[rows["gemini"][0]][3]
     codex_paths = {r[2].rsplit("/", 1)[1] for r in world["provenance"] if r[1] == "codex"}
     assert codex_paths == {"MEMORY.md", "memory_summary.md"}
-    # SessionEnd's consolidation (detached) may have brought them in before `agentctx consolidate` ran: either way once
-    assert world["first"]["agent_memory"] in (None, "imported 1 from Claude Code, 2 from Codex CLI, 1 from Gemini CLI")
+    # SessionEnd's detached consolidations may have brought some or all in before `agentctx consolidate` ran: the
+    # store above holds each once either way, and this pass only imported
+    said = world["first"]["agent_memory"]
+    assert said is None or (said.startswith("imported ") and "superseded" not in said and "retired" not in said)
 
 
 def test_each_agents_memory_reaches_the_other_agents(world):
@@ -245,7 +247,8 @@ def test_in_its_own_session_a_fact_is_delivered_once(world):
 
 def test_an_edit_supersedes_a_deletion_retires_and_a_rerun_changes_nothing(world):
     # SessionEnd's detached consolidation may be the one that saw the edit first: either way, once
-    assert world["after_edit"]["agent_memory"] in (None, "superseded 1 from Claude Code; retired 1 from Gemini CLI")
+    said = world["after_edit"]["agent_memory"]
+    assert said is None or "imported" not in said
     after = {r[0]: r for r in world["records_after"]}
     old_claude = next(r for r in world["provenance"] if r[1] == "claude")[0]
     head = after[old_claude][6]
