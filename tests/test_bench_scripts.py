@@ -246,3 +246,10 @@ def test_duplicates_bench_runs_on_other_decisions(tmp_path):
     summary = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
     assert summary["decisions"] == "3"  # the untitled decision is not a record; one without a decision keeps its context
     assert summary["false_merges"] == "0" and summary["changed_merged"] == "0"
+
+
+def test_agent_memory_bench_runs_on_a_tiny_store(tmp_path):
+    out = _run(["bench/agentmem.py", "--records", "50", "--facts", "10", "--runs", "1"], tmp_path)
+    last = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
+    assert last["records"] == "50" and last["facts"] == "10"
+    assert float(last["unchanged_s"]) > 0 and float(last["unchanged_vs_digest"]) > 0

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     Scope = Literal["project", "global"]
     Confidence = Literal["explicit", "inferred", "reinforced", "team"]
     Source = Literal["llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import", "dashboard",
-                     "claude_memory", "rule_file"]
+                     "claude_memory", "rule_file", "agent_memory"]
     NodeKind = Literal["file", "symbol", "package", "module", "branch"]
     RelType = Literal["supersedes", "applies_to", "observed_in", "derives_from", "scoped_to"]
 
@@ -86,7 +86,7 @@ CONFIDENCES: tuple[str, ...] = ("explicit", "inferred", "reinforced", "team")
 # `rule_file`: read from the repository's own rules for agents (`.cursor/rules`, `.claude/rules`,
 # `.github/instructions`, nested AGENTS.md/CLAUDE.md/GEMINI.md; memory/rulefiles.py), confidence `team`.
 SOURCES: tuple[str, ...] = ("llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import", "dashboard",
-                            "claude_memory", "rule_file")
+                            "claude_memory", "rule_file", "agent_memory")
 NODE_KINDS: tuple[str, ...] = ("file", "symbol", "package", "module", "branch")
 REL_TYPES: tuple[str, ...] = ("supersedes", "applies_to", "observed_in", "derives_from", "scoped_to")
 

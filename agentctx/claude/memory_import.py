@@ -8,36 +8,24 @@ ledger `imports/claude-memory-<project>.txt`), are dropped, so a rerun proposes 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..base import paths
-from ..base.models import BODY_MAX, TITLE_MAX
+from ..base.models import BODY_MAX
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
 
-SOURCE = "claude_memory"
-SANITIZED_MAX = 200  # Claude Code's sanitizePath keeps 200 characters, then appends a hash we cannot recompute
-MAX_FILE_BYTES = 256 * 1024
-FRONTMATTER_TYPES = {"user": "preference", "feedback": "convention", "project": "decision", "reference": "discovery"}
+from ..agents.memdirs import SANITIZED_MAX, canonical_root, claude_config_home, memory_dir, sanitize  # noqa: F401
+from ..agents.memfiles import (FRONTMATTER_TYPES, OURS as _OURS, OUR_SECTION, LINK as _LINK,  # noqa: F401
+                               classify, key as _key, plain as _plain, title as _title, units, _WORD)
 
-_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+\.md)\)")
-OUR_SECTION = "Project memory (agentctx)"  # drift.SECTION without its "## "
-_OURS = re.compile(r"\(agentctx \w+ [0-9A-Z]{26}\)")  # a bullet `agentctx sync` wrote into CLAUDE.md
-_WORD = re.compile(r"[a-z0-9]+")
-_CONVENTION = re.compile(r"^(always|never|use|don'?t|do not|avoid|prefer|keep|run|write|name|put|make sure|must)\b"
-                         r"|\b(must|should|always|never)\b", re.I)
-_PREFERENCE = re.compile(r"\b(i prefer|prefers?|likes?|wants?|the user|developer prefers)\b", re.I)
-_DISCOVERY = re.compile(r"\b(bug|bugs|regression|workaround|gotcha|trap|traps|pitfall|crash\w*)\b", re.I)
-_DECISION = re.compile(r"\b(decided|decision|chose|chosen|switched|migrat\w*|instead of|we use|we went with)\b", re.I)
+SOURCE = "claude_memory"
+MAX_FILE_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -55,73 +43,7 @@ class Proposal:
         return {"type": self.type, "title": self.title, "body": self.body, "origin": self.origin}
 
 
-# ---- where Claude Code keeps it ----
-
-def sanitize(path: str) -> str:
-    """Claude Code's directory name for a path: every character outside [A-Za-z0-9] becomes '-'."""
-    return re.sub(r"[^A-Za-z0-9]", "-", path)
-
-
-def claude_config_home() -> Path:
-    override = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(os.path.expanduser(override)) if override else paths.claude_home()
-
-
-def canonical_root(root: Path) -> Path:
-    """The main work tree of a repository: Claude Code keys auto memory by it, so worktrees share one directory."""
-    dot_git = root / ".git"
-    if not dot_git.is_file():
-        return root
-    try:
-        text = _read(dot_git).strip()
-    except OSError:
-        return root
-    if not text.startswith("gitdir:"):
-        return root
-    git_dir = (root / text[len("gitdir:"):].strip()).resolve()
-    common = git_dir
-    try:
-        pointer = _read(git_dir / "commondir").strip()
-        if pointer:
-            common = (git_dir / pointer).resolve()
-    except OSError:
-        pass
-    return common.parent if common.name == ".git" else root
-
-
-def _setting_dir(settings_file: Path) -> Path | None:
-    try:
-        import json
-
-        value = json.loads(_read(settings_file)).get("autoMemoryDirectory")
-    except (OSError, ValueError, AttributeError):
-        return None
-    if not isinstance(value, str) or not value.strip():
-        return None
-    return Path(os.path.expanduser(value.strip()))
-
-
-def memory_dir(project_root: Path) -> Path | None:
-    """The project's auto memory directory, as Claude Code resolves it, if it exists.
-
-    Order: `autoMemoryDirectory` in the local project settings, then in the user settings (Claude Code ignores it
-    in the shared project settings), then `<config home>/projects/<sanitized main work tree>/memory`."""
-    home = claude_config_home()
-    for settings_file in (project_root / ".claude" / "settings.local.json", home / "settings.json"):
-        found = _setting_dir(settings_file)
-        if found is not None:
-            return found if found.is_dir() else None
-    name = sanitize(str(canonical_root(project_root)))
-    projects = home / "projects"
-    candidate = projects / name / "memory"
-    if len(name) <= SANITIZED_MAX:
-        return candidate if candidate.is_dir() else None
-    prefix = name[:SANITIZED_MAX] + "-"  # long paths end in a hash of Claude Code's runtime: match the prefix
-    try:
-        matches = sorted(p / "memory" for p in projects.iterdir() if p.name.startswith(prefix))
-    except OSError:
-        return None
-    return next((m for m in matches if m.is_dir()), None)
+# ---- where Claude Code keeps it: agents.memfiles (shared with the continuous reader, memory.agentmem) ----
 
 
 def rules_files(project_root: Path) -> list[Path]:
@@ -145,113 +67,11 @@ def _read(path: Path) -> str:
 
 
 def _frontmatter(text: str) -> tuple[dict[str, str], str]:
-    """`---`-delimited `key: value` lines (nested `metadata:` keys flattened) and the rest of the text."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}, text
-    for end in range(1, len(lines)):
-        if lines[end].strip() == "---":
-            meta = {}
-            for line in lines[1:end]:
-                key, sep, value = line.strip().partition(":")
-                if sep and value.strip():
-                    meta[key.strip().lower()] = value.strip().strip("\"'")
-            return meta, "\n".join(lines[end + 1:])
-    return {}, text
+    from ..agents.memfiles import frontmatter
 
+    meta, rest, _ = frontmatter(text)
+    return meta, rest
 
-def units(text: str) -> list[tuple[int, str, str]]:
-    """(line number, section heading, text): one per top-level bullet (with its continuation lines) and one
-    per section of prose. Code blocks, tables, HTML comments and `@` imports are left out."""
-    out: list[tuple[int, str, str]] = []
-    heading = ""
-    in_fence = in_comment = False
-    bullet: list[str] = []
-    bullet_at = 0
-    prose: list[str] = []
-    prose_at = 0
-
-    def flush_bullet() -> None:
-        nonlocal bullet
-        if bullet:
-            out.append((bullet_at, heading, " ".join(bullet)))
-        bullet = []
-
-    def flush_prose() -> None:
-        nonlocal prose
-        if prose:
-            out.append((prose_at, heading, "\n".join(prose)))
-        prose = []
-
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.rstrip()
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            flush_bullet()
-            continue
-        if in_fence:
-            continue
-        if in_comment or line.lstrip().startswith("<!--"):
-            in_comment = "-->" not in line
-            continue
-        stripped = line.strip()
-        if not stripped:
-            flush_bullet()
-            continue
-        match = _HEADING.match(line)
-        if match:
-            flush_bullet()
-            flush_prose()
-            heading = match.group(1)
-            continue
-        if stripped.startswith("|") or stripped.startswith("@"):
-            continue
-        match = _BULLET.match(line)
-        if match and len(match.group(1)) < 2:  # a top-level bullet; nested ones continue their parent
-            flush_bullet()
-            bullet, bullet_at = [match.group(2).strip()], number
-        elif bullet:
-            bullet.append(match.group(2).strip() if match else stripped)
-        else:
-            if not prose:
-                prose_at = number
-            prose.append(stripped)
-    flush_bullet()
-    flush_prose()
-    return out
-
-
-def _plain(text: str) -> str:
-    return re.sub(r"\s+", " ", text.replace("**", "").replace("__", "")).strip()
-
-
-def _key(text: str) -> str:
-    return hashlib.sha256(" ".join(_WORD.findall(text.lower())).encode("utf-8")).hexdigest()[:24]
-
-
-def _title(text: str, heading: str = "") -> str:
-    """The first line when it fits; else cut at the first sentence or clause boundary that leaves 20+ characters."""
-    first = _plain(text).split("\n", 1)[0].rstrip(". ")
-    if len(first) > TITLE_MAX:
-        cuts = [i for stop in (". ", " — ", " - ", "; ", ": ") if 20 <= (i := first.find(stop)) <= TITLE_MAX]
-        first = first[: min(cuts)] if cuts else first[: TITLE_MAX - 1].rstrip() + "…"
-    if len(first) < 12 and heading:
-        first = f"{_plain(heading)}: {first}"
-    return first if len(first) <= TITLE_MAX else first[: TITLE_MAX - 1].rstrip() + "…"
-
-
-def classify(text: str, *, rules: bool) -> str:
-    """A record type for one memory: preferences and decisions by their wording, rules (CLAUDE.md, imperative
-    bullets) as conventions, anything else as a discovery."""
-    if _PREFERENCE.search(text):
-        return "preference"
-    if _DECISION.search(text):
-        return "decision"
-    if _DISCOVERY.search(text):  # a trap or a bug someone hit: knowledge, not a rule, even when it says "must"
-        return "discovery"
-    if rules or _CONVENTION.search(text):
-        return "convention"
-    return "discovery"
 
 
 def _proposal(kind: str, text: str, heading: str, origin: str, *, title: str | None = None) -> Proposal | None:

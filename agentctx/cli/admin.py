@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 
 from ..base import config, paths
 from ..base.errors import UsageError
@@ -105,6 +106,18 @@ def _config_keys_help() -> str:
     return "\n".join(lines)
 
 
+def _agent_memory_checks(ctx: Context) -> list:
+    """Where an agent's own memory and agentctx hold the same facts, and what the user can do (memory.agentmem)."""
+    from ..base.errors import AgentctxError
+    from ..memory import agentmem
+
+    try:
+        rows = agentmem.state(ctx.conn, ctx.project)
+    except (AgentctxError, OSError, sqlite3.Error):  # no store yet: the database checks say so
+        return []
+    return [doctor.Check(f"own memory {label}", "warn", detail, fix) for label, detail, fix in agentmem.overlap(rows)]
+
+
 def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
     from . import agents
 
@@ -114,6 +127,7 @@ def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
             checks += agents.checks(agent, str(ctx.project.root))
     checks = agents.claude_check_for_others(checks)
     checks += agents.installed_checks()
+    checks += _agent_memory_checks(ctx)
     if ctx.json:
         ctx.emit([c.to_dict() for c in checks])
     else:

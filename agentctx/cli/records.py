@@ -134,12 +134,23 @@ def cmd_show(args: argparse.Namespace, ctx: Context) -> int:
     marks = trust.marks_for(ctx.conn, [record.id]).get(record.id, {})
     if record.is_current:
         records.touch(ctx.conn, [record.id])  # fetched: used (SPEC §3.9)
+    came_from = _came_from(ctx, record.id)
     if ctx.json:
         ctx.emit({**_record_dict(record), "head": head.id if head else record.id,
-                  "agent": agents.get(record.session_id or ""), "marks": marks})
+                  "agent": agents.get(record.session_id or ""), "marks": marks, "provenance": came_from})
     else:
         ctx.out(_show_text(record, head, agents, marks))
+        for p in came_from:  # the agents' own memory lines it came from (SPEC §3.10)
+            ctx.out(f"  from        {LABELS.get(p['agent'], p['agent'])}: {p['path']}:{p['line']}"
+                    + (f" (removed {p['gone_at']})" if p["gone_at"] else ""))
     return 0
+
+
+def _came_from(ctx: Context, record_id: str) -> "list[dict[str, object]]":
+    from ..store import agentmem
+
+    return [{"agent": p.agent, "path": p.path, "line": p.line, "gone_at": p.gone_at}
+            for p in agentmem.provenance(ctx.conn, record_id)]
 
 
 def cmd_search(args: argparse.Namespace, ctx: Context) -> int:

@@ -69,6 +69,10 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
         # already: once per session, like the prompt's own injections (hooks/session.py keeps it beside them).
         seen = _read_dedup(dedup) | _read_dedup(dedup + ".digest") if dedup else set()
         weighed = decide(conn, payload.prompt, project_id)
+        if weighed and payload.agent:  # what the agent's own memory already loads: not injected again
+            from ..store.agentmem import skip_ids
+
+            seen = seen | skip_ids(conn, project_id, payload.agent)
         fresh = [a.hit for a in weighed if a.inject and a.hit.record.id not in seen]
         fresh, flags = trusted(conn, payload.prompt, fresh)
         chosen, text = render(fresh[: tokens.PROMPT_TOP_K], flags)

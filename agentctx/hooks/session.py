@@ -38,11 +38,16 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
     if payload.source in ("compact", "clear") and payload.session_id:
         _forget_injected(payload.session_id)
     text = _after_compaction(project_id, payload.session_id) if payload.source == "compact" else ""
+    if text:  # its digest sections too: not what the agent's own memory already holds
+        text, _ = digest.without_own(digest.read(project_id), payload.agent, text, [])
     ids: list[str] = []
+    data = digest.read(project_id)
     if text:  # the digest's sections follow the snapshot: its records are in front of the model again
-        ids = digest.read_carried(project_id)[1]
+        ids = digest.carried_of(data)[1]
     else:
-        text, ids = digest.read_carried(project_id)
+        text, ids = digest.carried_of(data)
+        if text:  # what the agent's own memory already puts in front of its model: not twice
+            text, ids = digest.without_own(data, payload.agent, text, ids)
     if not text:
         text, ids = _profile_fallback(project_id)
     if text and plugin:

@@ -1,4 +1,5 @@
-"""CLAUDE.md files as Claude Code loads them: root and .claude/CLAUDE.md plus their @-imports, split into lines."""
+"""CLAUDE.md files as Claude Code loads them: root and .claude/CLAUDE.md plus their @-imports, split into lines; and
+the other agents' instruction files at the repository root (AGENTS.md for Codex, GEMINI.md for Gemini CLI)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,16 @@ class Line:
 def roots(project_root: Path) -> list[Path]:
     """The project memory files Claude Code reads at the repository root, in its order."""
     return [project_root / "CLAUDE.md", project_root / ".claude" / "CLAUDE.md"]
+
+
+# Each instruction file `agentctx sync` keeps in step: the root files its agent reads, and whether the agent follows
+# `@path` imports in it (Claude Code and Gemini CLI do; Codex reads AGENTS.md as it is). vendor-notes/codex-cli.md,
+# gemini-cli.md.
+INSTRUCTION_FILES = {
+    "CLAUDE.md": (roots, True),
+    "AGENTS.md": (lambda root: [root / "AGENTS.md"], False),
+    "GEMINI.md": (lambda root: [root / "GEMINI.md"], True),
+}
 
 
 def _read(path: Path) -> str | None:
@@ -91,15 +102,17 @@ def _resolve(ref: str, importer: Path, home: Path) -> Path | None:
     return None
 
 
-def load(project_root: Path, home: Path | None = None) -> list[MemoryFile]:
-    """The project's CLAUDE.md files and everything they import (breadth first, cycle-safe, depth-limited).
+def load(project_root: Path, home: Path | None = None, *, name: str = "CLAUDE.md") -> list[MemoryFile]:
+    """The project's CLAUDE.md files (or another instruction file, `name`) and everything they import (breadth
+    first, cycle-safe, depth-limited).
 
     Imports are followed only into the repository or the home directory; a missing file is skipped.
     """
     home = (home or Path.home()).resolve()
     root = project_root.resolve()
     bases = (root, home)
-    queue: list[tuple[Path, int]] = [(p, 0) for p in roots(root)]
+    starts, follow = INSTRUCTION_FILES[name]
+    queue: list[tuple[Path, int]] = [(p, 0) for p in starts(root)]
     seen: set[Path] = set()
     out: list[MemoryFile] = []
     while queue and len(out) < MAX_FILES:
@@ -115,7 +128,7 @@ def load(project_root: Path, home: Path | None = None) -> list[MemoryFile]:
         if text is None:
             continue
         out.append(MemoryFile(real, text, depth))
-        if depth >= MAX_DEPTH:
+        if depth >= MAX_DEPTH or not follow:
             continue
         for ref in imports(text):
             target = _resolve(ref, real, home)

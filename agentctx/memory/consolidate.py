@@ -276,6 +276,7 @@ def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object]
     report["records_rescrubbed"] = _rescrub(conn)
     if session_id:
         report["session"] = wrap_session(conn, project, session_id, transcript)
+    report["agent_memory"] = _agent_memory(conn, project)  # before dedup and the digest: they see what it brought
     report["reinforced"] = capture_sql.promote_reinforced(conn, int(config.load()["reinforceThreshold"]))
     report["scores_updated"] = decay(conn, None if rebuild else project.id)
     report["duplicates_folded"] = dedup(conn, project.id)
@@ -358,6 +359,22 @@ def _rule_files(conn: sqlite3.Connection, project: Project) -> dict[str, object]
     except (OSError, sqlite3.Error) as exc:
         return f"skipped ({type(exc).__name__}: {exc})"
     return report if report["files"] or report["retired"] else None
+
+
+def _agent_memory(conn: sqlite3.Connection, project: Project) -> str | None:
+    """What changed in the agents' own memory files since the last pass (memory.agentmem); None when nothing did.
+    A file that could not be read whole is one line in the extraction log; never raises."""
+    from ..extract.log import log
+    from . import agentmem
+
+    try:
+        result = agentmem.sync(conn, project)
+    except Exception as exc:  # consolidation goes on; the next pass reads the files again
+        log(f"agent memory: failed: {type(exc).__name__}: {exc}")
+        return f"skipped ({type(exc).__name__}: {exc})"
+    for problem in result.problems:
+        log(f"agent memory: {problem}")
+    return agentmem.describe(result) if result.changed() else None
 
 
 def _trim_decisions_log() -> bool:

@@ -45,7 +45,11 @@ def read_text(project_id: str) -> str:
 
 def read_carried(project_id: str) -> "tuple[str, list[str]]":
     """The stored digest text and the ids of the records it carries (for the ledger), or ("", [])."""
-    data = read(project_id)
+    return carried_of(read(project_id))
+
+
+def carried_of(data: "dict[str, object] | None") -> "tuple[str, list[str]]":
+    """A read digest's text and the ids of the records it carries, or ("", [])."""
     text = data.get("text") if data else None
     if not isinstance(text, str):
         return "", []
@@ -288,9 +292,55 @@ def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
     }
     sections = {name: tokens.truncate(text, SECTION_BUDGETS[name]) for name, text in sections.items()}
     text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
+    ids = carried(conn, project_id, text)
     return {"version": VERSION, "projectId": project_id, "generatedAt": now_iso(), "sections": sections,
             "text": text, "tokens": tokens.estimate(text), "stats": stats(conn, project_id, total),
-            "ids": carried(conn, project_id, text)}
+            "ids": ids, "own": own_lines(conn, project_id, text, ids)}
+
+
+def own_lines(conn: "sqlite3.Connection", project_id: str, text: str, ids: "list[str]") -> "dict[str, dict[str, list[str]]]":
+    """Per agent, the digest lines (and ids) of records that agent loads itself from its own memory (the skip set
+    memory.agentmem keeps): SessionStart leaves them out of that agent's sessions (`without_own`)."""
+    from ..store import agentmem, records
+
+    out: "dict[str, dict[str, list[str]]]" = {}
+    try:
+        rows = agentmem.skip_rows(conn, project_id)
+    except Exception:  # a store before migration 16: nothing is skipped
+        return out
+    carried_ids = set(ids)
+    lines = text.splitlines()
+    for agent, rid, _why in rows:
+        if rid not in carried_ids:
+            continue
+        record = records.get(conn, rid)
+        if record is None:
+            continue
+        title = f"{record.title} (team file)" if record.confidence == "team" else record.title
+        mine = [ln for ln in lines if ln == f"- {title}" or ln.startswith(f"- {title}: ")
+                or ln == _clip(f"- {title}")]
+        if mine:
+            entry = out.setdefault(agent, {"lines": [], "ids": []})
+            entry["lines"] += [ln for ln in mine if ln not in entry["lines"]]
+            entry["ids"].append(rid)
+    return out
+
+
+def without_own(data: "dict[str, object] | None", agent: str, text: str, ids: "list[str]") -> "tuple[str, list[str]]":
+    """`text` and `ids` without the lines of records `agent` already loads itself (the digest's `own`)."""
+    own = data.get("own") if isinstance(data, dict) else None
+    mine = own.get(agent) if isinstance(own, dict) else None
+    if not isinstance(mine, dict):
+        return text, ids
+    drop = {ln for ln in mine.get("lines") or [] if isinstance(ln, str)}
+    gone = {i for i in mine.get("ids") or [] if isinstance(i, str)}
+    if not drop:
+        return text, ids
+    kept = [ln for ln in text.split("\n") if ln not in drop]
+    headers = ("Active decisions and conventions (agentctx):", "Developer preferences (agentctx, confirmed):")
+    kept = [ln for n, ln in enumerate(kept)  # a section all of whose lines went: its header goes too
+            if ln not in headers or (n + 1 < len(kept) and kept[n + 1].startswith("- "))]
+    return "\n".join(kept), [i for i in ids if i not in gone]
 
 
 def write(project_id: str, data: dict[str, object]) -> "Path":

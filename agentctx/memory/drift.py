@@ -50,6 +50,7 @@ class DriftReport:
     target: str | None = None  # the file the diff changes
     base_sha: str | None = None  # sha256 of the target when the diff was made (None = file absent)
     new_text: str | None = None
+    name: str = "CLAUDE.md"  # which instruction file (claudemd.INSTRUCTION_FILES)
 
     def to_dict(self) -> dict[str, Any]:
         return {"missing": self.missing, "contradicted": self.contradicted, "proposed_diff": self.proposed_diff,
@@ -204,11 +205,12 @@ def add_section(old: str, bullets: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _target(project: Project) -> Path:
-    for path in claudemd.roots(project.root):
+def _target(project: Project, name: str = "CLAUDE.md") -> Path:
+    starts, _ = claudemd.INSTRUCTION_FILES[name]
+    for path in starts(project.root):
         if path.is_file():
             return path
-    return project.root / "CLAUDE.md"
+    return project.root / name
 
 
 def _sha(data: bytes) -> str:
@@ -237,17 +239,19 @@ def _diff(target: Path, root: Path, missing: Sequence[Record],
 
 
 def scan(conn: sqlite3.Connection, project: Project, *, update_scores: bool = True,
-         home: Path | None = None) -> DriftReport:
-    """The drift report for `project`; with `update_scores`, also writes claudemd_drift_score (derived).
+         home: Path | None = None, name: str = "CLAUDE.md") -> DriftReport:
+    """The drift report for `project`'s CLAUDE.md (or `name`: AGENTS.md, GEMINI.md); with `update_scores`, also
+    writes claudemd_drift_score (derived; CLAUDE.md's only).
 
-    Never raises for a missing or unreadable CLAUDE.md: with none, nothing is missing (there is nothing to drift
+    Never raises for a missing or unreadable file: with none, nothing is missing (there is nothing to drift
     from) and scores reset to 0.
     """
-    files = claudemd.load(project.root, home)
+    update_scores = update_scores and name == "CLAUDE.md"
+    files = claudemd.load(project.root, home, name=name)
     if not files:
         if update_scores:
             _write_scores(conn, project.id, {})
-        return DriftReport()
+        return DriftReport(name=name)
     matcher = Matcher(claudemd.lines(files))
     stale = list(_stale(conn, project, matcher))
     # A line that still states a superseded fact does not reflect its successor, even when the title was kept.
@@ -274,11 +278,24 @@ def scan(conn: sqlite3.Connection, project: Project, *, update_scores: bool = Tr
     if update_scores:
         _write_scores(conn, project.id, scores)
     shown = missing[:MAX_MISSING]
-    target = _target(project)
+    target = _target(project, name)
     records_shown = [r for r, _ in shown]
     diff, base, new = _diff(target, project.root, records_shown, _outdated_titles(conn, records_shown))
     return DriftReport([_entry(r, m) for r, m in shown], contradicted, diff, [str(f.path) for f in files],
-                       str(target), base, new)
+                       str(target), base, new, name)
+
+
+def scan_all(conn: sqlite3.Connection, project: Project, *, home: Path | None = None) -> list[DriftReport]:
+    """CLAUDE.md's report (always, as before), then one for each other instruction file the repository has."""
+    out = [scan(conn, project, home=home)]
+    seen = {Path(f) for f in out[0].files[:2]}
+    for name, (starts, _) in claudemd.INSTRUCTION_FILES.items():
+        found = [p.resolve() for p in starts(project.root) if p.is_file()]
+        if name == "CLAUDE.md" or not found or any(p in seen for p in found):
+            continue  # absent, or a link to a file already scanned (AGENTS.md -> CLAUDE.md is common)
+        seen.update(found)
+        out.append(scan(conn, project, home=home, name=name))
+    return out
 
 
 def _stale(conn: sqlite3.Connection, project: Project,

@@ -43,6 +43,7 @@ def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
         "extras_install": {name: extras.install_command(name) for name, ok in found.items() if not ok},
         "control": control_state(project),
         "trust": trust_state(conn, project.id, settings),
+        "agent_memory": _agent_memory(conn, project),
     }
 
 
@@ -55,6 +56,15 @@ def trust_state(conn: sqlite3.Connection, project_id: str, settings: dict[str, A
     expired = trust.marked(conn, project_id, "expired", current=False, limit=5)
     return {**counts, "expire_after_days": settings["expireInferredDays"], "inferred": settings["inferred"],
             "recently_expired": [{"id": r.id, "title": r.title, "reason": why, "at": at} for r, why, at in expired]}
+
+
+def _agent_memory(conn: sqlite3.Connection, project: Project) -> list[dict[str, Any]]:
+    from . import agentmem
+
+    try:
+        return agentmem.state(conn, project)
+    except sqlite3.Error:  # a store that cannot answer: status still reports the rest
+        return []
 
 
 def llm_off_reason(settings: dict[str, Any]) -> str | None:
@@ -140,6 +150,10 @@ def render(data: dict[str, Any]) -> str:
         for e in t["recently_expired"]:
             lines.append(f"  expired {e['at'][:10]}  {e['title'][:60]}  ({e['reason']}; restore: agentctx review "
                          f"--yes --restore {e['id'][-8:]})")
+    if data.get("agent_memory"):
+        from . import agentmem
+
+        lines += agentmem.render(data["agent_memory"])
     if data["recent_injections"]:
         lines += ["", "recent injections (agentctx why for details)"]
         for inj in data["recent_injections"]:

@@ -375,6 +375,38 @@ def m015_trust(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m016_agent_memory(conn: sqlite3.Connection) -> None:
+    # Where a record came from in an agent's own memory (issue 36): one row per fact line the continuous reader
+    # (memory.agentmem) saw, so a rerun imports nothing twice, an edit supersedes and a removed line retires.
+    # `agent_memory_skip`: derived, rewritten by consolidation: records an agent already loads itself (its own memory
+    # is on and holds them), which SessionStart's digest and the prompt hook leave out of that agent's sessions.
+    _run(conn, (
+        """CREATE TABLE agent_memory (
+            id          INTEGER PRIMARY KEY,
+            project_id  TEXT NOT NULL,             -- the record's namespace ('_global' for personal facts)
+            record_id   TEXT NOT NULL,
+            agent       TEXT NOT NULL,             -- claude | codex | gemini
+            path        TEXT NOT NULL,             -- the agent's file
+            line        INTEGER NOT NULL,
+            hash        TEXT NOT NULL,             -- the fact's words (agents.memfiles.key)
+            loaded      INTEGER NOT NULL DEFAULT 0,-- the agent loads this line into every session
+            first_seen  TEXT NOT NULL,
+            last_seen   TEXT NOT NULL,
+            gone_at     TEXT                       -- the line left the file (its record retired or superseded)
+        )""",
+        "CREATE INDEX agent_memory_file ON agent_memory(project_id, agent, path)",
+        "CREATE INDEX agent_memory_record ON agent_memory(record_id)",
+        """CREATE TABLE agent_memory_skip (
+            project_id  TEXT NOT NULL,
+            agent       TEXT NOT NULL,
+            record_id   TEXT NOT NULL,
+            why         TEXT NOT NULL,             -- 'own': its memory line; 'same': says a loaded line; 'file': its
+                                                   -- instruction file says it
+            PRIMARY KEY (project_id, agent, record_id)
+        )""",
+    ))
+
+
 def m017_rule_files(conn: sqlite3.Connection) -> None:
     # The repository's own rule files for agents read as records (issue 36, SPEC §4.12): which record each file
     # became, and what the file was when it was read (size and mtime to skip an unchanged file without reading it,
@@ -412,6 +444,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(13, "session_agent", m013_session_agent),
     Migration(14, "anchors", m014_anchors),
     Migration(15, "trust", m015_trust),
+    Migration(16, "agent_memory", m016_agent_memory),
     Migration(17, "rule_files", m017_rule_files),
 )
 

@@ -578,5 +578,7 @@ def delete_project(conn: sqlite3.Connection, project_id: str) -> int:
         conn.execute("DELETE FROM prompts WHERE project_id = ?", (project_id,))
         for table in ("team_sync", "team_versions", "team_files", "rule_files"):  # its file sync state (SPEC §3.8)
             conn.execute(f"DELETE FROM {table} WHERE project_id = ?", (project_id,))
+        for table in ("agent_memory", "agent_memory_skip"):  # the agents' own memory read for it (SPEC §3.10)
+            conn.execute(f"DELETE FROM {table} WHERE project_id = ?", (project_id,))
     _changed(conn, project_id)
     return len(ids)

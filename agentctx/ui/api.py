@@ -181,6 +181,7 @@ def get_record(req: Request) -> dict[str, Any]:
         # which agent's session wrote it (Claude Code, Codex CLI, Gemini CLI), when its session says
         "agent": sessions.agents_of(req.conn, [record.session_id]).get(record.session_id or ""),
         "evidence": records.evidence(req.conn, record.id),
+        "provenance": _provenance(req, record.id),
         "history": [{**record_json(s.record), "rationale": s.rationale} for s in steps],
         "entities": browse.entities(req.conn, record.id),
         "linked": [{"rel": rel, **_row(r)} for rel, r in browse.linked_records(req.conn, record.id)],
@@ -196,6 +197,15 @@ def _marks_of(req: Request, record: Record) -> dict[str, dict[str, str]]:
     from ..store import trust
 
     return trust.marks_detail(req.conn, record.id)
+
+
+def _provenance(req: Request, record_id: str) -> list[dict[str, Any]]:
+    """The agents' own memory lines a record came from (memory.agentmem): agent, file, line, still there or not."""
+    from ..agents import LABELS
+    from ..store import agentmem
+
+    return [{"agent": LABELS.get(p.agent, p.agent), "path": p.path, "line": p.line, "first_seen": p.first_seen,
+             "last_seen": p.last_seen, "gone_at": p.gone_at} for p in agentmem.provenance(req.conn, record_id)]
 
 
 def supersede(req: Request) -> dict[str, Any]:
@@ -434,7 +444,17 @@ def overview(req: Request) -> dict[str, Any]:
 
     settings = config.load()
     return {**browse.overview(req.conn, req.scope), "extraction": extraction_state(req.conn, settings),
-            "trust": trust_state(req.conn, req.scope, settings)}
+            "trust": trust_state(req.conn, req.scope, settings), "agent_memory": _agent_memory(req)}
+
+
+def _agent_memory(req: Request) -> list[dict[str, Any]]:
+    """Per agent, what its own memory holds for the dashboard's project and what came from it (memory.agentmem)."""
+    from ..memory import agentmem
+
+    try:
+        return agentmem.state(req.conn, req.project)
+    except Exception:  # the overview stands without it
+        return []
 
 
 def graph(req: Request) -> dict[str, Any]:
@@ -448,23 +468,38 @@ def _drift_project(req: Request) -> Project:
     return req.project
 
 
+def _drift_file(req: Request) -> str:
+    """Which instruction file (CLAUDE.md unless `file` names AGENTS.md or GEMINI.md)."""
+    from ..memory.claudemd import INSTRUCTION_FILES
+
+    name = req.param("file") or req.body.get("file") or "CLAUDE.md"
+    if name not in INSTRUCTION_FILES:
+        raise ApiError(400, "invalid_field", f"file must be one of {', '.join(INSTRUCTION_FILES)}")
+    return str(name)
+
+
 def drift_report(req: Request) -> dict[str, Any]:
     from ..memory import drift
 
-    report = drift.scan(req.conn, _drift_project(req))
-    return {**report.to_dict(), "target": report.target, "base_sha": report.base_sha}
+    project = _drift_project(req)
+    report = drift.scan(req.conn, project, name=_drift_file(req))
+    # the instruction files this repository has (CLAUDE.md always): the view offers one tab each, as `sync` reviews
+    available = [r.name for r in drift.scan_all(req.conn, project)]
+    return {**report.to_dict(), "target": report.target, "base_sha": report.base_sha, "file": report.name,
+            "available": available}
 
 
 def drift_apply(req: Request) -> dict[str, Any]:
     from ..memory import drift
 
-    report = drift.scan(req.conn, _drift_project(req))
+    name = _drift_file(req)
+    report = drift.scan(req.conn, _drift_project(req), name=name)
     if req.body.get("confirm") is not True:
-        raise ApiError(400, "not_confirmed", "applying the CLAUDE.md change needs {\"confirm\": true}")
+        raise ApiError(400, "not_confirmed", f"applying the {name} change needs {{\"confirm\": true}}")
     if not report.proposed_diff:
-        raise ApiError(409, "nothing_to_apply", "CLAUDE.md already reflects every current decision and convention")
+        raise ApiError(409, "nothing_to_apply", f"{name} already reflects every current decision and convention")
     if req.body.get("base_sha", report.base_sha) != report.base_sha:
-        raise ApiError(409, "stale_diff", "CLAUDE.md or the records changed since the diff was shown: reload it")
+        raise ApiError(409, "stale_diff", f"{name} or the records changed since the diff was shown: reload it")
     target, backup = drift.apply(report)
     return {"target": str(target), "backup": str(backup) if backup else None}
 

@@ -389,3 +389,44 @@ def test_each_version_in_the_history_has_its_own_why(live, seeded, repo):
     assert first["rationale"] is None
     assert second["rationale"] == "16 reached end of support"
     assert third["rationale"].startswith("Edited by hand in .agentctx/context.md")
+
+
+def test_overview_and_record_show_what_came_from_an_agents_own_memory(live, seeded, conn, repo):
+    from pathlib import Path
+
+    from agentctx.agents import memdirs
+    from agentctx.memory import agentmem
+
+    memory = Path.home() / ".claude" / "projects" / memdirs.sanitize(str(repo)) / "memory"
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("- The staging database is refreshed from production every Sunday night.\n")
+    agentmem.sync(conn, seeded["project"])
+    _, _, ov = live.call("GET", "/api/overview")
+    (claude,) = [a for a in ov["agent_memory"] if a["agent"] == "claude"]
+    assert claude["facts"] == 1 and claude["in_store"]["records"] == 1 and claude["on"] is True
+    assert "autoMemoryEnabled" in claude["switch"]
+    _, _, listed = live.call("GET", "/api/records?source=agent_memory")
+    (item,) = listed["items"]
+    _, _, detail = live.call("GET", f"/api/records/{item['id']}")
+    (where,) = detail["provenance"]
+    assert where["agent"] == "Claude Code" and where["path"].endswith("MEMORY.md") and where["line"] == 1
+
+
+def test_drift_covers_agents_md_like_claude_md(live, seeded, repo):
+    import shutil
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "data" / "instruction_files" / "wxvx" / "AGENTS.md"
+    shutil.copyfile(source, repo / "AGENTS.md")
+    _, _, claude = live.call("GET", "/api/drift")
+    assert claude["file"] == "CLAUDE.md" and claude["available"] == ["CLAUDE.md", "AGENTS.md"]
+    _, _, report = live.call("GET", "/api/drift?file=AGENTS.md")
+    assert report["file"] == "AGENTS.md" and report["files"] == [str((repo / "AGENTS.md").resolve())]
+    assert report["missing"] and "a/AGENTS.md" in report["proposed_diff"]
+    status, _, bad = live.call("GET", "/api/drift?file=README.md")
+    assert status == 400 and bad["code"] == "invalid_field"
+    status, _, done = live.call("POST", "/api/drift/apply", {"confirm": True, "base_sha": report["base_sha"],
+                                                              "file": "AGENTS.md"})
+    assert status == 200 and done["target"].endswith("AGENTS.md")
+    assert (repo / "AGENTS.md").read_text(encoding="utf-8").startswith(source.read_text(encoding="utf-8"))
+    assert not (repo / "CLAUDE.md").exists()

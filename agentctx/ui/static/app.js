@@ -232,6 +232,8 @@
         h("li", {}, h("strong", {}, kind === "unverified" ? "Code changed since it was recorded" : kind === "review" ? "Waiting for review" :
           kind === "expired" ? "Expired unused (agentctx review --yes --restore ID)" : "Merged"), `: ${m.reason} (${m.at.slice(0, 10)})`))) : null,
       d.evidence ? h("blockquote", { class: "evidence", id: "evidence" }, h("span", { class: "muted" }, "In the developer's words: "), d.evidence) : null,
+      (d.provenance || []).length ? h("p", { class: "muted", id: "provenance" }, "From the agents' own memory: ",
+        ...d.provenance.map((p, i) => h("span", {}, i ? "; " : "", `${p.agent}, ${p.path}:${p.line}` + (p.gone_at ? ` (removed ${p.gone_at})` : "")))) : null,
       askedAs(r), governs(r, d.uses), meta, actions);
     if (r.current) {
       append(actions, [
@@ -428,14 +430,16 @@
   }
 
   // ---- drift ------------------------------------------------------------------------------------------------
-  async function viewDrift() {
-    mount(h("p", { class: "muted" }, "Checking CLAUDE.md…"));
+  async function viewDrift(file) {
+    file = file || state.driftFile || "CLAUDE.md";
+    state.driftFile = file;
+    mount(h("p", { class: "muted" }, `Checking ${file}…`));
     let d;
-    try { d = await api("GET", "/api/drift?" + qs({ project: state.project === state.meta.project.id ? "" : state.project })); } catch (e) {
-      mount(h("h2", {}, "CLAUDE.md drift"), h("p", { role: "alert" }, e.message)); return;
+    try { d = await api("GET", "/api/drift?" + qs({ project: state.project === state.meta.project.id ? "" : state.project, file })); } catch (e) {
+      mount(h("h2", {}, `${file} drift`), h("p", { role: "alert" }, e.message)); return;
     }
     const list = (items) => h("ul", {}, items.map((m) => h("li", {}, h("a", { href: recordHref(m.id) }, m.title || m.id),
-      m.line ? h("span", { class: "muted" }, ` — CLAUDE.md: ${m.line}`) : null)));
+      m.line ? h("span", { class: "muted" }, ` — ${file}: ${m.line}`) : null)));
     const diff = h("pre", { class: "diff", id: "diff" }, (d.proposed_diff || "").split("\n").map((line) =>
       h("span", { class: line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : "" }, line + "\n")));
     const apply = h("div", { class: "actions" });
@@ -443,14 +447,17 @@
       apply.append(h("button", { class: "primary", id: "apply", onclick: () => {
         apply.replaceChildren(`Write this change to ${d.target}? A backup is kept.`,
           h("button", { class: "primary", id: "apply-yes", onclick: async () => {
-            try { const res = await api("POST", "/api/drift/apply", { confirm: true, base_sha: d.base_sha });
-              flash(`Updated ${res.target}` + (res.backup ? ` (backup: ${res.backup})` : "")); viewDrift(); } catch (e) { flash(e.message, true); }
-          } }, "Apply"), h("button", { onclick: () => viewDrift() }, "Cancel"));
-      } }, "Apply to CLAUDE.md…"));
+            try { const res = await api("POST", "/api/drift/apply", { confirm: true, base_sha: d.base_sha, file });
+              flash(`Updated ${res.target}` + (res.backup ? ` (backup: ${res.backup})` : "")); viewDrift(file); } catch (e) { flash(e.message, true); }
+          } }, "Apply"), h("button", { onclick: () => viewDrift(file) }, "Cancel"));
+      } }, `Apply to ${file}…`));
     }
-    mount(h("h2", {}, "CLAUDE.md drift"),
-      h("p", { class: "muted" }, d.files.length ? `Read: ${d.files.join(", ")}` : "No CLAUDE.md found for this project."),
-      h("div", { class: "grid2" }, h("section", { class: "card" }, h("h3", {}, `Missing from CLAUDE.md (${d.missing.length})`), d.missing.length ? list(d.missing) : h("p", { class: "muted" }, "None.")),
+    // one tab per instruction file the repository has (AGENTS.md for Codex, GEMINI.md for Gemini CLI), as `sync`
+    const tabs = (d.available || []).length > 1 ? h("p", { class: "actions", id: "drift-files" }, ...d.available.map((name) =>
+      h("button", { class: name === file ? "primary" : "", onclick: () => viewDrift(name) }, name))) : null;
+    mount(h("h2", {}, `${file} drift`), tabs,
+      h("p", { class: "muted" }, d.files.length ? `Read: ${d.files.join(", ")}` : `No ${file} found for this project.`),
+      h("div", { class: "grid2" }, h("section", { class: "card" }, h("h3", {}, `Missing from ${file} (${d.missing.length})`), d.missing.length ? list(d.missing) : h("p", { class: "muted" }, "None.")),
         h("section", { class: "card" }, h("h3", {}, `Stated but superseded (${d.contradicted.length})`), d.contradicted.length ? list(d.contradicted) : h("p", { class: "muted" }, "None."))),
       h("section", { class: "card" }, h("h3", {}, "Proposed change"), d.proposed_diff ? diff : h("p", { class: "muted" }, "Nothing to change."), apply));
   }
@@ -621,6 +628,16 @@
     const exLine = ex.backend === "off" ? `Extraction off: ${ex.reason}` :
       `Extraction through ${ex.backend === "claude-code" ? "your Claude Code CLI" : "the Messages API"} (${ex.reason})` +
       (ex.calls_per_hour_limit ? ` · at most ${ex.calls_per_hour_limit} calls an hour` : "") + (ex.paused ? ` · ${ex.paused}` : "");
+    const own = (d.agent_memory || []).filter((a) => a.files.length || a.in_store.lines);
+    const ownCard = h("section", { class: "card", id: "agent-memory" }, h("h3", {}, "Agents' own memory"),
+      own.length ? h("table", {}, h("thead", {}, h("tr", {}, ...["Agent", "On", "Facts in its files", "Loaded every session",
+        "Records from it", "Confirmed", "Not injected again", "Its own switch"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, ...own.map((a) => h("tr", {}, h("td", {}, a.label), h("td", {}, a.on ? "on" : "off"),
+          h("td", {}, String(a.facts)), h("td", {}, String(a.loaded)), h("td", {}, String(a.in_store.records)),
+          h("td", {}, String(a.in_store.confirmed)),
+          h("td", {}, String(Object.values(a.not_injected_again).reduce((x, y) => x + y, 0))),
+          h("td", { class: "muted" }, a.switch)))))
+        : h("p", { class: "muted" }, "No agent has memory files of its own for this project."));
     let box = { items: [], expired: [] };
     try { box = await api("GET", "/api/inbox?" + qs({ project: state.project })); } catch (e) { /* the overview stands without it */ }
     const t = d.trust || { unverified: 0, review: 0, expired: 0, recently_expired: [] };
@@ -631,7 +648,7 @@
     const expired = box.expired.map((r) => h("li", {}, link(r), ` — ${r.note} (${r.at.slice(0, 10)}) `,
       h("button", { type: "button", onclick: async () => { try { await api("POST", `/api/records/${encodeURIComponent(r.id)}/restore`, {}); flash("restored"); viewOverview(); } catch (e) { flash(e.message, true); } } }, "Restore")));
     mount(h("h2", {}, "Overview"), h("p", { class: "muted", id: "extraction-state" }, exLine),
-      h("p", { class: "muted", id: "trust-state" }, trustLine),
+      h("p", { class: "muted", id: "trust-state" }, trustLine), ownCard,
       needs.length ? [h("h3", {}, "Needs you (confirm, correct or pin on the record's page)"), h("ul", { id: "inbox-list" }, ...needs)] : null,
       expired.length ? [h("h3", {}, "Expired unused"), h("ul", { id: "expired-list" }, ...expired)] : null,
       h("div", { class: "grid2" },

@@ -85,7 +85,8 @@ def test_malformed_payloads_do_nothing(hook, conn, repo):
 
 def test_an_error_stub_governs_the_file_it_names(hook, conn, repo):
     """Capture's anchors (issue 33): a stub is inferred, so it is delivered before an edit of that file, never a guard."""
-    hook("post-tool-use", {"session_id": "s", "cwd": str(repo), **bash(
-        "node scripts/migrate.js", stderr="TypeError: cannot read x of undefined\n  at scripts/migrate.js:3")})
+    hook("post-tool-use-failure", {"session_id": "s", "cwd": str(repo), "tool_name": "Bash",
+                                   "tool_input": {"command": "node scripts/migrate.js"},
+                                   "error": "Exit code 1\nTypeError: cannot read x of undefined\n  at scripts/migrate.js:3"})
     (stub,) = records.current(conn, detect(repo).id, types=["bugfix"])
     assert stub.anchors == ("path:scripts/migrate.js",) and stub.confidence == "inferred"
