@@ -1,4 +1,4 @@
-"""Harvest the kept-apart injection sets (bench/data/kept-adrs.jsonl, bench/data/kept-prompts.jsonl) from stored snapshots.
+"""Harvest the kept-apart injection sets (bench/data/kept-adrs.jsonl, kept-prompts.jsonl) from stored snapshots.
 
     python tools/harvest_kept.py [--mirror /work/.mirror] [--check]
 
@@ -115,8 +115,9 @@ def adrs(mirror: Path) -> list[dict]:
     for repo, folder in ADR_SOURCES:
         git_dir = _mirror(mirror, repo)
         commit = _git(git_dir, "rev-parse", "HEAD").strip()
-        files = sorted(f for f in _git(git_dir, "ls-tree", "-r", "--name-only", commit, "--", folder).splitlines()
-                       if f.endswith(".md") and "template" not in f.lower() and not f.lower().endswith(("readme.md", "index.md")))
+        listed = _git(git_dir, "ls-tree", "-r", "--name-only", commit, "--", folder).splitlines()
+        files = sorted(f for f in listed if f.endswith(".md") and "template" not in f.lower()
+                       and not f.lower().endswith(("readme.md", "index.md")))
         for path in files:
             text = _git(git_dir, "show", f"{commit}:{path}")
             head = re.search(r"^#\s+(.+)$", text, re.M)
