@@ -8,7 +8,7 @@ tests/data/attrs-conventions.jsonl: conventions restated from python-attrs/attrs
 c1c3fe…) and three decisions, with questions and other names written by hand in the way the expansion pass's prompt
 asks for, some of them generic on purpose ("logging", "documentation", "cloud provider"), as a model still writes
 them. The positive prompts are written by hand in a new user's words; the negative ones are real prompts from other
-projects (prompts-dev, bench/data/kept-prompts.jsonl) plus two everyday requests written by hand."""
+projects (prompts-dev, bench/data/kept-prompts.jsonl) plus three everyday requests written by hand."""
 
 import json
 from pathlib import Path
