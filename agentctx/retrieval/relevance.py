@@ -3,9 +3,9 @@
 One floor over a lexical score cannot tell a long, chatty prompt that collects rare words by chance from a short
 question that shares one or two words with the record it is about. The decision looks at how much of the prompt a
 record explains and how much of the record's title the prompt names, besides the shared words' specificity, and
-turns them into a probability with coefficients fitted on real prompts, cross-validated by repository
-(`tools/fit_relevance.py` writes `relevance.txt`; figures in docs/benchmarks.md). Runs in the prompt hook: no json,
-re or typing here.
+turns them into a probability with coefficients fitted on real prompts, cross-validated by repository and by prompt
+source (`tools/fit_relevance.py` writes `relevance.txt`; figures in docs/benchmarks.md). Runs in the prompt hook: no
+json, re or typing here.
 """
 
 import math
@@ -58,7 +58,7 @@ VERBATIM_RARE = 1
 # changelog fragments go (gate p 0.595). So is one it holds most of through two telling words when it also says half
 # of one of the record's own questions ("what coverage does CI want?" against "what coverage does ci require?").
 # Measured held-out (docs/benchmarks.md): the hand-written questions 0.444 -> 0.556, no unrelated prompt more; with
-# cover >= 0.8 and 2 telling words alone, 0.648 for 1.2 points more unrelated.
+# cover >= 0.8 and 2 telling words and no stored question, more of them for a point more unrelated.
 ANSWERED_COVER = 0.9
 ANSWERED_TELLING = 3
 ASKED_COVER = 0.8
