@@ -5,12 +5,15 @@ prompt source.
 
 Builds bench/injection.py's store and cases for each entry of `--stores` (`SET:PAD[:FLAG]`). SET: `dev`, the shared
 development decisions (adr-dev: 3 repositories) with their questions and the hand-written cases; `kept`, the
-decisions of bench/data/kept-adrs.jsonl (9 other repositories, no questions) in one store; `kept-each`, the same
+decisions of kept-adrs.jsonl (9 other repositories, no questions) in one store; `kept-each`, the same
 with one store per repository (5 to 41 records: a project's own store). PAD: "0", "N" LoCoMo turns, "docs" or
 "docs+N" (bench/injection.py --pad-docs). FLAG: "exp", the decisions stored with the recorded questions and aliases
 of `--expansions`; "exph", with `--kept-expansions` (written by hand following agentctx/extract/expand.py's prompt,
 for some kept repositories: such stores are only evaluated, never fitted on). Every store answers every real prompt
-of `--prompts` (prompts-dev and bench/data/kept-prompts.jsonl: 40 repositories, five agent sources).
+of `--prompts` (prompts-dev and kept-prompts.jsonl: 40 repositories, five agent sources).
+The kept-apart sets are not committed: `python tools/harvest_kept.py` harvests them from fetched snapshots into
+$AGENTCTX_KEPT_DIR or bench/.kept/, where this script looks for them; it stops with a message when one it needs is
+missing.
 
 It collects every weighed candidate with its features and fits an L2-regularised logistic regression (pure Python,
 Newton's method) per prompt class (short: at most relevance.SHORT_TERMS distinct terms; long) on the features of
@@ -39,6 +42,7 @@ import argparse
 import io
 import json
 import math
+import os
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -318,12 +322,13 @@ def main(argv: list[str] | None = None) -> int:
     global FEATURES, RULE
     shared = ROOT.parent / "shared" / "bench"
     data = ROOT / "bench" / "data"
+    kept = Path(os.environ.get("AGENTCTX_KEPT_DIR") or ROOT / "bench" / ".kept")  # tools/harvest_kept.py writes it
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--adrs", default=str(shared / "adr-dev" / "adrs.jsonl"))
     parser.add_argument("--questions", default=str(shared / "adr-dev" / "questions.jsonl"))
-    parser.add_argument("--kept-adrs", default=str(data / "kept-adrs.jsonl"))
+    parser.add_argument("--kept-adrs", default=str(kept / "kept-adrs.jsonl"))
     parser.add_argument("--prompts",
-                        default=f"{shared / 'prompts-dev' / 'real_prompts.jsonl'},{data / 'kept-prompts.jsonl'}",
+                        default=f"{shared / 'prompts-dev' / 'real_prompts.jsonl'},{kept / 'kept-prompts.jsonl'}",
                         help="comma-separated prompt files")
     parser.add_argument("--cases", default=str(data))
     parser.add_argument("--locomo", default=str(shared / "locomo-dev"))
@@ -346,6 +351,12 @@ def main(argv: list[str] | None = None) -> int:
     FEATURES = tuple(args.features.split(","))
     RULE = args.rule
     stores = args.stores.split(",")
+    needed = args.prompts.split(",") + ([args.kept_adrs] if any(s.startswith("kept") for s in stores) else [])
+    missing_files = [f for f in needed if not Path(f).is_file()]
+    if missing_files:
+        print(f"missing {', '.join(missing_files)}: the kept-apart sets are harvested from fetched snapshots, not "
+              "committed; run python tools/harvest_kept.py first", file=sys.stderr)
+        return 1
     cache = Path(args.cache) if args.cache else None
     if cache and cache.exists():
         rows = [json.loads(line) for line in cache.open(encoding="utf-8")]

@@ -1,6 +1,10 @@
-"""Harvest the kept-apart injection sets (bench/data/kept-adrs.jsonl, kept-prompts.jsonl) from stored snapshots.
+"""Harvest the kept-apart injection sets (kept-adrs.jsonl, kept-prompts.jsonl) from fetched snapshots, locally.
 
-    python tools/harvest_kept.py [--mirror /work/.mirror] [--check]
+    python tools/harvest_kept.py [--mirror /work/.mirror] [--out DIR] [--check]
+
+The sets are read from other people's repositories at run time and never committed: they go to `--out` (default
+$AGENTCTX_KEPT_DIR, else bench/.kept/, which .gitignore keeps out of the tree), where tools/fit_relevance.py and
+tests/test_bench_scripts.py look for them (kept_dir() below); without them those readers say so and skip.
 
 Decision records: every ADR Markdown file (a `decisions/` or `adr/` folder) of the repositories in ADR_SOURCES, read
 at the snapshot's HEAD: title (its first heading, numbering dropped), status, context, decision and consequences
@@ -16,7 +20,8 @@ home paths replaced by `~`; cut to 600 characters at a word boundary; near-dupli
 repository, sampled evenly across the log. None of these repositories is one of prompts-dev's 28.
 
 Both files carry provenance on every line (repo, commit, path). Deterministic: same snapshots, same files. `--check`
-exits 1 when the committed files differ from what the snapshots give (skipped, exit 0, without a mirror).
+exits 1 when the harvested files in `--out` are missing or differ from what the snapshots give (skipped, exit 0,
+without a mirror).
 """
 
 from __future__ import annotations
@@ -24,13 +29,19 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "bench" / "data"
+
+
+def kept_dir() -> Path:
+    """Where the harvested sets live: $AGENTCTX_KEPT_DIR, else bench/.kept/ (ignored by git)."""
+    return Path(os.environ.get("AGENTCTX_KEPT_DIR") or ROOT / "bench" / ".kept")
+
 
 # (repository, its ADR folder)
 ADR_SOURCES = [
@@ -225,9 +236,12 @@ def prompts(mirror: Path, avoid: list[str]) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mirror", default="/work/.mirror")
+    parser.add_argument("--out", default=None, help="where to write the sets (default: $AGENTCTX_KEPT_DIR or "
+                                                       "bench/.kept/)")
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args(argv)
     mirror = Path(args.mirror)
+    out = Path(args.out) if args.out else kept_dir()
     if not mirror.is_dir():
         print(f"no mirror at {mirror}: nothing to harvest")
         return 0
@@ -237,12 +251,13 @@ def main(argv: list[str] | None = None) -> int:
     bad = 0
     for name, rows in files.items():
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        path = OUT / name
+        path = out / name
         if args.check:
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 print(f"{path} is not what the snapshots give")
                 bad = 1
         else:
+            out.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             print(f"wrote {path}: {len(rows)} rows")
     return bad

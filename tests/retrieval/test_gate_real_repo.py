@@ -2,13 +2,15 @@
 reaches the record it is about through that record's other names, and everyday prompts from other projects get
 nothing through generic other names.
 
-The store: the 41 decision records of GSA-TTS/FAC (bench/data/kept-adrs.jsonl: a real project's decision log,
-harvested with provenance by tools/harvest_kept.py, never fitted on as this test's store) plus
-tests/data/attrs-conventions.jsonl: conventions restated from python-attrs/attrs's CONTRIBUTING.md (commit
-c1c3fe…) and three decisions, with questions and other names written by hand in the way the expansion pass's prompt
-asks for, some of them generic on purpose ("logging", "documentation", "cloud provider"), as a model still writes
-them. The positive prompts are written by hand in a new user's words; the negative ones are real prompts from other
-projects (prompts-dev, bench/data/kept-prompts.jsonl) plus three everyday requests written by hand."""
+The store: the current decision records of alphagov/forms (adr-dev in /work/shared/bench, found as ../shared beside
+the checkout: a real project's decision log; skipped without it) plus tests/data/attrs-conventions.jsonl: conventions
+of python-attrs/attrs's CONTRIBUTING.md (commit c1c3fe…) restated in our own words, and three decisions, with
+questions and other names written by hand in the way the expansion pass's prompt asks for, some of them generic on
+purpose ("logging", "documentation", "cloud provider"), as a model still writes them. adr-dev is among the sets the
+gate is fitted on (tools/fit_relevance.py), so this store is not held out; the attrs records and every prompt below
+are not fitted on. The positive prompts are written by hand in a new user's words; the negative ones are real prompts
+from other projects (prompts-dev) plus three everyday requests written by hand. The kept-apart sets the gate is also
+fitted on are harvested at run time from fetched snapshots and not committed, so this test does not read them."""
 
 import json
 from pathlib import Path
@@ -22,22 +24,30 @@ from agentctx.store import db, records
 
 P = "proj"
 ROOT = Path(__file__).resolve().parents[2]
-FAC = "GSA-TTS/FAC"
+SHARED = ROOT.parent / "shared" / "bench"
+FORMS = "alphagov/forms"
 RELEASE_NOTES = "User-visible changes get a news fragment in changelog.d/"
+
+
+def _current(adr):
+    return not (adr.get("status") or "").lower().startswith(("superseded", "rejected"))
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     import os
 
+    adrs = SHARED / "adr-dev" / "adrs.jsonl"
+    if not adrs.is_file():
+        pytest.skip(f"no shared development decisions at {adrs}")
     home = tmp_path_factory.mktemp("home")
     old = {k: os.environ.get(k) for k in ("HOME", "AGENTCTX_HOME")}
     os.environ.update(HOME=str(home), AGENTCTX_HOME=str(home / ".agentctx"))
     conn = db.connect(paths.db_path(), create=True)
-    for line in (ROOT / "bench" / "data" / "kept-adrs.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in adrs.read_text(encoding="utf-8").splitlines():
         adr = json.loads(line)
-        if adr["repo"] == FAC and not adr["status"].lower().startswith("superseded"):
-            records.insert(conn, NewRecord(type="decision", title=adr["title"][:120], body=adr["decision"],
+        if adr["repo"] == FORMS and _current(adr) and adr.get("decision"):
+            records.insert(conn, NewRecord(type="decision", title=adr["title"][:120], body=adr["decision"][:2000],
                                            project_id=P, confidence="explicit"))
     for line in (ROOT / "tests" / "data" / "attrs-conventions.jsonl").read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
@@ -59,25 +69,24 @@ def injected(conn, prompt):
 
 def test_the_release_notes_question_reaches_its_record_through_its_other_name(store):
     # The week's miss: the record says "news fragment" and "changelog.d"; the user says "release notes", the other
-    # name the record carries. Before, the record ranked second behind a data-migration decision that says
-    # "changes" and "notes" (p 0.144) and came in only by the near-verbatim rule, with that decision and two other
-    # records as companions. Now its whole other name counts in full, it ranks first, and the question is one it
-    # answers whole (relevance.answered; the fitted gate alone reads p 0.595 < 0.773).
+    # name the record carries. Its whole other name counts in full, it ranks first, and the question is one it
+    # answers whole (relevance.answered; in this store the fitted gate alone reads p 0.595 < 0.773, and the next
+    # candidate, a deployment decision, p 0.034, too low to come in with it).
     got = injected(store, "where do the release notes for my change go?")
     assert got and got[0] == RELEASE_NOTES
     assert len(got) == 1  # and nothing else with it
 
 
 # A known miss of the shipped gate, kept as a strict expected failure so that fixing it is noticed: the right record
-# comes first, but the short-prompt gate refuses it (p 0.397 against 0.773: "lines" is all the prompt and the record
-# share, half of the prompt's weight; docs/benchmarks.md). "what coverage does CI want?" (p 0.652) and "how do I
-# build the docs locally?" (0.771) pass as questions the record answers: most of their words and half of one of
-# its own questions.
+# comes first, but the short-prompt gate refuses it (p 0.409 against 0.773 in this store: "lines" is all the prompt
+# and the record share, half of the prompt's weight; docs/benchmarks.md). "what coverage does CI want?" (p 0.717)
+# passes as a question the record answers (most of its words and half of one of its own questions); "how do I build
+# the docs locally?" passes the gate itself, narrowly (p 0.780).
 MISS = pytest.mark.xfail(strict=True, reason="known miss of the shipped gate (issue 37, docs/benchmarks.md)")
 
 
 @pytest.mark.parametrize("prompt, title", [
-    pytest.param("how long can my lines be?", "PEP 8 as enforced by Ruff, 79-character lines", marks=MISS),
+    pytest.param("how long can my lines be?", "PEP 8 checked by Ruff, 79-character lines", marks=MISS),
     ("which side does the expected value go on in an assert?",
      "Asserts are written as expected == actual, after an empty line"),
     ("do I have to update the stub files when I change a public function?",
@@ -97,6 +106,10 @@ def test_plain_questions_reach_their_record_first(store, prompt, title):
     "Ok, let's organize our documents in the proper folders like 'docs'.",
     "Add a matrix to the docs",
     "this is the library I'm using - can you read the online documentation? If so, can you save a copy to the folder",
+    "I specifically want to this the directories in docs/",
+    "please can add more detailed loggging to api/service/whatsapp_service.go.",
+    # The closest call (p 0.700 against 0.773): "coverage" is most of what it shares with the coverage convention.
+    "create a makefile and add commands for runnings tests, checking coverage and generating the chart",
     "When I add these lines in program.cs my dotnet run doesnt work. builder.Logging.ClearProviders();\n"
     " builder.Host.UseNLog();",
     # Everyday requests, written by hand.
