@@ -19,7 +19,8 @@ unrelated_injected=… long_hit=… long120_hit=… question_hit=… own_hit=…
 `--expansions F` (adr-dev/expansions.jsonl format: `{id, questions, terms}`) stores each ADR with the questions and
 other names an extraction model wrote for it, in the records' own fields (`questions`, `aliases`), as the product
 stores them. `--repos` keeps the decisions of those repositories only (e.g. the kept-apart ones that have
-expansions). `--features` writes every weighed candidate (the features the decision reads, and whether it is the right record)
+expansions: `--adrs bench/.kept/kept-adrs.jsonl`, harvested from fetched snapshots by tools/harvest_kept.py and not
+committed). `--features` writes every weighed candidate (the features the decision reads, and whether it is the right record)
 for tools/fit_relevance.py.
 """
 
