@@ -1,7 +1,7 @@
 """Injection quality of the real UserPromptSubmit hook: the right record in on related prompts, nothing on the rest.
 
     python bench/injection.py [--adrs F] [--questions F] [--prompts F] [--cases DIR | --no-cases] [--pad N]
-                              [--expansions F] [--features OUT.jsonl]
+                              [--expansions F] [--repos A,B] [--features OUT.jsonl]
 
 One store (one project) holds the current ADRs of `--adrs` as decisions, the hand-written records of `--cases`
 (bench/data/handwritten-*.jsonl: conventions, bugfixes, handovers, preferences, discoveries, written by hand for
@@ -18,7 +18,9 @@ unrelated_injected=… long_hit=… long120_hit=… question_hit=… own_hit=…
 (`mean_chars`: characters injected per prompt over all prompts of the run, zero for prompts that inject nothing.)
 `--expansions F` (adr-dev/expansions.jsonl format: `{id, questions, terms}`) stores each ADR with the questions and
 other names an extraction model wrote for it, in the records' own fields (`questions`, `aliases`), as the product
-stores them. `--features` writes every weighed candidate (the features the decision reads, and whether it is the right record)
+stores them. `--repos` keeps the decisions of those repositories only (e.g. the kept-apart ones that have
+expansions: `--adrs bench/.kept/kept-adrs.jsonl`, harvested from fetched snapshots by tools/harvest_kept.py and not
+committed). `--features` writes every weighed candidate (the features the decision reads, and whether it is the right record)
 for tools/fit_relevance.py.
 """
 
@@ -242,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="add N paragraphs of technical Markdown (the shared design, reference and seed notes)")
     parser.add_argument("--expansions", metavar="FILE",
                         help="recorded questions/aliases per ADR id (adr-dev/expansions.jsonl format)")
+    parser.add_argument("--repos", metavar="A,B", help="only the decisions of these repositories (`repo` field)")
     parser.add_argument("--features", metavar="OUT", help="write the weighed candidates (JSONL) for fitting")
     parser.add_argument("--brief", action="store_true", help="only the summary line")
     args = parser.parse_args(argv)
@@ -252,7 +255,10 @@ def main(argv: list[str] | None = None) -> int:
     padding = _locomo_turns(Path(args.locomo), args.pad) if args.pad else []
     if args.pad_docs:
         padding += doc_padding(args.pad_docs)
-    bench = Bench(_jsonl(args.adrs), _jsonl(args.questions) if args.questions else [],
+    adrs = _jsonl(args.adrs)
+    if args.repos:
+        adrs = [a for a in adrs if a.get("repo") in args.repos.split(",")]
+    bench = Bench(adrs, _jsonl(args.questions) if args.questions else [],
                   _jsonl(args.prompts) if args.prompts else [], own_records, own_questions, padding,
                   read_expansions(args.expansions))
     out = open(args.features, "w", encoding="utf-8") if args.features else None

@@ -58,6 +58,46 @@ def test_injection_bench_runs_on_other_data(tmp_path):
     assert 0.0 <= float(summary["unrelated_injected"]) <= 1.0
 
 
+def test_injection_bench_keeps_only_the_repositories_asked_for(tmp_path):
+    out = _run(["bench/injection.py", "--adrs", str(_write(tmp_path / "adrs.jsonl", ADRS)), "--questions", "",
+                "--prompts", str(_write(tmp_path / "prompts.jsonl", PROMPTS)), "--no-cases", "--repos", "acme/shop",
+                "--brief"], tmp_path)
+    assert out.strip().endswith("records=1")  # Kafka; the Redis decision names no repository
+
+
+def _kept_dir() -> Path:
+    return Path(os.environ.get("AGENTCTX_KEPT_DIR") or ROOT / "bench" / ".kept")
+
+
+def test_the_harvester_says_so_without_snapshots(tmp_path):
+    # CI has no fetched snapshots: the harvester says so and succeeds, writing nothing.
+    done = subprocess.run([sys.executable, "tools/harvest_kept.py", "--check", "--mirror", str(tmp_path / "none"),
+                           "--out", str(tmp_path / "kept")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "no mirror" in done.stdout and not (tmp_path / "kept").exists()
+
+
+def test_the_kept_apart_sets_carry_their_provenance():
+    # The sets the gate is fitted and cross-validated on beside the shared development sets, harvested at run time
+    # from fetched snapshots by tools/harvest_kept.py and never committed.
+    data = _kept_dir()
+    if not (data / "kept-adrs.jsonl").is_file() or not (data / "kept-prompts.jsonl").is_file():
+        pytest.skip(f"no harvested kept-apart sets in {data} (python tools/harvest_kept.py needs fetched snapshots)")
+    adrs = [json.loads(line) for line in (data / "kept-adrs.jsonl").read_text(encoding="utf-8").splitlines()]
+    prompts = [json.loads(line) for line in (data / "kept-prompts.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len({a["id"] for a in adrs}) == len(adrs) >= 200 and len({a["repo"] for a in adrs}) >= 9
+    assert all(len(a["commit"]) == 40 and a["path"].endswith(".md") and a["context"] and a["decision"] for a in adrs)
+    assert len({p["source_repo"] for p in prompts}) >= 12 and all(len(p["commit"]) == 40 for p in prompts)
+    assert all(len(p["prompt"]) <= 600 and "/Users/" not in p["prompt"] for p in prompts)
+    hand = ROOT / "bench" / "data" / "kept-expansions-handwritten.jsonl"
+    assert {json.loads(line)["id"] for line in hand.read_text().splitlines()} <= {a["id"] for a in adrs}
+
+
+def test_the_kept_apart_sets_are_not_committed():
+    assert not list((ROOT / "bench" / "data").glob("kept-adrs*")) and not list((ROOT / "bench" / "data").glob(
+        "kept-prompts*"))
+    assert "bench/.kept/" in (ROOT / ".gitignore").read_text(encoding="utf-8").split()
+
+
 def test_retrieval_bench_runs_on_other_decisions(tmp_path):
     out = _run(["bench/retrieval.py", "--adr", str(_write(tmp_path / "adrs.jsonl", ADRS))], tmp_path)
     last = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())

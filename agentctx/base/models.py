@@ -170,8 +170,11 @@ class SearchHit(record_type("SearchHit", "record score relevance degraded matche
         }
 
 
-class SearchResult(record_type("SearchResult", "hits degraded terms specific", defaults=((), None, (), None))):
+class SearchResult(record_type("SearchResult", "hits degraded terms specific frequency",
+                               defaults=((), None, (), None, None))):
     """Hits plus the rung of the degradation ladder that produced them (None = full FTS5); `specific` (FTS rung
-    only): each distinct query stem's specificity, in query order (what the injection decision reads)."""
+    only): each distinct query stem's specificity, in query order (what the injection decision reads);
+    `frequency` (FTS rung only): (rows in the index, each query stem's document frequency there), how common each
+    word is in this store."""
 
     __slots__ = ()

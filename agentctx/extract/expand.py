@@ -22,7 +22,9 @@ from .log import log
 # Handovers are keyed and live a week, profiles are detected facts asked by their key: neither is worth a call.
 TYPES = ("decision", "convention", "preference", "discovery", "bugfix")
 BATCH = 20  # records per call: ~7K tokens in, ~2.4K out, under the 4,096 output tokens a call may use
-BODY_SENT = 1_200  # characters of a body sent: the gist of a record is at its start, and it bounds a call
+# Characters of a body sent: the whole of almost every record (they are written short), so the model sees the
+# concrete names it is to write other names for, not only the start; ~9K tokens in for a batch of 20 at most.
+BODY_SENT = 2_000
 CONSOLIDATE_BATCHES = 2  # per consolidation: it runs at session end, in the background, and should stay short
 # A failed record is sent again after a day, then after three more; after its third failure it is left alone
 # until its text changes. At least a day apart, so no record counts twice against one day's bound.
@@ -41,15 +43,23 @@ SCHEMA: dict[str, Any] = {
         "properties": {"id": {"type": "string"}, "questions": _STRINGS, "aliases": _STRINGS}}}}}
 CONTRACT: api.Contract = (TOOL_NAME, "Record the questions and aliases written for each record.", SCHEMA)
 
-SYSTEM = """You help a memory tool for coding agents find its records again. You get RECORDS of one software
-project (decisions, conventions, preferences, discoveries, bug fixes), each as [id] (type) title, then its text.
+SYSTEM = """You help a memory tool for coding agents find its records again. Later, a developer on this project will
+type a prompt to their coding agent; when the prompt is about one of these records, the record must be found from the
+words the developer used. You get the PROJECT (its stack, when known) and RECORDS of it (decisions,
+conventions, preferences, discoveries, bug fixes), each as [id] (type) title, then its whole text.
 
 For every record, from the record alone, write:
-- "questions": 4 to 6 short questions a developer on that project might later type to their coding agent whose
-  answer is this record. Write them the way people ask: plain words, lower case is fine, one question each.
-- "aliases": up to 10 other names for what the record is about that the record's own text does not use:
-  synonyms, category words, abbreviations and their expansions, rejected or competing alternatives, the names a
-  developer might use instead. Each 1 to 4 words.
+- "questions": 4 to 6 short questions a developer on this project would type to their coding agent when the
+  record is the answer: the plain words of someone who has not read it ("where do the release notes for my change
+  go?", "why can't i use the orm here?"), naming the concrete things the record is about. One question each, lower
+  case is fine.
+- "aliases": up to 10 other names a developer on this project would type for the specific thing the record is
+  about, that the record's own text does not use: the tool, file, command or practice by its other names,
+  abbreviations and their expansions, misspellings people make, the rejected or competing alternatives by name.
+  Each 1 to 4 words. Only names that point at this record: never a broad category that would fit many records or
+  everyday requests ("logging", "documentation", "cloud provider", "testing", "database", "best practices"); write
+  "json logs via structlog", "changelog.d fragment", "aws eu-west-2" instead, or leave it out. Fewer good aliases
+  are better than ten vague ones.
 
 Rules:
 1. One entry per record, with its "id" exactly as given ("r1", "r2", ...). Never invent ids.
@@ -58,14 +68,15 @@ Rules:
 4. Text marked [REDACTED…] is a removed secret: never try to reconstruct it, and never write a password, key,
    token or other secret.
 
-Example. RECORDS:
+Example. PROJECT: Python 3.12, Flask, SQLite. RECORDS:
 [r1] (decision) Use raw SQL via sqlite3, no ORM
 Use raw SQL via sqlite3, no ORM.
 
 Rationale: it's one file.
-Good entry: {"id": "r1", "questions": ["do we use an orm?", "how do we talk to the database?", "why not
-sqlalchemy?", "can i add models for the tables?", "where do queries go?"], "aliases": ["database access",
-"sqlalchemy", "peewee", "query builder", "persistence layer", "data layer", "db"]}
+Good entry: {"id": "r1", "questions": ["do we use an orm?", "how do i query the invoices table?", "why not
+sqlalchemy?", "can i add models for the tables?", "where do the sql queries go?"], "aliases": ["sqlalchemy",
+"peewee", "django orm", "query builder", "plain sqlite3", "hand-written sql"]}
+Not: "database", "data layer", "persistence" (they fit any record about storage, and many prompts).
 """
 
 
@@ -89,14 +100,28 @@ class ExpandResult:
     record_ids: list[str] = field(default_factory=list)
 
 
-def user_message(batch: list[tuple[str, Record]]) -> str:
-    """The user turn: each record as `[id] (type) title` and its text (cut to BODY_SENT), scrubbed whole."""
-    parts = ["RECORDS:"]
+def user_message(batch: list[tuple[str, Record]], project: str = "") -> str:
+    """The user turn: the project (`project`: its stack, when known), then each record as `[id] (type)
+    title` and its text (cut to BODY_SENT), scrubbed whole."""
+    parts = [f"PROJECT: {project}" if project else "PROJECT: (stack not known)", "RECORDS:"]
     for key, record in batch:
         body = record.body if len(record.body) <= BODY_SENT else record.body[: BODY_SENT - 1].rstrip() + "…"
         parts.append(f"[{key}] ({record.type}) {record.title}\n{body}")
     # Records are stored scrubbed; scrubbed again with today's rules, since this text leaves the machine.
     return scrub_text("\n\n".join(parts))
+
+
+def project_line(conn: sqlite3.Connection, batch: list[Record]) -> str:
+    """What the model is told about the project of a batch's first record: the start of its profile's stack, so
+    questions and aliases can name what this project uses. Empty when the project has no profile."""
+    if not batch:
+        return ""
+    try:
+        stack = [r for r in records.current(conn, batch[0].project_id, types=["profile"], own_only=True)
+                 if r.title == "Stack"]
+    except sqlite3.Error:
+        return ""
+    return " ".join(stack[0].body.split())[:300] if stack else ""
 
 
 def _items(raw: Any, field_name: str) -> tuple[str, ...]:
@@ -235,7 +260,8 @@ def _batch(conn: sqlite3.Connection, client: Any, model: str, due: list[Record],
     """One call over `due`; False when the pass should stop (the backend failed or asks to wait)."""
     n = result.calls + 1
     keyed = {f"r{i}": r for i, r in enumerate(due, 1)}
-    answer = api.complete(client, model, SYSTEM, user_message(list(keyed.items())), sleep=sleep, contract=CONTRACT)
+    answer = api.complete(client, model, SYSTEM, user_message(list(keyed.items()), project_line(conn, due)),
+                          sleep=sleep, contract=CONTRACT)
     usd = answer.cost_usd if answer.cost_usd is not None else cost.usd(answer.usage, answer.model)
     result.calls += 1
     result.input_tokens += answer.usage.sent

@@ -3,9 +3,9 @@
 One floor over a lexical score cannot tell a long, chatty prompt that collects rare words by chance from a short
 question that shares one or two words with the record it is about. The decision looks at how much of the prompt a
 record explains and how much of the record's title the prompt names, besides the shared words' specificity, and
-turns them into a probability with coefficients fitted on real prompts, cross-validated by repository
-(`tools/fit_relevance.py` writes `relevance.txt`; figures in docs/benchmarks.md). Runs in the prompt hook: no json,
-re or typing here.
+turns them into a probability with coefficients fitted on real prompts, cross-validated by repository and by prompt
+source (`tools/fit_relevance.py` writes `relevance.txt`; figures in docs/benchmarks.md). Runs in the prompt hook: no
+json, re or typing here.
 """
 
 import math
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 # The features of a prompt's best candidate the gate reads, in the order of the model file. Each is cheap: the search
 # already knows which query stems a record contains and how specific each query stem is; only the record's title is
 # tokenized again.
-FEATURES = ("relevance", "cover", "title_cover", "title_shared", "title_best", "best", "telling", "rare", "terms",
-            "question", "lead", "text_cover", "asked_cover", "question_cover")
+FEATURES = ("relevance", "cover", "title_cover", "title_shared", "best", "telling", "terms", "question", "lead",
+            "question_cover", "store")
 MODEL_FILE = "relevance.txt"
 # Short prompts (questions, one-line requests) and long ones (problem descriptions, pasted context) each have their
 # own fitted gate: a long prompt collects rare words by chance, a short one shares one or two words with its record.
@@ -37,6 +37,10 @@ GATE_RANKS = 3
 # Once the gate opens, that candidate is injected and so is each of the next two whose score is at least this
 # share of the best one's (a close second is often the record meant too; a distant one is noise).
 COMPANION = 0.4
+# ... and whose own probability is at least this share of the threshold: a candidate that outscores the gate's on
+# common words ("where do the release notes for my change go?" against a data-migration decision that says
+# "changes" and "notes") is no companion.
+COMPANION_P = 0.5
 RARE = 0.5  # a stem in fewer than about one in 45 general software documents
 LEAD_MAX = 1.0  # the lead of a candidate with none after it
 TELLING = 0.1  # as search.TELLING: a stem found in fewer than about half of general software documents
@@ -48,6 +52,17 @@ TELLING = 0.1  # as search.TELLING: a stem found in fewer than about half of gen
 VERBATIM_COVER = 0.75
 VERBATIM_TELLING = 3
 VERBATIM_RARE = 1
+# A short question that a candidate holds almost all of, by weight in this store (its "cover"), through at least
+# ANSWERED_TELLING telling words is about it, whatever the fitted gate makes of its other features: "where do the
+# release notes for my change go?" against a record whose other name is "release notes" and whose text says where
+# changelog fragments go (gate p 0.595). So is one it holds most of through two telling words when it also says half
+# of one of the record's own questions ("what coverage does CI want?" against "what coverage does ci require?").
+# Measured held-out (docs/benchmarks.md): the hand-written questions 0.444 -> 0.556, no unrelated prompt more; with
+# cover >= 0.8 and 2 telling words and no stored question, more of them for a point more unrelated.
+ANSWERED_COVER = 0.9
+ANSWERED_TELLING = 3
+ASKED_COVER = 0.8
+ASKED_QUESTION = 0.5
 # A prompt this short that ends with "?" is a question: it names its subject in few words.
 QUESTION_TERMS = 16
 
@@ -111,11 +126,28 @@ def is_question(prompt: str, n_terms: int) -> bool:
     return n_terms <= QUESTION_TERMS and prompt.rstrip().endswith("?")
 
 
-def features(hit: "SearchHit", next_score: float, specific: "dict[str, float]", question: bool) -> "dict[str, float]":
-    """The gate's inputs for one candidate; `specific` is every distinct query stem's specificity."""
+def weights(specific: "dict[str, float]", frequency: "tuple[int, dict[str, int]] | None") -> "dict[str, float]":
+    """Each query stem's weight: its specificity in general software text times its specificity in this store (1 for
+    a word in one record or none, falling to 0 for a word in every record, on a log scale relative to the store's
+    size: a word many records share, say a generic other name, tells this store's records apart no better than a
+    common word). Computed once per prompt."""
+    n, df = frequency if frequency else (0, {})
+    scale = math.log(n + 1) if n > 1 else 0.0
+    out = {}
+    for stem, spec in specific.items():
+        d = df.get(stem, 0)
+        out[stem] = spec * max(0.0, 1.0 - math.log(d) / scale) if scale and d > 1 else spec
+    return out
+
+
+def features(hit: "SearchHit", next_score: float, specific: "dict[str, float]", question: bool,
+             weight: "dict[str, float] | None" = None, n_records: int = 0) -> "dict[str, float]":
+    """The gate's inputs for one candidate; `specific` is every distinct query stem's specificity, `weight` its
+    weight in this store (relevance.weights; the specificity alone without it), `n_records` the store's size."""
     from . import search
     from ..base import text
 
+    weight = weight if weight is not None else specific
     matched = hit.matched or {}
     total = sum(specific.values()) or 1.0
     shared = [specific.get(s, 1.0) for s in matched]
@@ -126,14 +158,20 @@ def features(hit: "SearchHit", next_score: float, specific: "dict[str, float]", 
     covered = [s for s in title_stems if s in specific]
     asked = hit.asked or {}
     only_asked = sum(specific.get(s, 1.0) for s, only in asked.items() if only)
+    # A word found only through the record's questions or other names counts by its specificity once more: a
+    # generic other name ("logging", "documentation") matches everyday prompts and says little; a specific one,
+    # or one few records of this store share, still counts through its weight. The words of an other name of two
+    # words or more that the prompt says whole ("release notes") count in full: the phrase is specific.
+    whole = phrase_stems(hit.record.aliases, weight) if any(asked.values()) else frozenset()
+    held = sum(weight.get(s, 0.0) * (min(1.0, specific.get(s, 1.0) / RARE) if asked.get(s) and s not in whole
+                                     else 1.0) for s in matched)
     return {
-        # The specificity of the shared words (search.relevance), and the share of the prompt's they make up.
+        # The specificity of the shared words (search.relevance), and the share of the prompt's weight they make up.
         "relevance": math.log1p(hit.relevance),
-        "cover": sum(shared) / total,
+        "cover": held / (sum(weight.values()) or 1.0),
         # How much of what the record says it is about (its title) the prompt names.
         "title_cover": sum(title_spec[s] for s in covered) / title_total if title_total else 0.0,
         "title_shared": float(len(covered)),
-        "title_best": max((title_spec[s] for s in covered), default=0.0),
         "best": max(shared) if shared else 0.0,
         "telling": float(sum(1 for v in shared if v >= TELLING)),
         "rare": float(sum(1 for v in shared if v >= RARE)),
@@ -141,12 +179,25 @@ def features(hit: "SearchHit", next_score: float, specific: "dict[str, float]", 
         "question": 1.0 if question else 0.0,
         # How far the candidate stands out from the next one: a record a prompt is about usually leads clearly.
         "lead": math.log(hit.score / next_score) if next_score > 0 and hit.score > 0 else LEAD_MAX,
-        # The same share through the record's own text, and through how it will be asked (questions, aliases).
+        # The share of the prompt's specificity the record's own text holds (the near-verbatim rule reads it).
         "text_cover": (sum(shared) - only_asked) / total,
-        "asked_cover": sum(specific.get(s, 1.0) for s in asked) / total,
         # How much of one of the record's questions the prompt says: a question asked as it was foreseen.
         "question_cover": question_cover(hit.record.questions, specific),
+        # The store's size (log1p of its records): the same overlap is likelier by chance among more records.
+        "store": math.log1p(n_records),
     }
+
+
+def phrase_stems(aliases: "tuple[str, ...]", prompt: "dict[str, float]") -> "frozenset[str]":
+    """The stems of the record's other names of two words or more whose words the prompt all says."""
+    from ..base import text
+
+    out: "set[str]" = set()
+    for alias in aliases or ():
+        stems = set(text.stems(text.content_tokens(alias)))
+        if len(stems) > 1 and stems <= prompt.keys():
+            out |= stems
+    return frozenset(out)
 
 
 def question_cover(questions: "tuple[str, ...]", specific: "dict[str, float]") -> float:
@@ -168,6 +219,20 @@ def near_verbatim(feats: "dict[str, float]") -> bool:
     """Whether a candidate's own text says most of what the prompt says (see VERBATIM_COVER)."""
     return (feats.get("text_cover", 0.0) >= VERBATIM_COVER and feats.get("telling", 0.0) >= VERBATIM_TELLING
             and feats.get("rare", 0.0) >= VERBATIM_RARE)
+
+
+def answered(feats: "dict[str, float]") -> bool:
+    """Whether a short question says little the candidate does not hold (see ANSWERED_COVER)."""
+    if feats.get("question", 0.0) != 1.0:
+        return False
+    cover, telling = feats.get("cover", 0.0), feats.get("telling", 0.0)
+    return (cover >= ANSWERED_COVER and telling >= ANSWERED_TELLING) or (
+        cover >= ASKED_COVER and telling >= ANSWERED_TELLING - 1 and feats.get("question_cover", 0.0) >= ASKED_QUESTION)
+
+
+def said_whole(feats: "dict[str, float]") -> bool:
+    """Whether a candidate passes a closed gate: near-verbatim, or a question it answers whole."""
+    return near_verbatim(feats) or answered(feats)
 
 
 def asked_only(hit: "SearchHit") -> "list[str]":
@@ -252,20 +317,21 @@ def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER) -> 
                                 f"{h.relevance:.2f} {'>=' if ok else '<'} {LIKE_SHARE_MAX}", "degraded"))
         return out
     specific = result.specific
+    weight = weights(specific, result.frequency)
     klass = prompt_class(len(specific))
     question = is_question(prompt, len(specific))
     cut = threshold(klass)
     weighed = []
     for rank, hit in enumerate(hits):
         after = hits[rank + 1].score if rank + 1 < len(hits) else 0.0
-        feats = features(hit, after, specific, question)
+        feats = features(hit, after, specific, question, weight, result.frequency[0] if result.frequency else 0)
         weighed.append((hit, feats, probability(feats, klass)))
     # The gate: the most probable of the first GATE_RANKS candidates (the record meant is often a close second).
     lead = max(range(min(GATE_RANKS, len(weighed))), key=lambda i: weighed[i][2])
     gate = weighed[lead][2]
     verbatim = False
     if gate < cut:
-        said = [i for i in range(min(GATE_RANKS, len(weighed))) if near_verbatim(weighed[i][1])]
+        said = [i for i in range(min(GATE_RANKS, len(weighed))) if said_whole(weighed[i][1])]
         if said:
             lead, verbatim = said[0], True
     best = weighed[lead][0].score
@@ -273,11 +339,13 @@ def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER) -> 
     for rank, (hit, feats, p) in enumerate(weighed):
         ratio = hit.score / best if best > 0 else 0.0
         if verbatim and rank == lead:
-            inject, reason = True, (f"near-verbatim: its own text says {feats['text_cover']:.0%} of what the prompt "
-                                    f"says (gate p={p:.3f} < {cut:.3f})")
+            inject = True
+            reason = (f"near-verbatim: its own text says {feats['text_cover']:.0%} of what the prompt says"
+                      if near_verbatim(feats) else f"a question it answers: it holds {feats['cover']:.0%} of its "
+                      f"words by weight") + f" (gate p={p:.3f} < {cut:.3f})"
         elif verbatim:
-            inject = ratio >= COMPANION
-            reason = f"score {ratio:.2f} of the near-verbatim candidate {'>=' if inject else '<'} {COMPANION}"
+            inject = ratio >= COMPANION and p >= COMPANION_P * cut
+            reason = _companion(ratio, p, cut, "the candidate that passed a closed gate")
         elif gate < cut:
             inject = False
             reason = (f"{klass}-prompt gate p={gate:.3f} < {cut:.3f}" if rank == lead
@@ -285,10 +353,17 @@ def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER) -> 
         elif rank == lead:
             inject, reason = True, f"{klass}-prompt gate p={gate:.3f} >= {cut:.3f}"
         else:
-            inject = ratio >= COMPANION
-            reason = f"score {ratio:.2f} of the gate's candidate {'>=' if inject else '<'} {COMPANION}"
+            inject = ratio >= COMPANION and p >= COMPANION_P * cut
+            reason = _companion(ratio, p, cut, "the gate's candidate")
         out.append(Assessed(hit, feats, p, ratio, inject, reason, klass))
     return out
+
+
+def _companion(ratio: float, p: float, cut: float, of: str) -> str:
+    if ratio < COMPANION:
+        return f"score {ratio:.2f} of {of} < {COMPANION}"
+    ok = p >= COMPANION_P * cut
+    return f"score {ratio:.2f} of {of} >= {COMPANION}, p={p:.3f} {'>=' if ok else '<'} {COMPANION_P * cut:.3f}"
 
 
 def decide(conn: "sqlite3.Connection", prompt: str, project_id: str) -> "list[Assessed]":

@@ -187,7 +187,8 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
     rows = retrieval.in_order(conn, ranked, project_id, types=types, history=history, scope=scope,
                               limit=max(limit * CANDIDATE_FACTOR, POOL_MIN))
     if not rows:
-        return SearchResult(terms=tuple(terms), specific=specificity(stems))
+        return SearchResult(terms=tuple(terms), specific=specificity(stems),
+                            frequency=(n_docs, {s: df.get(s, 0) for s in stems}))
     found = {record.id: record for record in rows}
     own = _score_all(list(found.values()), stems, corpus, expanded)
     bonus: dict[str, float] = {}
@@ -214,7 +215,7 @@ def _fts_search(conn: sqlite3.Connection, terms: list[str], tokens: list[str], p
         record = found[rid]
         hits.append(SearchHit(record, total * prior(record, now), sure, None, matched, asked))
     hits.sort(key=lambda h: (-h.score, h.record.id))
-    return SearchResult(tuple(hits[:limit]), None, tuple(terms), specific)
+    return SearchResult(tuple(hits[:limit]), None, tuple(terms), specific, (n_docs, {s: df.get(s, 0) for s in stems}))
 
 
 def _candidate_terms(terms: list[str], term_stems: list[str], df: dict[str, int], n_docs: int) -> list[str]:

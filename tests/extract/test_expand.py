@@ -329,3 +329,25 @@ def test_a_failing_pass_never_breaks_consolidation(conn, pid, add, project_dir, 
     report = consolidate.run(detect(str(project_dir)))
     assert report["expansion"] == "skipped (RuntimeError: the pass broke)"
     assert "digest_tokens" in report  # the steps after it ran
+
+
+def test_the_model_gets_the_whole_record_and_the_projects_stack(conn, pid, add):
+    # Issue 37: with only the title and the start of the body, a model writes category words; it needs the concrete
+    # names the record holds, and what the project uses.
+    tail = "The fragments are named after the pull request: 1234.change.md in changelog.d/."
+    add("User-visible changes get a news fragment", "x " * 700 + tail, type_="convention")
+    records.insert(conn, NewRecord(type="profile", title="Stack", body="Python 3.12, attrs, towncrier, tox\nmore",
+                                   project_id=pid))
+    llm = FakeLLM()
+    _run(conn, pid, llm)
+    user = llm.users()[0]
+    assert tail in user  # 1,400+ characters in: past the old 1,200-character cut
+    assert user.startswith("PROJECT: Python 3.12, attrs, towncrier, tox more\n\nRECORDS:")
+    assert "never a broad category" in str(llm.requests[0])  # the instructions sent ask for specific names
+
+
+def test_without_a_profile_the_project_line_says_so(conn, pid, add):
+    add("Use RabbitMQ for jobs")
+    llm = FakeLLM()
+    _run(conn, pid, llm)
+    assert llm.users()[0].startswith("PROJECT: (stack not known)\n\nRECORDS:")

@@ -111,8 +111,22 @@ def test_the_gate_reads_the_most_probable_of_the_first_candidates(monkeypatch):
     hits = (_hit("Storage notes", 10.0, {"sqlite": 1.0, "wal": 1.0}), _hit("SQLite WAL", 8.0, {"sqlite": 2.0}),
             _hit("Unrelated", 1.0, {"wal": 1.0}))
     weighed = relevance.assess(SearchResult(hits, None, ("sqlite", "wal"), specific), "sqlite wal")
-    assert [a.inject for a in weighed] == [True, True, False]
-    assert "gate p=0.990 >=" in weighed[1].reason and "1.25 of the gate's candidate" in weighed[0].reason
+    assert "gate p=0.990 >=" in weighed[1].reason and weighed[1].inject
+    # The first candidate outscores it on shared words but is no companion: its own probability is far below the
+    # threshold (issue 37: a data-migration decision came along with the release-notes record).
+    assert [a.inject for a in weighed] == [False, True, False]
+    assert "1.25 of the gate's candidate >= 0.4, p=0.100 <" in weighed[0].reason
+
+
+def test_a_companion_needs_its_own_probability_too(monkeypatch):
+    specific = {"sqlite": 1.0, "wal": 1.0}
+    hits = (_hit("SQLite WAL", 10.0, {"sqlite": 2.0, "wal": 2.0}), _hit("SQLite notes", 5.0, {"sqlite": 1.0}))
+    cut = relevance.threshold("short")
+    for p_second, passes in ((relevance.COMPANION_P * cut + 0.01, True), (relevance.COMPANION_P * cut - 0.01, False)):
+        monkeypatch.setattr(relevance, "probability",
+                            lambda feats, klass, p=p_second: 0.99 if feats["title_shared"] == 2 else p)
+        weighed = relevance.assess(SearchResult(hits, None, ("sqlite", "wal"), specific), "sqlite wal")
+        assert [a.inject for a in weighed] == [True, passes]
 
 
 # --- questions about the project's profile -------------------------------------------------------------------

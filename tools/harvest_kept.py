@@ -1,0 +1,267 @@
+"""Harvest the kept-apart injection sets (kept-adrs.jsonl, kept-prompts.jsonl) from fetched snapshots, locally.
+
+    python tools/harvest_kept.py [--mirror /work/.mirror] [--out DIR] [--check]
+
+The sets are read from other people's repositories at run time and never committed: they go to `--out` (default
+$AGENTCTX_KEPT_DIR, else bench/.kept/, which .gitignore keeps out of the tree), where tools/fit_relevance.py and
+tests/test_bench_scripts.py look for them (kept_dir() below); without them those readers say so and skip.
+
+Decision records: every ADR Markdown file (a `decisions/` or `adr/` folder) of the repositories in ADR_SOURCES, read
+at the snapshot's HEAD: title (its first heading, numbering dropped), status, context, decision and consequences
+(Nygard and MADR section names), cut to what the benches use (context 400 characters: the long prompt is its first
+300; decision 1,200: the expansion pass sends at most that much of a body). Templates and ADRs without a context or
+a decision are left out.
+
+Real prompts: the developer-typed prompts of the logs in PROMPT_SOURCES (aider `.aider.input.history`, Claude Code
+UserPromptSubmit hook logs, Codex CLI `.codex/history.jsonl`, Gemini CLI `.gemini/logs.json`), read from the largest
+stored version of the file in the snapshot's history, filtered the way prompts-dev's SOURCES.md describes (slash
+commands, one-word answers, pasted logs and code, anything that looks like a secret, address or identifier dropped;
+home paths replaced by `~`; cut to 600 characters at a word boundary; near-duplicates dropped), at most PER_REPO per
+repository, sampled evenly across the log. None of these repositories is one of prompts-dev's 28.
+
+Both files carry provenance on every line (repo, commit, path). Deterministic: same snapshots, same files. `--check`
+exits 1 when the harvested files in `--out` are missing or differ from what the snapshots give (skipped, exit 0,
+without a mirror).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def kept_dir() -> Path:
+    """Where the harvested sets live: $AGENTCTX_KEPT_DIR, else bench/.kept/ (ignored by git)."""
+    return Path(os.environ.get("AGENTCTX_KEPT_DIR") or ROOT / "bench" / ".kept")
+
+
+# (repository, its ADR folder)
+ADR_SOURCES = [
+    ("alphagov/govuk-aws", "docs/architecture/decisions"),
+    ("alphagov/govuk-infrastructure", "docs/architecture/decisions"),
+    ("GSA-TTS/FAC", "docs/architecture/decisions"),
+    ("cisagov/manage.get.gov", "docs/architecture/decisions"),
+    ("DFE-Digital/buy-for-your-school", "doc/architecture/decisions"),
+    ("Green-Software-Foundation/carbon-aware-sdk", "casdk-docs/docs/architecture/decisions"),
+    ("LBHackney-IT/report-a-defect", "doc/architecture/decisions"),
+    ("bitzesty/qae", "doc/architecture/decisions"),
+    ("DFE-Digital/get-an-identity", "docs/architecture/decisions"),
+    ("ONSdigital/eq-survey-runner", "docs/architecture/decisions"),
+]
+# (repository, log path, kind)
+PROMPT_SOURCES = [
+    ("JoshuaOliphant/ClimateHome", "logs/user_prompt_submit.json", "claude-code"),
+    ("odenlerma/pawfriends", "logs/user_prompt_submit.json", "claude-code"),
+    ("conneroisu/templar", "logs/user_prompt_submit.json", "claude-code"),
+    ("blueman82/weather-oracle", "logs/user_prompt_submit.json", "claude-code"),
+    ("imjoshnewton/chicken-tracker-t3", "apps/mobile/logs/user_prompt_submit.json", "claude-code"),
+    ("chenguang-workspace/food-order-app", "logs/user_prompt_submit.json", "claude-code"),
+    ("BeauCranston/car-game", ".aider.input.history", "aider"),
+    ("AndrewJacop/doc_processor", ".aider.input.history", "aider"),
+    ("BorisHrzenjak/QuickDraw", ".aider.input.history", "aider"),
+    ("Abhisekpm/JobSpeak", ".aider.input.history", "aider"),
+    ("borfast/cooking-times", ".codex/history.jsonl", "codex"),
+    ("Kooksun/Lotto645", ".codex/history.jsonl", "codex"),
+    ("aneesh199608/dslint", ".codex/history.jsonl", "codex"),
+    ("MikeLockz/el-dorado-tanstack", ".codex/history.jsonl", "codex"),
+    ("ilteris/ah-ha", ".gemini/logs.json", "gemini"),
+]
+PER_REPO = 15
+MAX_CHARS = 600
+CONTEXT_CHARS = 400
+DECISION_CHARS = 1_200
+
+_SECRETISH = re.compile(
+    r"[\w.+-]+@[\w-]+\.[\w.]+|\b(?:sk|pk|ghp|gho|xox[abp]|AKIA)[-_A-Za-z0-9]{8,}|\b[0-9a-f]{8}-[0-9a-f]{4}-"
+    r"[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|password\s*[=:]|token\s*[=:]|\b[A-Za-z0-9_-]{32,}\b"
+    r"|\+?\d[\d -]{9,}\d|\w+@[\w-]+:", re.I)
+_HOME = re.compile(r"(/Users/|/home/|C:\\Users\\)[^/\\\s]+")
+_SECTION = re.compile(r"^#{2,3}\s+(.+?)\s*$", re.M)
+
+
+def _git(repo_dir: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo_dir), *args], capture_output=True, text=True, check=True).stdout
+
+
+def _mirror(mirror: Path, repo: str) -> Path:
+    return mirror / repo.replace("/", "+") / "repo"
+
+
+def _sections(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    parts = _SECTION.split(text)
+    for name, body in zip(parts[1::2], parts[2::2]):
+        key = name.strip().lower()
+        body = body.strip()
+        if body:
+            out.setdefault(key, body)
+    return out
+
+
+def _clean(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > limit // 2 else limit]
+
+
+def _pick(sections: dict[str, str], *names: str) -> str:
+    for key, body in sections.items():
+        if any(key.startswith(n) for n in names):
+            return body
+    return ""
+
+
+def adrs(mirror: Path) -> list[dict]:
+    rows = []
+    for repo, folder in ADR_SOURCES:
+        git_dir = _mirror(mirror, repo)
+        commit = _git(git_dir, "rev-parse", "HEAD").strip()
+        listed = _git(git_dir, "ls-tree", "-r", "--name-only", commit, "--", folder).splitlines()
+        files = sorted(f for f in listed if f.endswith(".md") and "template" not in f.lower()
+                       and not f.lower().endswith(("readme.md", "index.md")))
+        for path in files:
+            text = _git(git_dir, "show", f"{commit}:{path}")
+            head = re.search(r"^#\s+(.+)$", text, re.M)
+            if not head:
+                continue
+            title = re.sub(r"^(ADR[- ]?)?\d+[.:)]?\s*[-:]?\s*", "", head.group(1).strip(), flags=re.I).strip()
+            sections = _sections(text)
+            context = _pick(sections, "context")
+            decision = _pick(sections, "decision")
+            if not title or not context or not decision:
+                continue
+            status = _pick(sections, "status").splitlines()[0] if _pick(sections, "status") else ""
+            rows.append({"id": f"{repo}:{path}", "repo": repo, "commit": commit, "path": path, "title": title,
+                         "status": _clean(status, 80), "context": _clean(context, CONTEXT_CHARS),
+                         "decision": _clean(decision, DECISION_CHARS),
+                         "consequences": _clean(_pick(sections, "consequences"), 300)})
+    return rows
+
+
+def _largest_version(git_dir: Path, path: str) -> tuple[str, str]:
+    best, best_commit = "", ""
+    for commit in _git(git_dir, "log", "--all", "--format=%H", "--", path).split():
+        try:
+            text = _git(git_dir, "show", f"{commit}:{path}")
+        except subprocess.CalledProcessError:
+            continue
+        if len(text) > len(best):
+            best, best_commit = text, commit
+    return best, best_commit
+
+
+def _raw_prompts(text: str, path: str) -> list[str]:
+    if path.endswith(".aider.input.history"):
+        out, cur = [], []
+        for line in text.splitlines():
+            if line.startswith("+"):
+                cur.append(line[1:])
+            elif cur:
+                out.append("\n".join(cur))
+                cur = []
+        if cur:
+            out.append("\n".join(cur))
+        return out
+    if path.endswith(".jsonl"):
+        out = []
+        for line in text.splitlines():
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and isinstance(obj.get("text"), str):
+                out.append(obj["text"])
+        return out
+    data = json.loads(text)
+    if path.endswith("logs.json"):  # Gemini CLI
+        return [m["message"] for m in data if isinstance(m, dict) and m.get("type") == "user"
+                and isinstance(m.get("message"), str)]
+    return [m["prompt"] for m in data if isinstance(m, dict) and isinstance(m.get("prompt"), str)]
+
+
+def _keep(prompt: str) -> str | None:
+    p = re.sub(r"<ide_[a-z_]+>.*?</ide_[a-z_]+>", " ", prompt, flags=re.S).strip()
+    if not p or p.startswith(("/", "!", "<command", "<task", "Caveat:", "[Request interrupted")) or "<command-" in p:
+        return None
+    if len(p) < 8 or p.lower() in {"yes", "no", "y", "n", "exit", "clear", "continue", "go ahead", "ok", "proceed"}:
+        return None
+    if p.count("\n") > 6 or "Traceback" in p or "```" in p or _SECRETISH.search(p):
+        return None
+    if "This session is being continued" in p or p.startswith("#"):
+        return None
+    p = _HOME.sub("~", p)
+    return _clean(p, MAX_CHARS)
+
+
+def _norm(p: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9 ]", " ", p.lower()).split())
+
+
+def prompts(mirror: Path, avoid: list[str]) -> list[dict]:
+    rows: list[dict] = []
+    seen = [_norm(p) for p in avoid]
+    for repo, path, kind in PROMPT_SOURCES:
+        git_dir = _mirror(mirror, repo)
+        text, commit = _largest_version(git_dir, path)
+        kept: list[str] = []
+        for raw in _raw_prompts(text, path):
+            p = _keep(raw)
+            if p is None:
+                continue
+            n = _norm(p)
+            if not n or any(n[:60] == s[:60] or (len(n) < 200 and n in s) or (len(s) < 200 and s in n)
+                            for s in seen):
+                continue
+            if any(difflib.SequenceMatcher(None, n, s).ratio() > 0.85 for s in seen[-400:]):
+                continue
+            seen.append(n)
+            kept.append(p)
+        if len(kept) > PER_REPO:  # evenly across the log
+            kept = [kept[round(i * (len(kept) - 1) / (PER_REPO - 1))] for i in range(PER_REPO)]
+        rows += [{"prompt": p, "source_repo": repo, "source_path": path, "commit": commit, "kind": kind}
+                 for p in kept]
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mirror", default="/work/.mirror")
+    parser.add_argument("--out", default=None, help="where to write the sets (default: $AGENTCTX_KEPT_DIR or "
+                                                       "bench/.kept/)")
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args(argv)
+    mirror = Path(args.mirror)
+    out = Path(args.out) if args.out else kept_dir()
+    if not mirror.is_dir():
+        print(f"no mirror at {mirror}: nothing to harvest")
+        return 0
+    dev = ROOT.parent / "shared" / "bench" / "prompts-dev" / "real_prompts.jsonl"
+    avoid = [json.loads(l)["prompt"] for l in dev.open(encoding="utf-8")] if dev.exists() else []
+    files = {"kept-adrs.jsonl": adrs(mirror), "kept-prompts.jsonl": prompts(mirror, avoid)}
+    bad = 0
+    for name, rows in files.items():
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        path = out / name
+        if args.check:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                print(f"{path} is not what the snapshots give")
+                bad = 1
+        else:
+            out.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path}: {len(rows)} rows")
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main())
