@@ -26,6 +26,10 @@ EDGE = 1.0
 # The record's title or body names the file: by its path in the project, or by its name alone.
 NAMED_PATH = 1.0
 NAMED_NAME = 0.5
+# The record's anchors govern the file (`path:` globs, SPEC §3.1): what it says it is about. A literal path counts in
+# full, a glob by how narrow it is (a glob that governs a whole tree says less about one file in it).
+ANCHORED = 1.0
+ANCHORED_GLOB = 0.6
 # A record with an edge to a tied record (derives_from, a near duplicate) gets this share of that record's score.
 NEIGHBOUR = 0.25
 
@@ -33,7 +37,7 @@ NEIGHBOUR = 0.25
 Tie = namedtuple("Tie", "record score ties")
 
 # A signal: (conn, project_id, the file as an absolute path, its path in the project or None, its node id or None)
-# -> {record id: value}. An anchor column is one more entry in SIGNALS.
+# -> {record id: value}.
 Signal = Callable[[sqlite3.Connection, str, Path, "str | None", "str | None"], "dict[str, float]"]
 
 
@@ -65,7 +69,24 @@ def _named(conn: sqlite3.Connection, project_id: str, path: Path, rel: str | Non
     return out
 
 
-SIGNALS: dict[str, Signal] = {"linked": _linked, "edge": _edges, "named": _named}
+def _anchored(conn: sqlite3.Connection, project_id: str, path: Path, rel: str | None, node: str | None
+              ) -> dict[str, float]:
+    if rel is None:
+        return {}
+    from ..base.anchors import path_matches, split
+    from ..store import records
+
+    out: dict[str, float] = {}
+    for record in records.anchored(conn, project_id):
+        for anchor in record.anchors:
+            kind, glob = split(anchor)
+            if kind == "path" and path_matches(glob, rel):
+                value = ANCHORED_GLOB if any(c in glob for c in "*?") else ANCHORED
+                out[record.id] = max(out.get(record.id, 0.0), value)
+    return out
+
+
+SIGNALS: dict[str, Signal] = {"linked": _linked, "edge": _edges, "named": _named, "anchored": _anchored}
 
 _PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 

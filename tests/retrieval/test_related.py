@@ -92,8 +92,8 @@ def test_a_file_never_edited_is_found_by_the_records_naming_it(hook, conn, add, 
 
 
 def test_signals_are_a_table_and_scores_add_up(conn, add, repo):
-    # An anchor column (records.anchors) is one more entry in SIGNALS: every signal is summed, none is special.
-    assert set(related.SIGNALS) == {"linked", "edge", "named"}
+    # Every signal is summed, none is special.
+    assert set(related.SIGNALS) == {"linked", "edge", "named", "anchored"}
     rec = add("Slotted classes are the default", "Built in src/attr/_make.py.")
     from agentctx.store import graph
 
@@ -102,3 +102,18 @@ def test_signals_are_a_table_and_scores_add_up(conn, add, repo):
     (tie,) = related.related(conn, rec.project_id, repo / "src" / "attr" / "_make.py", repo, node)
     assert tie.ties == {"linked": related.LINKED, "named": related.NAMED_PATH}
     assert tie.score == round(related.LINKED + related.NAMED_PATH, 3)
+
+
+def test_a_record_anchored_to_the_file_is_tied_by_how_narrow_its_anchor_is(hook, conn, add, repo):
+    """The anchors a record governs (issue 33) tie it to a file: a literal path in full, a glob less."""
+    from agentctx.store import records
+
+    made, found, shown = _store(hook, add, repo)
+    records.set_anchors(conn, made["stubs"].id, None, ["path:src/attr/__init__.pyi"])
+    records.set_anchors(conn, made["hypothesis"].id, None, ["path:tests/**/*.py"])
+    records.set_anchors(conn, made["sphinx"].id, None, ["path:docs/**"])
+    out = ctx_related(ToolContext(detect(repo), "s3"), {"file": "src/attr/__init__.pyi"})
+    assert [r["title"] for r in out["results"]][0] == "Type stubs ship with the package"
+    out = ctx_related(ToolContext(detect(repo), "s3"), {"file": "tests/test_filters.py"})
+    ranked = {r["title"]: r["score"] for r in out["results"]}
+    assert ranked == {"Property tests with Hypothesis": related.ANCHORED_GLOB}
