@@ -9,6 +9,8 @@ Matching is bounded by construction: globs are matched segment by segment with `
 expressions: a pattern can never backtrack exponentially), commands are literal word prefixes.
 """
 
+from .control import match_segment as _segment_match  # one glob-segment matcher (the hooks load control anyway)
+
 ANCHOR_KINDS: tuple[str, ...] = ("path", "symbol", "command", "tool")
 ANCHORS_MAX = 24
 ANCHOR_CHARS = 200
@@ -140,29 +142,6 @@ def split(anchor: str) -> tuple[str, str]:
 
 
 # --- matching ---------------------------------------------------------------------------------------------------
-
-
-def _segment_match(pattern: str, text: str) -> bool:
-    """`*` and `?` within one path segment: the greedy two-pointer match (linear in practice, never exponential)."""
-    p = t = 0
-    star = -1
-    mark = 0
-    while t < len(text):
-        if p < len(pattern) and (pattern[p] == "?" or pattern[p] == text[t]):
-            p += 1
-            t += 1
-        elif p < len(pattern) and pattern[p] == "*":
-            star, mark = p, t
-            p += 1
-        elif star >= 0:
-            p = star + 1
-            mark += 1
-            t = mark
-        else:
-            return False
-    while p < len(pattern) and pattern[p] == "*":
-        p += 1
-    return p == len(pattern)
 
 
 def _segments_match(pats: list[str], parts: list[str]) -> bool:

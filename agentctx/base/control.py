@@ -114,11 +114,12 @@ def _match(pattern: "list[str]", parts: "list[str]") -> bool:
     head = pattern[0]
     if head == "**":
         return any(_match(pattern[1:], parts[i:]) for i in range(len(parts) + 1))
-    return bool(parts) and _match_segment(head, parts[0]) and _match(pattern[1:], parts[1:])
+    return bool(parts) and match_segment(head, parts[0]) and _match(pattern[1:], parts[1:])
 
 
-def _match_segment(pattern: str, text: str) -> bool:
-    """`*` (any run) and `?` (one character) within one path segment; everything else is literal."""
+def match_segment(pattern: str, text: str) -> bool:
+    """`*` (any run) and `?` (one character) within one path segment; everything else is literal: the greedy
+    two-pointer match with one backtrack point (linear in practice, never exponential; anchors use it too)."""
     p = t = 0
     star_p, star_t = -1, 0
     while t < len(text):

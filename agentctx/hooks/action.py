@@ -242,25 +242,33 @@ def _read_map(project_id: str) -> object:
         return None
 
 
-def delivered_ids(session_id: str) -> "set[str]":
-    """Ids already delivered before an action this session (the session's notes; unreadable: none)."""
+def notes(session_id: str) -> "list[dict]":  # type: ignore[type-arg]
+    """The session's notes, one row a line (what was delivered before which call; unreadable: none)."""
     from ..base import jsonfast, paths
     from ..base.safeio import read_tail
 
     if not session_id:
-        return set()
+        return []
     try:
         raw, _ = read_tail(paths.actions_file(session_id), NOTES_READ_LIMIT, follow=False)
     except OSError:
-        return set()
-    out: set[str] = set()
+        return []
+    out = []
     for line in raw.decode("utf-8", "replace").splitlines():
         try:
             row = jsonfast.loads(line)
         except ValueError:
             continue
         if isinstance(row, dict):
-            out.update(i for i, d in zip(row.get("ids") or (), row.get("decisions") or ()) if isinstance(i, str) and not d)
+            out.append(row)
+    return out
+
+
+def delivered_ids(session_id: str) -> "set[str]":
+    """Ids already delivered before an action this session (the session's notes; unreadable: none)."""
+    out: set[str] = set()
+    for row in notes(session_id):
+        out.update(i for i, d in zip(row.get("ids") or (), row.get("decisions") or ()) if isinstance(i, str) and not d)
     return out
 
 

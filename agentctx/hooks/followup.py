@@ -42,23 +42,9 @@ def _safe_follow(payload: "Payload") -> "dict[str, object] | None":
 
 
 def _notes(session_id: str) -> "list[dict]":  # type: ignore[type-arg]
-    from ..base import jsonfast, paths
-    from ..base.safeio import read_tail
-    from .action import NOTES_READ_LIMIT
+    from .action import notes
 
-    try:
-        raw, _ = read_tail(paths.actions_file(session_id), NOTES_READ_LIMIT, follow=False)
-    except OSError:
-        return []
-    out = []
-    for line in raw.decode("utf-8", "replace").splitlines():
-        try:
-            row = jsonfast.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict):
-            out.append(row)
-    return out
+    return notes(session_id)
 
 
 def _fetched_ids(payload: "Payload") -> "list[str]":
