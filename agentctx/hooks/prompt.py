@@ -65,15 +65,18 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
         return None
     try:
         dedup = paths.dedup_file(payload.session_id) if payload.session_id else None
-        # What this session's SessionStart digest carried (the handover, the profile, ...) is in front of the model
-        # already: once per session, like the prompt's own injections (hooks/session.py keeps it beside them).
-        seen = _read_dedup(dedup) | _read_dedup(dedup + ".digest") if dedup else set()
+        seen = _read_dedup(dedup) if dedup else set()
+        # The handover and the profile this session's SessionStart digest carried are in front of the model whole:
+        # once per session (hooks/session.py keeps the digest's ids beside the dedup file). A decision the digest
+        # listed as one line may still come with its body when a prompt is about it.
+        whole = _read_dedup(dedup + ".digest") if dedup else set()
         weighed = decide(conn, payload.prompt, project_id)
         if weighed and payload.agent:  # what the agent's own memory already loads: not injected again
             from ..store.agentmem import skip_ids
 
             seen = seen | skip_ids(conn, project_id, payload.agent)
-        fresh = [a.hit for a in weighed if a.inject and a.hit.record.id not in seen]
+        fresh = [a.hit for a in weighed if a.inject and a.hit.record.id not in seen
+                 and not (a.hit.record.type in ONCE_A_SESSION and a.hit.record.id in whole)]
         fresh, flags = trusted(conn, payload.prompt, fresh)
         chosen, text = render(fresh[: tokens.PROMPT_TOP_K], flags)
         _note(payload, project_id, weighed, chosen)
@@ -156,6 +159,10 @@ def render(hits: "list[SearchHit]", flags: "dict[str, str] | None" = None) -> "t
     kept_set = set(kept[1:])
     chosen = [h for h, b in zip(hits, blocks[1:]) if b in kept_set]
     return chosen, "\n\n".join(kept)
+
+
+# Record types the digest carries whole: a prompt never brings them again in the same session (issue 34 item 9).
+ONCE_A_SESSION = ("handover", "profile")
 
 
 def _read_dedup(path: str) -> set[str]:

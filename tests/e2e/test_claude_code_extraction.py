@@ -36,7 +36,7 @@ def model(body: dict[str, Any]) -> list[dict[str, Any]]:
                                  "confidence": "explicit", "evidence": "retries go in a transport wrapper",
                                  # The schema requires them (the CLI validates StructuredOutput against it).
                                  "questions": ["where do we retry failed requests?", "does the client retry?"],
-                                 "aliases": ["backoff", "retry policy"]}],
+                                 "aliases": ["backoff", "retry policy"], "anchors": []}],
                   "preferences": [], "conventions": [], "gotchas": [],
                   "active_work": {"current_task": "Move retries into a transport wrapper", "blockers": [],
                                   "next_steps": ["write the wrapper"], "open_questions": []},

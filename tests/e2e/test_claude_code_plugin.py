@@ -80,7 +80,7 @@ def _all_hooks_succeed(run: Run) -> set[str]:
 def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     box = PluginSandbox(tmp_path_factory.mktemp("claude-plugin-e2e"), str(CLAUDE))
     settings = box.home / ".claude" / "settings.json"
-    settings.parent.mkdir(parents=True)
+    settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps(USER_SETTINGS, indent=2) + "\n", encoding="utf-8")
     w: dict[str, Any] = {"box": box, "settings_before": settings.read_text(encoding="utf-8")}
     w["add"] = box.claude_cli("plugin", "marketplace", "add", str(ROOT))

@@ -72,7 +72,9 @@ def test_the_digest_and_the_prompts_records_reach_the_model(world):
     first = world["A_bodies"][0]
     developer = messages(first, "developer")
     (digest,) = [m for m in developer if m.startswith("Active decisions and conventions (agentctx):")]
-    assert f"- {DECISION}:" in digest and "mcp__agentctx__ctx_search" in digest  # the tool, as Codex names it
+    # the tools as Codex's model reaches them: the namespace and the bare names, nothing of Claude Code's ToolSearch
+    assert f"- {DECISION}:" in digest and "namespace mcp__agentctx" in digest and "ctx_search(query)" in digest
+    assert "ToolSearch" not in digest
     (context,) = [m for m in developer if m.startswith("Relevant project context (agentctx project memory;")]
     assert f"[decision] {DECISION}" in context
     # each is exactly the JSON's additionalContext: nothing else was printed (else Codex would pass the raw text on)

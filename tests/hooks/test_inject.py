@@ -64,10 +64,12 @@ def test_after_compaction_or_clear_a_record_can_be_injected_again(hook, add, rep
     hook("session-start", {"session_id": "s4", "cwd": str(repo), "source": "resume"})
     assert hook("user-prompt-submit", payload) is None  # a resumed conversation still holds it
     for source in ("compact", "clear"):
-        # the summary (or nothing) replaced it: it comes back once, with the digest SessionStart gives again ...
+        # the summary (or nothing) replaced it: the digest lists it again, and the prompt about it brings its body
         start = hook("session-start", {"session_id": "s4", "cwd": str(repo), "source": source})
         assert "Use SQLite with WAL for storage" in start["hookSpecificOutput"]["additionalContext"]
-        assert hook("user-prompt-submit", payload) is None  # ... and not a second time with the prompt (issue 34)
+        out = hook("user-prompt-submit", payload)
+        assert "Use SQLite with WAL for storage" in out["hookSpecificOutput"]["additionalContext"]
+        assert hook("user-prompt-submit", payload) is None  # once
     hook("session-start", {"session_id": "other", "cwd": str(repo), "source": "compact"})
     assert hook("user-prompt-submit", payload) is None  # another session's compaction leaves this one alone
 
