@@ -21,6 +21,20 @@ def open_regular(path: str, *, follow: bool = True) -> int:
     return fd
 
 
+def append_bytes(path: str, data: bytes) -> bool:
+    """One O_APPEND write through `open_append` (0600; no symlink, FIFO, device or another user's file): rows from
+    parallel hooks do not interleave. False when it failed; never raises."""
+    try:
+        fd = open_append(path)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    return True
+
+
 def _read(fd: int, limit: int) -> bytes:
     chunks: list[bytes] = []
     left = limit

@@ -325,7 +325,6 @@ def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick
     (the post-action hook and once-per-session delivery read them) and the decisions log `agentctx why` reads."""
     from ..base import jsonfast, paths, tokens
     from ..base.ids import now_iso
-    from ..base.safeio import open_append
     from . import record_pending
 
     ids = [p.entry["id"] for p in picks]
@@ -341,24 +340,19 @@ def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick
                            if p.entry.get("guard")}}
         if payload.agent == "gemini":  # its BeforeTool takes no context: AfterTool delivers it (docs/agents.md)
             note["carry"] = text
-        _append(paths.actions_file(payload.session_id), (jsonfast.dumps(note) + "\n").encode("utf-8"), open_append)
+        _append(paths.actions_file(payload.session_id), (jsonfast.dumps(note) + "\n").encode("utf-8"))
     row = {"at": now_iso(), "session_id": payload.session_id, "project_id": project_id, "key": key,
            "agent": payload.agent, **what, "tokens": n_tokens,
            "picks": [{"id": p.entry["id"], "anchor": p.anchor, "decision": p.decision} for p in picks]}
     path = paths.action_decisions_file()
     line = (jsonfast.dumps(row) + "\n").encode("utf-8")
-    if not _append(path, line, open_append):
+    if not _append(path, line):
         paths.ensure_private_dir_str(os.path.dirname(path))
-        _append(path, line, open_append)
+        _append(path, line)
 
 
-def _append(path: str, data: bytes, opener: "object") -> bool:
-    try:
-        fd = opener(path)  # type: ignore[operator]
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-    except OSError:
-        return False
-    return True
+def _append(path: str, data: bytes) -> bool:
+    """One O_APPEND write, 0600 (base.safeio.append_bytes); False when it failed."""
+    from ..base.safeio import append_bytes
+
+    return append_bytes(path, data)

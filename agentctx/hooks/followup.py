@@ -103,9 +103,8 @@ def follow_up(payload: "Payload") -> "dict[str, object] | None":
             outcomes[rid] = "acted"
     _record(payload, key, outcomes, found[0])
     from ..base import jsonfast
-    from ..base.safeio import open_append
 
-    action._append(notes_path, (jsonfast.dumps({"done": key}) + "\n").encode("utf-8"), open_append)
+    action._append(notes_path, (jsonfast.dumps({"done": key}) + "\n").encode("utf-8"))
     carry = note.get("carry")
     if isinstance(carry, str) and carry:
         return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": carry}}

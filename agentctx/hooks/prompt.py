@@ -184,18 +184,9 @@ def _append_dedup(path: str, ids: list[str]) -> None:
 
 
 def _append(path: str, data: bytes) -> bool:
-    """One O_APPEND write, 0600; False when it failed (never raises)."""
-    from ..base.safeio import open_append
+    from ..base.safeio import append_bytes
 
-    try:
-        fd = open_append(path)  # no symlink, FIFO, device or another user's file
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-    except OSError:
-        return False
-    return True
+    return append_bytes(path, data)
 
 
 def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tokens: int) -> None:
