@@ -83,7 +83,7 @@ def test_the_digest_and_the_prompts_records_reach_the_model(world):
     (first,) = [p for p in parts if p.endswith(PROMPT_A)]
     assert first.startswith("<hook_context>Active decisions and conventions (agentctx):")
     assert f"- {DECISION}:" in first and "mcp_agentctx_ctx_search" in first  # the tool as Gemini names it
-    (context,) = [p for p in parts if p.startswith("<hook_context>Relevant project context (agentctx project memory;")]
+    (context,) = [p for p in parts if p.startswith("<hook_context>Relevant project context (agentctx project memory)")]
     assert f"[decision] {DECISION}" in context and context.endswith("</hook_context>")
     assert "hookSpecificOutput" not in "".join(parts)  # our JSON was read, not passed on as text
 
