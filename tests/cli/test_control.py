@@ -64,7 +64,9 @@ def test_on_by_default_with_a_notice_at_session_start(remembered):
     # The first notice also says, once, that no extraction backend is there (no key, no Claude Code CLI here).
     assert out["systemMessage"].startswith("agentctx: 2 records for this project · nothing extracted from sessions")
     assert out["systemMessage"].endswith(" · `agentctx why`")
-    # The digest carried the record: the same session's prompt does not inject it twice (issue 34); another does.
+    # The digest listed the decision as one line: a prompt about it brings its body, once (issue 34 keeps only the
+    # handover and the profile out of the prompt); another session's prompt gets it too.
+    assert prompt(remembered)["hookSpecificOutput"]["additionalContext"].startswith("Relevant project context")
     assert prompt(remembered) is None
     assert prompt(remembered, session="s0")["hookSpecificOutput"]["additionalContext"].startswith("Relevant project context")
 
