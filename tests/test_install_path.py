@@ -51,6 +51,7 @@ def test_readme_install_then_hooks_run_from_a_minimal_env(tool, tmp_path):
         assert _run(["git", "init", "-q"], login, repo).returncode == 0
     else:
         (repo / ".git").mkdir()
+    (home / ".claude").mkdir()  # Claude Code is installed for this user: init wires only the agents it finds
     init = _run(["agentctx", "init"], login, repo)
     assert init.returncode == 0, init.stderr
     # A tool install is registered by its venv's interpreter, by absolute path (it runs whatever PATH Claude Code
@@ -62,7 +63,7 @@ def test_readme_install_then_hooks_run_from_a_minimal_env(tool, tmp_path):
 
     settings = json.loads((home / ".claude" / "settings.json").read_text())
     hooks = [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
-    assert len(hooks) == 7
+    assert len(hooks) == 8  # PreToolUse among them (SPEC §4.11)
     minimal = {"HOME": str(home), "PATH": "/usr/bin:/bin"}  # `env -i HOME=… PATH=/usr/bin:/bin`
     for command in hooks:
         event = command.split()[-1]
