@@ -247,12 +247,9 @@ def install_mcp(argv: tuple[str, ...]) -> str:
 def check_config(argv: tuple[str, ...] | None) -> None:
     """Refuse now (ConfigError) what `install_mcp` (argv given) or `remove_config` (None) would refuse, before any
     other file is written."""
-    try:
-        raw = config_file().read_text(encoding="utf-8")
-    except FileNotFoundError:
+    raw = files.read(config_file())
+    if raw is None:
         return
-    except OSError as exc:
-        raise ConfigError("file_unreadable", path=str(config_file()), detail=exc.strerror or str(exc)) from None
     if argv is not None:
         _with_mcp(raw, argv)
     else:
@@ -415,13 +412,9 @@ _MCP_SAID = {"added": "registered MCP server `agentctx` in {}", "updated": "upda
 
 def check_hooks_file() -> None:
     """A hooks.json we cannot read is refused before any file is written."""
-    try:
-        raw = hooks_file().read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise ConfigError("file_unreadable", path=str(hooks_file()), detail=exc.strerror or str(exc)) from None
-    files.load_json(raw, hooks_file(), KIND)
+    raw = files.read(hooks_file())
+    if raw is not None:
+        files.load_json(raw, hooks_file(), KIND)
 
 
 def wire(argv: tuple[str, ...], cwd: str, *, mcp: bool = True, trust_hooks: bool = True) -> list[str]:

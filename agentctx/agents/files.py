@@ -15,7 +15,8 @@ from ..base.errors import ConfigError
 BACKUP_SUFFIX, ABSENT_SUFFIX = userfiles.BACKUP_SUFFIX, userfiles.ABSENT_SUFFIX  # beside the file: the bytes before us
 
 
-def _read(path: Path) -> str | None:
+def read(path: Path) -> str | None:
+    """The file's text, None when it does not exist; any other failure is a ConfigError (`file_unreadable`)."""
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -28,7 +29,7 @@ def ensure_backup(path: Path) -> None:
     """Back the file up now (before a program other than us writes our entries into it: Codex's trust)."""
     with userfiles.locked():
         path = userfiles.real_path(path)
-        userfiles.backup_once(path, _read(path))
+        userfiles.backup_once(path, read(path))
 
 
 def edit(path: Path, change: Callable[[str | None], str]) -> bool:
@@ -36,7 +37,7 @@ def edit(path: Path, change: Callable[[str | None], str]) -> bool:
     user-files lock, through any symlink (the file it points to is edited, the link stays)."""
     with userfiles.locked():
         path = userfiles.real_path(path)
-        raw = _read(path)
+        raw = read(path)
         text = change(raw)
         if text == raw:
             return False
@@ -54,7 +55,7 @@ def restore(path: Path, remove: Callable[[str], str], same: Callable[[str, str],
     with userfiles.locked():
         path = userfiles.real_path(path)
         backup, absent = path.with_name(path.name + BACKUP_SUFFIX), path.with_name(path.name + ABSENT_SUFFIX)
-        raw = _read(path)
+        raw = read(path)
         if raw is None:
             backup.unlink(missing_ok=True)
             absent.unlink(missing_ok=True)
@@ -123,7 +124,7 @@ def json_edit(path: Path, kind: str, change: Callable[[dict[str, Any]], None]) -
         if raw is not None and userfiles.dumps(data) == before:
             return raw
         return dump_json(data, raw)
-    load_json(_read(userfiles.real_path(path)), path, kind)  # refuse a malformed file before anything else
+    load_json(read(userfiles.real_path(path)), path, kind)  # refuse a malformed file before anything else
     return edit(path, text_change)
 
 
@@ -162,5 +163,5 @@ def json_restore(path: Path, kind: str, change: Callable[[dict[str, Any]], None]
             return userfiles.leaves_kept(load_json(original, path, kind), load_json(rest, path, kind))
         except ConfigError:
             return False
-    load_json(_read(userfiles.real_path(path)), path, kind)  # refuse a malformed file before anything else
+    load_json(read(userfiles.real_path(path)), path, kind)  # refuse a malformed file before anything else
     return restore(path, remove, same, kept)

@@ -154,13 +154,9 @@ def _remove(data: dict[str, Any]) -> None:
 
 def check_settings() -> None:
     """A settings.json we cannot read is refused (ConfigError) before any file is written."""
-    try:
-        raw = settings_file().read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise ConfigError("file_unreadable", path=str(settings_file()), detail=exc.strerror or str(exc)) from None
-    files.load_json(raw, settings_file(), KIND)
+    raw = files.read(settings_file())
+    if raw is not None:
+        files.load_json(raw, settings_file(), KIND)
 
 
 def _settings() -> dict[str, Any]:
