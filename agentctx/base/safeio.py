@@ -21,6 +21,26 @@ def open_regular(path: str, *, follow: bool = True) -> int:
     return fd
 
 
+def jsonl_tail(path: str, limit: int) -> "list[dict]":  # type: ignore[type-arg]
+    """The JSON objects of the last `limit` bytes of a JSON-lines file of ours (a regular file, not followed through a
+    symlink); lines that are not objects are skipped; a file that cannot be read gives none."""
+    from . import jsonfast
+
+    try:
+        raw, _ = read_tail(path, limit, follow=False)
+    except OSError:
+        return []
+    out = []
+    for line in raw.decode("utf-8", "replace").splitlines():
+        try:
+            row = jsonfast.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            out.append(row)
+    return out
+
+
 def append_bytes(path: str, data: bytes) -> bool:
     """One O_APPEND write through `open_append` (0600; no symlink, FIFO, device or another user's file): rows from
     parallel hooks do not interleave. False when it failed; never raises."""

@@ -244,24 +244,12 @@ def _read_map(project_id: str) -> object:
 
 def notes(session_id: str) -> "list[dict]":  # type: ignore[type-arg]
     """The session's notes, one row a line (what was delivered before which call; unreadable: none)."""
-    from ..base import jsonfast, paths
-    from ..base.safeio import read_tail
+    from ..base import paths
+    from ..base.safeio import jsonl_tail
 
     if not session_id:
         return []
-    try:
-        raw, _ = read_tail(paths.actions_file(session_id), NOTES_READ_LIMIT, follow=False)
-    except OSError:
-        return []
-    out = []
-    for line in raw.decode("utf-8", "replace").splitlines():
-        try:
-            row = jsonfast.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict):
-            out.append(row)
-    return out
+    return jsonl_tail(paths.actions_file(session_id), NOTES_READ_LIMIT)
 
 
 def delivered_ids(session_id: str) -> "set[str]":

@@ -289,22 +289,11 @@ def append_log(session_id: str, observations: list[Observation]) -> None:
 
 
 def read_log(session_id: str) -> list[dict[str, Any]]:
-    from ..base.safeio import read_tail
+    """The session's working log: our own file, but read as any other (a regular file only, its newest
+    LOG_READ_LIMIT bytes)."""
+    from ..base.safeio import jsonl_tail
 
-    try:  # our own file, but read as any other: a regular file only, its newest LOG_READ_LIMIT bytes
-        raw, _ = read_tail(os.fspath(log_path(session_id)), LOG_READ_LIMIT, follow=False)
-    except OSError:
-        return []
-    lines = raw.decode("utf-8", "replace").splitlines()
-    out = []
-    for line in lines:
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(item, dict):
-            out.append(item)
-    return out
+    return jsonl_tail(os.fspath(log_path(session_id)), LOG_READ_LIMIT)
 
 
 def capture(conn: sqlite3.Connection, project_id: str, session_id: str, tool_name: str, tool_input: Any,
