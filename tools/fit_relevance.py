@@ -342,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
                              "fitted on: written by hand following agentctx/extract/expand.py's SYSTEM text)")
     parser.add_argument("--rule", choices=("max", "mean"), default="mean",
                         help="the threshold holds the target in every store (max) or on average over them (mean)")
-    parser.add_argument("--target", type=float, default=0.04,
+    parser.add_argument("--target", type=float, default=0.05,
                         help="unrelated share allowed to inject on the training side (see --rule)")
     parser.add_argument("--features", default=",".join(relevance.FEATURES), help="comma-separated features to fit on")
     parser.add_argument("--cache", metavar="FILE", help="keep the collected candidates here (re-used if present)")

@@ -14,7 +14,7 @@ from ..store import records
 MAX_BYTES = 512_000
 KEEP = 500
 # The features shown next to a candidate, most telling first (all of them are in --json).
-SHOWN = ("title_cover", "cover", "relevance", "lead", "best")
+SHOWN = ("title_cover", "cover", "relevance", "question_cover", "telling")
 
 
 def explain(conn: sqlite3.Connection, query: str, project_id: str) -> list[dict[str, Any]]:

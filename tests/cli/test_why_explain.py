@@ -28,7 +28,7 @@ def test_search_explain_shows_each_candidate_against_the_threshold(in_p):
     rows = json.loads(in_p("search", "--explain", "--json", "how", "should", "API", "errors", "be", "returned?").out)
     assert rows[0]["id"] == errors and rows[0]["injected"] and rows[0]["prompt_class"] == "short"
     assert rows[0]["p"] >= rows[0]["threshold"] and ">=" in rows[0]["reason"]
-    assert {"title_cover", "cover", "relevance", "lead"} <= set(rows[0]["features"])
+    assert {"title_cover", "cover", "relevance", "question_cover", "expanded"} <= set(rows[0]["features"])
     text = in_p("search", "--explain", "fix the flaky API test on windows").out
     assert "short prompt, threshold" in text and "not" in text and "gate p=" in text and "title_cover" in text
 

@@ -70,23 +70,18 @@ def injected(conn, prompt):
 def test_the_release_notes_question_reaches_its_record_through_its_other_name(store):
     # The week's miss: the record says "news fragment" and "changelog.d"; the user says "release notes", the other
     # name the record carries. Its whole other name counts in full, it ranks first, and the question is one it
-    # answers whole (relevance.answered; in this store the fitted gate alone reads p 0.595 < 0.773, and the next
-    # candidate, a deployment decision, p 0.034, too low to come in with it).
+    # answers whole (relevance.answered), and nothing comes in with it.
     got = injected(store, "where do the release notes for my change go?")
     assert got and got[0] == RELEASE_NOTES
     assert len(got) == 1  # and nothing else with it
 
 
-# A known miss of the shipped gate, kept as a strict expected failure so that fixing it is noticed: the right record
-# comes first, but the short-prompt gate refuses it (p 0.409 against 0.773 in this store: "lines" is all the prompt
-# and the record share, half of the prompt's weight; docs/benchmarks.md). "what coverage does CI want?" (p 0.717)
-# passes as a question the record answers (most of its words and half of one of its own questions); "how do I build
-# the docs locally?" passes the gate itself, narrowly (p 0.780).
-MISS = pytest.mark.xfail(strict=True, reason="known miss of the shipped gate (issue 37, docs/benchmarks.md)")
-
-
+# "how long can my lines be?" was the week's known miss (p 0.409 against 0.773 before the gate read whether a
+# record carries questions: "lines" is all it shares with the record); it now passes the gate (p 0.784 against
+# 0.738). "what coverage does CI want?" passes as a question the record answers (most of its words and half of one
+# of its own questions); "how do I build the docs locally?" passes the gate itself.
 @pytest.mark.parametrize("prompt, title", [
-    pytest.param("how long can my lines be?", "PEP 8 checked by Ruff, 79-character lines", marks=MISS),
+    ("how long can my lines be?", "PEP 8 checked by Ruff, 79-character lines"),
     ("which side does the expected value go on in an assert?",
      "Asserts are written as expected == actual, after an empty line"),
     ("do I have to update the stub files when I change a public function?",
@@ -108,11 +103,12 @@ def test_plain_questions_reach_their_record_first(store, prompt, title):
     "this is the library I'm using - can you read the online documentation? If so, can you save a copy to the folder",
     "I specifically want to this the directories in docs/",
     "please can add more detailed loggging to api/service/whatsapp_service.go.",
-    # The closest call (p 0.700 against 0.773): "coverage" is most of what it shares with the coverage convention.
+    # The closest call (p 0.601 against 0.738): "coverage" is most of what it shares with the coverage convention.
     "create a makefile and add commands for runnings tests, checking coverage and generating the chart",
     "When I add these lines in program.cs my dotnet run doesnt work. builder.Logging.ClearProviders();\n"
     " builder.Host.UseNLog();",
-    # Everyday requests, written by hand.
+    # Everyday requests, written by hand. The first read p 0.764 while the record's one-word question "how do we
+    # log?" counted as wholly said (relevance.QUESTION_WORDS_MIN); now p 0.244.
     "add more logging to the upload handler",
     "which cloud provider is cheapest for a small side project?",
     "write documentation for the new endpoints",

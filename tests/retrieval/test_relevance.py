@@ -195,3 +195,36 @@ def test_explain_says_why_the_profile_was_injected(first_day):
     conn.close()
     assert first.inject and first.hit.record.title == "Commands"
     assert first.reason.startswith("a question about the project's commands")
+
+
+def test_a_record_with_questions_or_other_names_is_marked_expanded():
+    from agentctx.base.models import Record
+
+    specific = {"sqlite": 1.0}
+    plain = _hit("SQLite WAL", 1.0, {"sqlite": 1.0})
+    fields = plain.record._asdict()
+    fields.update(aliases=("write-ahead log",))
+    aliased = SearchHit(Record(**fields), 1.0, 1.5, None, {"sqlite": 1.0})
+    assert relevance.features(plain, specific, True)["expanded"] == 0.0
+    assert relevance.features(aliased, specific, True)["expanded"] == 1.0
+
+
+@pytest.mark.parametrize("feats, passes", [
+    # half of a stored question through three telling words that hold a fifth of the prompt's weight
+    ({"question": 1.0, "cover": 0.25, "telling": 3.0, "question_cover": 0.5}, True),
+    ({"question": 1.0, "cover": 0.25, "telling": 2.0, "question_cover": 0.5}, False),  # two telling words: too few
+    ({"question": 1.0, "cover": 0.15, "telling": 3.0, "question_cover": 0.5}, False),  # a sliver of the prompt
+    ({"question": 1.0, "cover": 0.25, "telling": 3.0, "question_cover": 0.4}, False),  # less than half a question
+    ({"question": 0.0, "cover": 0.25, "telling": 3.0, "question_cover": 0.5}, False),  # not a question
+    ({"question": 1.0, "cover": 0.85, "telling": 2.0, "question_cover": 0.5}, True),   # most of it, two words
+    ({"question": 1.0, "cover": 0.95, "telling": 3.0, "question_cover": 0.0}, True),   # all but nothing of it
+])
+def test_a_question_the_record_foresaw_passes_a_closed_gate(feats, passes):
+    assert relevance.answered(feats) is passes
+
+
+def test_a_one_word_stored_question_is_never_wholly_said():
+    specific = {"log": 0.5, "upload": 0.6, "handler": 0.4}
+    assert relevance.question_cover(("how do we log?",), specific) == 0.5
+    assert relevance.question_cover(("what log format do services use?", "how do we log?"), specific) == 0.5
+    assert relevance.question_cover(("where do upload handlers log?",), specific) == 1.0
