@@ -128,8 +128,7 @@ class Bench:
         project = detect(self.repo)
         conn = db.connect(paths.db_path(), create=True)
         # A superseded ADR is history, not a decision in force (bench/retrieval.py does the same).
-        adrs = [a for a in adrs if not str(a.get("status") or "").lower().startswith("superseded")
-                and str(a.get("title") or "").strip()]  # a decision without a title cannot be a record
+        adrs = [a for a in adrs if in_force(a)]
         for adr in adrs:
             body = (adr.get("decision") or adr["title"]).strip()[:2000]
             exp = (expansions or {}).get(adr.get("id") or adr["title"]) or {}
@@ -193,6 +192,12 @@ class Bench:
         if conn is not None:
             conn.close()
         return results
+
+
+def in_force(adr: dict) -> bool:
+    """Whether an ADR is a decision in force that can be a record: not superseded, and with a title."""
+    status = str(adr.get("status") or "").lower()
+    return not status.startswith("superseded") and bool(str(adr.get("title") or "").strip())
 
 
 def asked_within_limits(exp: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -67,7 +67,7 @@ def collect(args: argparse.Namespace, store: str) -> list[dict]:
     which, _, rest = store.partition(":")
     pad, _, flag = rest.partition(":")
     expansions = (injection.read_expansions(args.expansions) if flag == "exp"
-                  else injection.read_expansions(args.kept_expansions) if flag == "exph" else None)
+                  else _merged_expansions(args.kept_expansions) if flag == "exph" else None)
     prompts = [p for f in args.prompts.split(",") for p in injection._jsonl(f)]
     turns = pad.split("+")[-1]
     padding = injection.doc_padding(100_000) if pad.startswith("docs") else []
@@ -75,21 +75,48 @@ def collect(args: argparse.Namespace, store: str) -> list[dict]:
         padding += injection._locomo_turns(Path(args.locomo), int(turns))
     if which == "kept-each":  # one store per repository, as a project's own store holds only its decisions
         kept = injection._jsonl(args.kept_adrs)
+        asked = kept_questions(kept, args.kept_questions)
         rows = []
         for repo in sorted({a["repo"] for a in kept}):
-            if expansions is not None and not all(a["id"] in expansions for a in kept if a["repo"] == repo):
+            if expansions is not None and not all(a["id"] in expansions for a in kept if a["repo"] == repo
+                                                  and injection.in_force(a)):
                 continue  # with expansions: only the repositories whose every decision has them
-            bench = injection.Bench([a for a in kept if a["repo"] == repo], [], prompts, [], [], padding, expansions)
+            bench = injection.Bench([a for a in kept if a["repo"] == repo], [q for q in asked if q["repo"] == repo],
+                                    prompts, [], [], padding, expansions)
             rows += _rows(bench, store, f"{store}:{repo}")
         return rows
     if which == "kept":
-        adrs, questions, own_records, own_questions = injection._jsonl(args.kept_adrs), [], [], []
+        kept = injection._jsonl(args.kept_adrs)
+        adrs, questions, own_records, own_questions = kept, kept_questions(kept, args.kept_questions), [], []
     else:
         adrs, questions = injection._jsonl(args.adrs), injection._jsonl(args.questions)
         own_records = injection._jsonl(Path(args.cases) / "handwritten-records.jsonl")
         own_questions = injection._jsonl(Path(args.cases) / "handwritten-questions.jsonl")
     bench = injection.Bench(adrs, questions, prompts, own_records, own_questions, padding, expansions)
     return _rows(bench, store, store)
+
+
+def _merged_expansions(files: str) -> dict[str, dict]:
+    """The expansions of every file of a comma-separated list (bench/injection.py's format), by ADR id."""
+    import injection  # bench/injection.py
+
+    out: dict[str, dict] = {}
+    for path in filter(None, files.split(",")):
+        if Path(path).is_file():
+            out.update(injection.read_expansions(path) or {})
+    return out
+
+
+def kept_questions(kept: list[dict], path: str) -> list[dict]:
+    """The hand-written questions about kept decisions (`{id, question, style}` a line) in bench/injection.py's
+    question format, `{question, title, repo, style}`; none without the file."""
+    import injection  # bench/injection.py
+
+    if not path or not Path(path).is_file():
+        return []
+    by_id = {a["id"]: a for a in kept}
+    return [{"question": q["question"], "title": by_id[q["id"]]["title"], "repo": by_id[q["id"]]["repo"],
+             "style": q.get("style") or "question"} for q in injection._jsonl(path) if q["id"] in by_id]
 
 
 def _rows(bench, store: str, prefix: str) -> list[dict]:
@@ -268,7 +295,9 @@ def split_by_store(rows: list[dict]) -> dict[str, list[dict]]:
         out[f"store {r['store']}"].append(r)
         if r["store"].endswith(":exp"):
             out["all stores with recorded expansions"].append(r)
-        elif not r["store"].endswith(":exph"):
+        elif r["store"].endswith(":exph"):
+            out["all stores with hand-written expansions (evaluated only)"].append(r)
+        else:
             out["all stores without expansions"].append(r)
     return out
 
@@ -337,9 +366,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="stores to fit on, comma-separated SET:PAD[:exp] (see the module docstring)")
     parser.add_argument("--expansions", default=str(shared / "adr-dev" / "expansions.jsonl"),
                         help="recorded questions/aliases per ADR id, for the ':exp' stores")
+    parser.add_argument("--kept-questions", default=str(data / "kept-questions-handwritten.jsonl"),
+                        help="developer questions about kept decisions ({id, question, style}), written by hand")
     parser.add_argument("--kept-expansions", default=str(data / "kept-expansions-handwritten.jsonl"),
-                        help="questions/aliases for some kept decisions, for the ':exph' stores (evaluated, never "
-                             "fitted on: written by hand following agentctx/extract/expand.py's SYSTEM text)")
+                        help="questions/aliases for kept decisions, for the ':exph' stores, comma-separated files "
+                             "(evaluated, never fitted on: written by hand following agentctx/extract/expand.py's "
+                             "SYSTEM text from what the pass sends)")
     parser.add_argument("--rule", choices=("max", "mean"), default="mean",
                         help="the threshold holds the target in every store (max) or on average over them (mean)")
     parser.add_argument("--target", type=float, default=0.05,
