@@ -55,6 +55,16 @@ ADR_SOURCES = [
     ("bitzesty/qae", "doc/architecture/decisions"),
     ("DFE-Digital/get-an-identity", "docs/architecture/decisions"),
     ("ONSdigital/eq-survey-runner", "docs/architecture/decisions"),
+    ("home-assistant/architecture", "adr"),
+    ("adr/madr", "docs/decisions"),
+    ("guardian/dotcom-rendering", "dotcom-rendering/docs/architecture"),
+    ("BrighterCommand/Brighter", "docs/adr"),
+    ("cardano-scaling/hydra", "docs/adr"),
+    ("SmartBear/git-en-boite", "doc/adr"),
+    ("Unleash/unleash", "contributing/ADRs"),
+    ("arachne-framework/architecture", "."),
+    ("cosmos/ibc-go", "docs/architecture"),
+    ("informalsystems/hermes", "docs/architecture"),
 ]
 # (repository, log path, kind)
 PROMPT_SOURCES = [
@@ -84,7 +94,18 @@ _SECRETISH = re.compile(
     r"[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|password\s*[=:]|token\s*[=:]|\b[A-Za-z0-9_-]{32,}\b"
     r"|\+?\d[\d -]{9,}\d|\w+@[\w-]+:", re.I)
 _HOME = re.compile(r"(/Users/|/home/|C:\\Users\\)[^/\\\s]+")
-_SECTION = re.compile(r"^#{2,3}\s+(.+?)\s*$", re.M)
+_HEADING = re.compile(r"^(#{2,3})[ \t]+(.+?)[ \t#]*$", re.M)
+_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
+_FRONT = re.compile(r"\A\ufeff?---[ \t]*\n(.*?)\n---[ \t]*\n", re.S)
+# "12. Use X", "ADR-012: Use X", "ADR: Use X", "6 Use X" -> "Use X" (but "3rd-party X" stays)
+_NUMBERING = re.compile(r"^(?:ADR(?![a-z]))?[\s\-\u2013\u2014]*(?:\d+(?=[\s.:)\-\u2013\u2014]|$))?[\s.:)\-\u2013\u2014]*", re.I)
+# a sub-heading naming one of these starts its own section (MADR's "### Consequences" under "## Decision Outcome")
+_OWN_SECTIONS = ("context", "decision", "consequences", "status", "confirmation", "pros and cons", "considered options",
+                 "more information", "positive consequences", "negative consequences", "links")
+# text left in from an ADR template (Nygard's and MADR's prompts to the writer)
+_TEMPLATE = re.compile(r"what is the issue that we're seeing|what is the change that we're proposing|"
+                       r"\{(?:describe|short title|problem statement|title of solved problem)|\[describe (?:the|context)",
+                       re.I)
 
 
 def _git(repo_dir: Path, *args: str) -> str:
@@ -95,14 +116,48 @@ def _mirror(mirror: Path, repo: str) -> Path:
     return mirror / repo.replace("/", "+") / "repo"
 
 
+def _front_matter(text: str) -> tuple[dict[str, str], str]:
+    """YAML front matter's plain `key: value` lines (a `|`/`>` block's indented lines joined), and the text after it."""
+    m = _FRONT.match(text)
+    if not m:
+        return {}, text
+    meta: dict[str, str] = {}
+    key = ""
+    for line in m.group(1).splitlines():
+        kv = re.match(r"^([A-Za-z][\w-]*):\s*(.*)$", line)
+        if kv:
+            key, value = kv.group(1).lower(), kv.group(2).strip()
+            meta[key] = "" if value in ("|", ">", "|-", ">-") else value.strip("\"'")
+        elif key and line.startswith((" ", "\t")) and line.strip():
+            meta[key] = (meta[key] + " " + line.strip()).strip()
+    return meta, text[m.end():]
+
+
+def _outside_fences(text: str, matches: list[re.Match]) -> list[re.Match]:
+    fences = [(f.start(), f.end()) for f in _FENCE.finditer(text)]
+    return [m for m in matches if not any(a <= m.start() < b for a, b in fences)]
+
+
 def _sections(text: str) -> dict[str, str]:
+    """Heading (lower case) -> its text, sub-headings included up to one that names a section of its own."""
     out: dict[str, str] = {}
-    parts = _SECTION.split(text)
-    for name, body in zip(parts[1::2], parts[2::2]):
-        key = name.strip().lower()
-        body = body.strip()
+    heads = _outside_fences(text, list(_HEADING.finditer(text)))
+    for i, head in enumerate(heads):
+        level = len(head.group(1))
+        end = len(text)
+        for later in heads[i + 1:]:
+            if len(later.group(1)) <= level or later.group(2).strip().lower().startswith(_OWN_SECTIONS):
+                end = later.start()
+                break
+        body = text[head.end():end]
+        body = re.sub(r"<!--.*?-->|!\[[^\]]*\]\([^)]*\)", " ", body, flags=re.S)
+        body = re.sub(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", lambda m: m.group(1).rstrip(":") + ":", body, flags=re.M).strip()
+        key = " ".join(head.group(2).strip().strip("*_").lower().split())
         if body:
             out.setdefault(key, body)
+        elif ":" in key:  # "## Status: Accepted"
+            name, _, value = key.partition(":")
+            out.setdefault(name.strip(), value.strip())
     return out
 
 
@@ -115,10 +170,31 @@ def _clean(text: str, limit: int) -> str:
 
 
 def _pick(sections: dict[str, str], *names: str) -> str:
-    for key, body in sections.items():
-        if any(key.startswith(n) for n in names):
-            return body
+    """The first section whose heading starts with the first name that any heading has, then the next name."""
+    for name in names:
+        for key, body in sections.items():
+            if key.startswith(name) and not key.startswith(("decision driver", "decision maker", "decision-maker")):
+                return body
     return ""
+
+
+def parse_adr(text: str) -> dict | None:
+    """Title, status, context, decision and consequences of one ADR (Nygard or MADR), or None when it lacks one of
+    title, context and decision or still holds template text."""
+    meta, body = _front_matter(text)
+    head = next(iter(_outside_fences(body, list(re.finditer(r"^#[ \t]+(.+?)[ \t#]*$", body, re.M)))), None)
+    title = head.group(1).strip() if head else meta.get("title", "")
+    title = _NUMBERING.sub("", title.strip("*_ ")).strip()
+    sections = _sections(body)
+    context = _pick(sections, "context", "background", "problem statement", "problem")
+    # MADR: the outcome is the decision; its drivers and considered options are not
+    decision = _pick(sections, "decision outcome", "decision", "proposal")
+    if not title or not context or not decision or _TEMPLATE.search(context + " " + decision):
+        return None
+    status = _pick(sections, "status") or meta.get("status", "")
+    return {"title": title, "status": _clean(status.splitlines()[0] if status else "", 80),
+            "context": _clean(context, CONTEXT_CHARS), "decision": _clean(decision, DECISION_CHARS),
+            "consequences": _clean(_pick(sections, "consequences"), 300)}
 
 
 def adrs(mirror: Path) -> list[dict]:
@@ -130,21 +206,9 @@ def adrs(mirror: Path) -> list[dict]:
         files = sorted(f for f in listed if f.endswith(".md") and "template" not in f.lower()
                        and not f.lower().endswith(("readme.md", "index.md")))
         for path in files:
-            text = _git(git_dir, "show", f"{commit}:{path}")
-            head = re.search(r"^#\s+(.+)$", text, re.M)
-            if not head:
-                continue
-            title = re.sub(r"^(ADR[- ]?)?\d+[.:)]?\s*[-:]?\s*", "", head.group(1).strip(), flags=re.I).strip()
-            sections = _sections(text)
-            context = _pick(sections, "context")
-            decision = _pick(sections, "decision")
-            if not title or not context or not decision:
-                continue
-            status = _pick(sections, "status").splitlines()[0] if _pick(sections, "status") else ""
-            rows.append({"id": f"{repo}:{path}", "repo": repo, "commit": commit, "path": path, "title": title,
-                         "status": _clean(status, 80), "context": _clean(context, CONTEXT_CHARS),
-                         "decision": _clean(decision, DECISION_CHARS),
-                         "consequences": _clean(_pick(sections, "consequences"), 300)})
+            adr = parse_adr(_git(git_dir, "show", f"{commit}:{path}"))
+            if adr is not None:
+                rows.append({"id": f"{repo}:{path}", "repo": repo, "commit": commit, "path": path, **adr})
     return rows
 
 
