@@ -54,7 +54,7 @@ ADR_SOURCES = [
     ("LBHackney-IT/report-a-defect", "doc/architecture/decisions"),
     ("bitzesty/qae", "doc/architecture/decisions"),
     ("DFE-Digital/get-an-identity", "docs/architecture/decisions"),
-    ("ONSdigital/eq-survey-runner", "docs/architecture/decisions"),
+    ("ONSdigital/eq-survey-runner", "doc/architecture/decisions"),
     ("home-assistant/architecture", "adr"),
     ("adr/madr", "docs/decisions"),
     ("guardian/dotcom-rendering", "dotcom-rendering/docs/architecture"),
@@ -97,8 +97,9 @@ _HOME = re.compile(r"(/Users/|/home/|C:\\Users\\)[^/\\\s]+")
 _HEADING = re.compile(r"^(#{2,3})[ \t]+(.+?)[ \t#]*$", re.M)
 _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
 _FRONT = re.compile(r"\A\ufeff?---[ \t]*\n(.*?)\n---[ \t]*\n", re.S)
-# "12. Use X", "ADR-012: Use X", "ADR: Use X", "6 Use X" -> "Use X" (but "3rd-party X" stays)
-_NUMBERING = re.compile(r"^(?:ADR(?![a-z]))?[\s\-\u2013\u2014]*(?:\d+(?=[\s.:)\-\u2013\u2014]|$))?[\s.:)\-\u2013\u2014]*", re.I)
+# "12. Use X", "ADR-012: Use X", "ADR: Use X", "Architecture Decision Record: Use X", "6 Use X" -> "Use X"
+# (but "3rd-party X" stays)
+_NUMBERING = re.compile(r"^(?:ADR(?![a-z])|Architecture Decision Record(?![a-z]))?[\s\-\u2013\u2014]*(?:\d+(?=[\s.:)\-\u2013\u2014]|$))?[\s.:)\-\u2013\u2014]*", re.I)
 # a sub-heading naming one of these starts its own section (MADR's "### Consequences" under "## Decision Outcome")
 _OWN_SECTIONS = ("context", "decision", "consequences", "status", "confirmation", "pros and cons", "considered options",
                  "more information", "positive consequences", "negative consequences", "links")
@@ -150,7 +151,8 @@ def _sections(text: str) -> dict[str, str]:
                 end = later.start()
                 break
         body = text[head.end():end]
-        body = re.sub(r"<!--.*?-->|!\[[^\]]*\]\([^)]*\)", " ", body, flags=re.S)
+        body = re.sub(r"<!--.*?-->", " ", body, flags=re.S)
+        body = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", body)  # an image: its alt text (status badges say "Accepted")
         body = re.sub(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", lambda m: m.group(1).rstrip(":") + ":", body, flags=re.M).strip()
         key = " ".join(head.group(2).strip().strip("*_").lower().split())
         if body:
@@ -192,7 +194,8 @@ def parse_adr(text: str) -> dict | None:
     if not title or not context or not decision or _TEMPLATE.search(context + " " + decision):
         return None
     status = _pick(sections, "status") or meta.get("status", "")
-    return {"title": title, "status": _clean(status.splitlines()[0] if status else "", 80),
+    status = status.splitlines()[0].strip("*_- ") if status else ""
+    return {"title": title, "status": _clean(status, 80),
             "context": _clean(context, CONTEXT_CHARS), "decision": _clean(decision, DECISION_CHARS),
             "consequences": _clean(_pick(sections, "consequences"), 300)}
 
