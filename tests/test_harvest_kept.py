@@ -108,6 +108,8 @@ not a heading: this is inside a code block
 Tiles are cached by the CDN for a day.
 """
 
+WHY = "Sends to the payment provider fail now and then and nobody notices."
+
 TEMPLATE = """# 1. Title
 
 ## Status
@@ -155,8 +157,15 @@ def test_front_matter_title_background_and_fenced_headings():
 def test_template_text_and_missing_sections_are_left_out():
     h = _harvester()
     assert h.parse_adr(TEMPLATE) is None
-    assert h.parse_adr("# 3. Use X\n\n## Context\n\nWe need X.\n") is None  # no decision
-    assert h.parse_adr("## Context\n\nWe need X.\n\n## Decision\n\nUse X.\n") is None  # no title
+    assert h.parse_adr(f"# 3. Use X\n\n## Context\n\n{WHY}\n") is None  # no decision
+    assert h.parse_adr(f"## Context\n\n{WHY}\n\n## Decision\n\nUse X.\n") is None  # no title
+    assert h.parse_adr("# 3. Use X\n\n## Context\n\nWe chose to\n\n## Decision\n\nUse X.\n") is None  # unfinished
+
+
+def test_a_label_and_link_line_is_not_context():
+    text = (f"# 4. Retry failed sends\n\n## Context\n\n**Parent Requirement**: [specs/retries.md](../specs/retries.md)"
+            f"\n\n{WHY}\n\n## Decision\n\nRetry three times.\n")
+    assert _harvester().parse_adr(text)["context"] == WHY
 
 
 def test_titles_lose_their_numbering_only():
@@ -165,7 +174,7 @@ def test_titles_lose_their_numbering_only():
               "# Architecture Decision Record: Use X": "Use X", "# 3rd-party scripts": "3rd-party scripts",
               "# ADRs live in the repository": "ADRs live in the repository"}
     for head, want in titles.items():
-        adr = h.parse_adr(f"{head}\n\n## Context\n\nWhy.\n\n## Decision\n\nWhat.\n")
+        adr = h.parse_adr(f"{head}\n\n## Context\n\n{WHY}\n\n## Decision\n\nWhat.\n")
         assert adr["title"] == want, head
 
 
@@ -185,6 +194,7 @@ def test_harvest_reads_a_snapshot_with_provenance(tmp_path, monkeypatch):
     commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
     monkeypatch.setattr(h, "ADR_SOURCES", [("acme/shop", "docs/decisions")])
     rows = h.adrs(tmp_path / "mirror")
-    assert [r["path"] for r in rows] == ["docs/decisions/0001-pick-a-job-queue.md", "docs/decisions/0002-keep-invoices.md"]
+    assert [r["path"] for r in rows] == ["docs/decisions/0001-pick-a-job-queue.md",
+                                         "docs/decisions/0002-keep-invoices.md"]
     assert all(r["repo"] == "acme/shop" and r["commit"] == commit and r["id"] == f"acme/shop:{r['path']}" for r in rows)
     assert json.loads(json.dumps(rows)) == h.adrs(tmp_path / "mirror")  # deterministic

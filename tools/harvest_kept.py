@@ -6,11 +6,16 @@ The sets are read from other people's repositories at run time and never committ
 $AGENTCTX_KEPT_DIR, else bench/.kept/, which .gitignore keeps out of the tree), where tools/fit_relevance.py and
 tests/test_bench_scripts.py look for them (kept_dir() below); without them those readers say so and skip.
 
-Decision records: every ADR Markdown file (a `decisions/` or `adr/` folder) of the repositories in ADR_SOURCES, read
-at the snapshot's HEAD: title (its first heading, numbering dropped), status, context, decision and consequences
-(Nygard and MADR section names), cut to what the benches use (context 400 characters: the long prompt is its first
-300; decision 1,200: the expansion pass sends at most that much of a body). Templates and ADRs without a context or
-a decision are left out.
+Decision records: every ADR Markdown file in the folder ADR_SOURCES names for each of its 20 repositories (UK/US
+government services, open-source products and frameworks: Home Assistant, MADR, the Guardian's dotcom-rendering,
+Brighter, Hydra, Unleash, IBC, Hermes, ...), read at the snapshot's HEAD: title (its first `#` heading, else the YAML
+front matter's `title`; numbering and "ADR:" dropped), status (its section, else the front matter's), context
+(Context, MADR's "Context and Problem Statement", Background), decision (MADR's "Decision Outcome", else Decision,
+else Proposal; never MADR's drivers or considered options) and consequences. A section runs to the next heading of
+its level, its sub-headings included unless they name a section of their own (MADR's "### Consequences"); headings
+in code blocks are not headings. Cut to what the benches use (context 400 characters: the long prompt is its first
+300; decision 1,200: the expansion pass sends at most that much of a body). Templates, records still holding
+template text, and records without a title, a decision or a context of 40 characters are left out.
 
 Real prompts: the developer-typed prompts of the logs in PROMPT_SOURCES (aider `.aider.input.history`, Claude Code
 UserPromptSubmit hook logs, Codex CLI `.codex/history.jsonl`, Gemini CLI `.gemini/logs.json`), read from the largest
@@ -88,6 +93,7 @@ PER_REPO = 15
 MAX_CHARS = 600
 CONTEXT_CHARS = 400
 DECISION_CHARS = 1_200
+MIN_CONTEXT = 40  # a shorter context (an unfinished record) makes no prompt
 
 _SECRETISH = re.compile(
     r"[\w.+-]+@[\w-]+\.[\w.]+|\b(?:sk|pk|ghp|gho|xox[abp]|AKIA)[-_A-Za-z0-9]{8,}|\b[0-9a-f]{8}-[0-9a-f]{4}-"
@@ -99,14 +105,15 @@ _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
 _FRONT = re.compile(r"\A\ufeff?---[ \t]*\n(.*?)\n---[ \t]*\n", re.S)
 # "12. Use X", "ADR-012: Use X", "ADR: Use X", "Architecture Decision Record: Use X", "6 Use X" -> "Use X"
 # (but "3rd-party X" stays)
-_NUMBERING = re.compile(r"^(?:ADR(?![a-z])|Architecture Decision Record(?![a-z]))?[\s\-\u2013\u2014]*(?:\d+(?=[\s.:)\-\u2013\u2014]|$))?[\s.:)\-\u2013\u2014]*", re.I)
+_NUMBERING = re.compile(r"^(?:ADR(?![a-z])|Architecture Decision Record(?![a-z]))?[\s\-\u2013\u2014]*"
+                        r"(?:\d+(?=[\s.:)\-\u2013\u2014]|$))?[\s.:)\-\u2013\u2014]*", re.I)
 # a sub-heading naming one of these starts its own section (MADR's "### Consequences" under "## Decision Outcome")
 _OWN_SECTIONS = ("context", "decision", "consequences", "status", "confirmation", "pros and cons", "considered options",
                  "more information", "positive consequences", "negative consequences", "links")
 # text left in from an ADR template (Nygard's and MADR's prompts to the writer)
 _TEMPLATE = re.compile(r"what is the issue that we're seeing|what is the change that we're proposing|"
-                       r"\{(?:describe|short title|problem statement|title of solved problem)|\[describe (?:the|context)",
-                       re.I)
+                       r"\{(?:describe|short title|problem statement|title of solved problem)|"
+                       r"\[describe (?:the|context)", re.I)
 
 
 def _git(repo_dir: Path, *args: str) -> str:
@@ -153,6 +160,8 @@ def _sections(text: str) -> dict[str, str]:
         body = text[head.end():end]
         body = re.sub(r"<!--.*?-->", " ", body, flags=re.S)
         body = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", body)  # an image: its alt text (status badges say "Accepted")
+        # a line that is only a label and a link ("**Parent Requirement**: [spec](...)") is a pointer, not text
+        body = re.sub(r"^\*\*[^*\n]+\*\*:?[ \t]*\[[^\]\n]*\]\([^)\n]*\)[ \t]*$", " ", body, flags=re.M)
         body = re.sub(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", lambda m: m.group(1).rstrip(":") + ":", body, flags=re.M).strip()
         key = " ".join(head.group(2).strip().strip("*_").lower().split())
         if body:
@@ -172,7 +181,8 @@ def _clean(text: str, limit: int) -> str:
 
 
 def _pick(sections: dict[str, str], *names: str) -> str:
-    """The first section whose heading starts with the first name that any heading has, then the next name."""
+    """The first section (in file order) whose heading starts with names[0], else names[1], ...; never MADR's
+    "Decision Drivers" or "Decision Makers"."""
     for name in names:
         for key, body in sections.items():
             if key.startswith(name) and not key.startswith(("decision driver", "decision maker", "decision-maker")):
@@ -183,7 +193,7 @@ def _pick(sections: dict[str, str], *names: str) -> str:
 def parse_adr(text: str) -> dict | None:
     """Title, status, context, decision and consequences of one ADR (Nygard or MADR), or None when it lacks one of
     title, context and decision or still holds template text."""
-    meta, body = _front_matter(text)
+    meta, body = _front_matter(text.replace("\r\n", "\n"))
     head = next(iter(_outside_fences(body, list(re.finditer(r"^#[ \t]+(.+?)[ \t#]*$", body, re.M)))), None)
     title = head.group(1).strip() if head else meta.get("title", "")
     title = _NUMBERING.sub("", title.strip("*_ ")).strip()
@@ -191,7 +201,8 @@ def parse_adr(text: str) -> dict | None:
     context = _pick(sections, "context", "background", "problem statement", "problem")
     # MADR: the outcome is the decision; its drivers and considered options are not
     decision = _pick(sections, "decision outcome", "decision", "proposal")
-    if not title or not context or not decision or _TEMPLATE.search(context + " " + decision):
+    if not title or len(_clean(context, CONTEXT_CHARS)) < MIN_CONTEXT or not decision \
+            or _TEMPLATE.search(context + " " + decision):
         return None
     status = _pick(sections, "status") or meta.get("status", "")
     status = status.splitlines()[0].strip("*_- ") if status else ""
