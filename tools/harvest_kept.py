@@ -6,11 +6,16 @@ The sets are read from other people's repositories at run time and never committ
 $AGENTCTX_KEPT_DIR, else bench/.kept/, which .gitignore keeps out of the tree), where tools/fit_relevance.py and
 tests/test_bench_scripts.py look for them (kept_dir() below); without them those readers say so and skip.
 
-Decision records: every ADR Markdown file (a `decisions/` or `adr/` folder) of the repositories in ADR_SOURCES, read
-at the snapshot's HEAD: title (its first heading, numbering dropped), status, context, decision and consequences
-(Nygard and MADR section names), cut to what the benches use (context 400 characters: the long prompt is its first
-300; decision 1,200: the expansion pass sends at most that much of a body). Templates and ADRs without a context or
-a decision are left out.
+Decision records: every ADR Markdown file in the folder ADR_SOURCES names for each of its 20 repositories (UK/US
+government services, open-source products and frameworks: Home Assistant, MADR, the Guardian's dotcom-rendering,
+Brighter, Hydra, Unleash, IBC, Hermes, ...), read at the snapshot's HEAD: title (its first `#` heading, else the YAML
+front matter's `title`; numbering and "ADR:" dropped), status (its section, else the front matter's), context
+(Context, MADR's "Context and Problem Statement", Background), decision (MADR's "Decision Outcome", else Decision,
+else Proposal; never MADR's drivers or considered options) and consequences. A section runs to the next heading of
+its level, its sub-headings included unless they name a section of their own (MADR's "### Consequences"); headings
+in code blocks are not headings. Cut to what the benches use (context 400 characters: the long prompt is its first
+300; decision 1,200: the expansion pass sends at most that much of a body). Templates, records still holding
+template text, and records without a title, a decision or a context of 40 characters are left out.
 
 Real prompts: the developer-typed prompts of the logs in PROMPT_SOURCES (aider `.aider.input.history`, Claude Code
 UserPromptSubmit hook logs, Codex CLI `.codex/history.jsonl`, Gemini CLI `.gemini/logs.json`), read from the largest
@@ -54,7 +59,17 @@ ADR_SOURCES = [
     ("LBHackney-IT/report-a-defect", "doc/architecture/decisions"),
     ("bitzesty/qae", "doc/architecture/decisions"),
     ("DFE-Digital/get-an-identity", "docs/architecture/decisions"),
-    ("ONSdigital/eq-survey-runner", "docs/architecture/decisions"),
+    ("ONSdigital/eq-survey-runner", "doc/architecture/decisions"),
+    ("home-assistant/architecture", "adr"),
+    ("adr/madr", "docs/decisions"),
+    ("guardian/dotcom-rendering", "dotcom-rendering/docs/architecture"),
+    ("BrighterCommand/Brighter", "docs/adr"),
+    ("cardano-scaling/hydra", "docs/adr"),
+    ("SmartBear/git-en-boite", "doc/adr"),
+    ("Unleash/unleash", "contributing/ADRs"),
+    ("arachne-framework/architecture", "."),
+    ("cosmos/ibc-go", "docs/architecture"),
+    ("informalsystems/hermes", "docs/architecture"),
 ]
 # (repository, log path, kind)
 PROMPT_SOURCES = [
@@ -78,13 +93,27 @@ PER_REPO = 15
 MAX_CHARS = 600
 CONTEXT_CHARS = 400
 DECISION_CHARS = 1_200
+MIN_CONTEXT = 40  # a shorter context (an unfinished record) makes no prompt
 
 _SECRETISH = re.compile(
     r"[\w.+-]+@[\w-]+\.[\w.]+|\b(?:sk|pk|ghp|gho|xox[abp]|AKIA)[-_A-Za-z0-9]{8,}|\b[0-9a-f]{8}-[0-9a-f]{4}-"
     r"[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|password\s*[=:]|token\s*[=:]|\b[A-Za-z0-9_-]{32,}\b"
     r"|\+?\d[\d -]{9,}\d|\w+@[\w-]+:", re.I)
 _HOME = re.compile(r"(/Users/|/home/|C:\\Users\\)[^/\\\s]+")
-_SECTION = re.compile(r"^#{2,3}\s+(.+?)\s*$", re.M)
+_HEADING = re.compile(r"^(#{2,3})[ \t]+(.+?)[ \t#]*$", re.M)
+_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
+_FRONT = re.compile(r"\A\ufeff?---[ \t]*\n(.*?)\n---[ \t]*\n", re.S)
+# "12. Use X", "ADR-012: Use X", "ADR: Use X", "Architecture Decision Record: Use X", "6 Use X" -> "Use X"
+# (but "3rd-party X" stays)
+_NUMBERING = re.compile(r"^(?:ADR(?![a-z])|Architecture Decision Record(?![a-z]))?[\s\-\u2013\u2014]*"
+                        r"(?:\d+(?=[\s.:)\-\u2013\u2014]|$))?[\s.:)\-\u2013\u2014]*", re.I)
+# a sub-heading naming one of these starts its own section (MADR's "### Consequences" under "## Decision Outcome")
+_OWN_SECTIONS = ("context", "decision", "consequences", "status", "confirmation", "pros and cons", "considered options",
+                 "more information", "positive consequences", "negative consequences", "links")
+# text left in from an ADR template (Nygard's and MADR's prompts to the writer)
+_TEMPLATE = re.compile(r"what is the issue that we're seeing|what is the change that we're proposing|"
+                       r"\{(?:describe|short title|problem statement|title of solved problem)|"
+                       r"\[describe (?:the|context)", re.I)
 
 
 def _git(repo_dir: Path, *args: str) -> str:
@@ -95,14 +124,51 @@ def _mirror(mirror: Path, repo: str) -> Path:
     return mirror / repo.replace("/", "+") / "repo"
 
 
+def _front_matter(text: str) -> tuple[dict[str, str], str]:
+    """YAML front matter's plain `key: value` lines (a `|`/`>` block's indented lines joined), and the text after it."""
+    m = _FRONT.match(text)
+    if not m:
+        return {}, text
+    meta: dict[str, str] = {}
+    key = ""
+    for line in m.group(1).splitlines():
+        kv = re.match(r"^([A-Za-z][\w-]*):\s*(.*)$", line)
+        if kv:
+            key, value = kv.group(1).lower(), kv.group(2).strip()
+            meta[key] = "" if value in ("|", ">", "|-", ">-") else value.strip("\"'")
+        elif key and line.startswith((" ", "\t")) and line.strip():
+            meta[key] = (meta[key] + " " + line.strip()).strip()
+    return meta, text[m.end():]
+
+
+def _outside_fences(text: str, matches: list[re.Match]) -> list[re.Match]:
+    fences = [(f.start(), f.end()) for f in _FENCE.finditer(text)]
+    return [m for m in matches if not any(a <= m.start() < b for a, b in fences)]
+
+
 def _sections(text: str) -> dict[str, str]:
+    """Heading (lower case) -> its text, sub-headings included up to one that names a section of its own."""
     out: dict[str, str] = {}
-    parts = _SECTION.split(text)
-    for name, body in zip(parts[1::2], parts[2::2]):
-        key = name.strip().lower()
-        body = body.strip()
+    heads = _outside_fences(text, list(_HEADING.finditer(text)))
+    for i, head in enumerate(heads):
+        level = len(head.group(1))
+        end = len(text)
+        for later in heads[i + 1:]:
+            if len(later.group(1)) <= level or later.group(2).strip().lower().startswith(_OWN_SECTIONS):
+                end = later.start()
+                break
+        body = text[head.end():end]
+        body = re.sub(r"<!--.*?-->", " ", body, flags=re.S)
+        body = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", body)  # an image: its alt text (status badges say "Accepted")
+        # a line that is only a label and a link ("**Parent Requirement**: [spec](...)") is a pointer, not text
+        body = re.sub(r"^\*\*[^*\n]+\*\*:?[ \t]*\[[^\]\n]*\]\([^)\n]*\)[ \t]*$", " ", body, flags=re.M)
+        body = re.sub(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", lambda m: m.group(1).rstrip(":") + ":", body, flags=re.M).strip()
+        key = " ".join(head.group(2).strip().strip("*_").lower().split())
         if body:
             out.setdefault(key, body)
+        elif ":" in key:  # "## Status: Accepted"
+            name, _, value = key.partition(":")
+            out.setdefault(name.strip(), value.strip())
     return out
 
 
@@ -115,10 +181,34 @@ def _clean(text: str, limit: int) -> str:
 
 
 def _pick(sections: dict[str, str], *names: str) -> str:
-    for key, body in sections.items():
-        if any(key.startswith(n) for n in names):
-            return body
+    """The first section (in file order) whose heading starts with names[0], else names[1], ...; never MADR's
+    "Decision Drivers" or "Decision Makers"."""
+    for name in names:
+        for key, body in sections.items():
+            if key.startswith(name) and not key.startswith(("decision driver", "decision maker", "decision-maker")):
+                return body
     return ""
+
+
+def parse_adr(text: str) -> dict | None:
+    """Title, status, context, decision and consequences of one ADR (Nygard or MADR), or None when it lacks one of
+    title, context and decision or still holds template text."""
+    meta, body = _front_matter(text.replace("\r\n", "\n"))
+    head = next(iter(_outside_fences(body, list(re.finditer(r"^#[ \t]+(.+?)[ \t#]*$", body, re.M)))), None)
+    title = head.group(1).strip() if head else meta.get("title", "")
+    title = _NUMBERING.sub("", title.strip("*_ ")).strip()
+    sections = _sections(body)
+    context = _pick(sections, "context", "background", "problem statement", "problem")
+    # MADR: the outcome is the decision; its drivers and considered options are not
+    decision = _pick(sections, "decision outcome", "decision", "proposal")
+    if not title or len(_clean(context, CONTEXT_CHARS)) < MIN_CONTEXT or not decision \
+            or _TEMPLATE.search(context + " " + decision):
+        return None
+    status = _pick(sections, "status") or meta.get("status", "")
+    status = status.splitlines()[0].strip("*_- ") if status else ""
+    return {"title": title, "status": _clean(status, 80),
+            "context": _clean(context, CONTEXT_CHARS), "decision": _clean(decision, DECISION_CHARS),
+            "consequences": _clean(_pick(sections, "consequences"), 300)}
 
 
 def adrs(mirror: Path) -> list[dict]:
@@ -130,21 +220,9 @@ def adrs(mirror: Path) -> list[dict]:
         files = sorted(f for f in listed if f.endswith(".md") and "template" not in f.lower()
                        and not f.lower().endswith(("readme.md", "index.md")))
         for path in files:
-            text = _git(git_dir, "show", f"{commit}:{path}")
-            head = re.search(r"^#\s+(.+)$", text, re.M)
-            if not head:
-                continue
-            title = re.sub(r"^(ADR[- ]?)?\d+[.:)]?\s*[-:]?\s*", "", head.group(1).strip(), flags=re.I).strip()
-            sections = _sections(text)
-            context = _pick(sections, "context")
-            decision = _pick(sections, "decision")
-            if not title or not context or not decision:
-                continue
-            status = _pick(sections, "status").splitlines()[0] if _pick(sections, "status") else ""
-            rows.append({"id": f"{repo}:{path}", "repo": repo, "commit": commit, "path": path, "title": title,
-                         "status": _clean(status, 80), "context": _clean(context, CONTEXT_CHARS),
-                         "decision": _clean(decision, DECISION_CHARS),
-                         "consequences": _clean(_pick(sections, "consequences"), 300)})
+            adr = parse_adr(_git(git_dir, "show", f"{commit}:{path}"))
+            if adr is not None:
+                rows.append({"id": f"{repo}:{path}", "repo": repo, "commit": commit, "path": path, **adr})
     return rows
 
 
