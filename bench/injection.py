@@ -103,13 +103,18 @@ def doc_padding(n: int) -> list[tuple[str, str]]:
     return _doc_paragraphs([p for p in docs if p.exists()], n)
 
 
+_TMP_ROOT = tempfile.gettempdir()
+
+
 class Bench:
     """A temp AGENTCTX_HOME with one project store built from the sets, and the cases to run through the hook."""
 
     def __init__(self, adrs: list[dict], questions: list[dict], prompts: list[dict], own_records: list[dict],
                  own_questions: list[dict], padding: list[tuple[str, str]],
                  expansions: dict[str, dict] | None = None) -> None:
-        tmp = Path(tempfile.mkdtemp(prefix="agentctx-inj-"))
+        # Beside, not inside, the previous bench's directory (each one points tempfile there): tools/fit_relevance.py
+        # builds one bench per kept repository, and 20 nested levels outgrow SQLite's path limit.
+        tmp = Path(tempfile.mkdtemp(prefix="agentctx-inj-", dir=_TMP_ROOT))
         os.environ.update(HOME=str(tmp), AGENTCTX_HOME=str(tmp / ".agentctx"))
         os.environ.pop("ANTHROPIC_API_KEY", None)
         tempfile.tempdir = str(tmp)
