@@ -5,12 +5,13 @@ prompt source.
 
 Builds bench/injection.py's store and cases for each entry of `--stores` (`SET:PAD[:FLAG]`). SET: `dev`, the shared
 development decisions (adr-dev: 3 repositories) with their questions and the hand-written cases; `kept`, the
-decisions of kept-adrs.jsonl (9 other repositories, no questions) in one store; `kept-each`, the same
-with one store per repository (5 to 41 records: a project's own store). PAD: "0", "N" LoCoMo turns, "docs" or
-"docs+N" (bench/injection.py --pad-docs). FLAG: "exp", the decisions stored with the recorded questions and aliases
-of `--expansions`; "exph", with `--kept-expansions` (written by hand following agentctx/extract/expand.py's prompt,
-for some kept repositories: such stores are only evaluated, never fitted on). Every store answers every real prompt
-of `--prompts` (prompts-dev and kept-prompts.jsonl: 40 repositories, five agent sources).
+decisions of kept-adrs.jsonl (20 other repositories) in one store, with `--kept-questions` (developer questions
+about the decisions of 9 of them, written by hand); `kept-each`, the same with one store per repository (a project's
+own store). PAD: "0", "N" LoCoMo turns, "docs" or "docs+N" (bench/injection.py --pad-docs). FLAG: "exp", the
+decisions stored with the recorded questions and aliases of `--expansions`; "exph", with `--kept-expansions`
+(written by hand following agentctx/extract/expand.py's SYSTEM text from what the pass sends, title and decision,
+for the kept decisions the questions are about: such stores are only evaluated, never fitted on). Every store
+answers every real prompt of `--prompts` (prompts-dev and kept-prompts.jsonl).
 The kept-apart sets are not committed: `python tools/harvest_kept.py` harvests them from fetched snapshots into
 $AGENTCTX_KEPT_DIR or bench/.kept/, where this script looks for them; it stops with a message when one it needs is
 missing.
@@ -362,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", default=str(data))
     parser.add_argument("--locomo", default=str(shared / "locomo-dev"))
     parser.add_argument("--stores", default="dev:0,dev:0:exp,dev:docs+2000,dev:docs+2000:exp,kept:0,kept:docs+2000,"
-                                            "kept-each:0,kept-each:0:exph",
+                                            "kept-each:0,kept-each:0:exph,kept:0:exph",
                         help="stores to fit on, comma-separated SET:PAD[:exp] (see the module docstring)")
     parser.add_argument("--expansions", default=str(shared / "adr-dev" / "expansions.jsonl"),
                         help="recorded questions/aliases per ADR id, for the ':exp' stores")
