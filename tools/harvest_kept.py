@@ -73,7 +73,29 @@ PROMPT_SOURCES = [
     ("aneesh199608/dslint", ".codex/history.jsonl", "codex"),
     ("MikeLockz/el-dorado-tanstack", ".codex/history.jsonl", "codex"),
     ("ilteris/ah-ha", ".gemini/logs.json", "gemini"),
+    # SpecStory folders (a path ending in "/"): every Markdown file ever committed under it. Files whose session
+    # marker names another tool are skipped; the older format has no marker, and the kind then rests on the
+    # repository: a .cursor/ folder and chats that name Cursor with Cursor's `HH-MMZ` titles (cursor), or
+    # .github/copilot-instructions.md, chats that name Copilot and its `@agent Continue` buttons (copilot).
+    ("edobry/minsky", ".specstory/history/", "cursor"),  # no marker; .cursor/, derived-cursor-rules backups
+    ("maloneype/yposfgold-community-platform", ".specstory/history/", "cursor"),  # no marker; .cursor/
+    ("learnwithcc/focuslab", ".specstory/history/", "cursor"),  # no marker; .cursor/
+    ("VinayakHegde/customer-financial-health", ".specstory/history/", "cursor"),
+    ("diegofal/dialfa-sales", ".specstory/history/", "cursor"),
+    ("mehdiihn/policy", ".specstory/history/", "cursor"),  # no marker; .cursor/
+    ("Bucur21/PaperBites", ".specstory/history/", "cursor"),
+    ("AryanSinCel/StreamList", ".specstory/history/", "cursor"),
+    ("enrikademi/opsfleet-assignment", ".specstory/history/", "cursor"),
+    ("Hornsyld/economic-bc-connector", ".specstory/history/", "copilot"),
+    ("jjgordon89/inkwell-ai-weaver", ".specstory/history/", "copilot"),  # no marker; copilot-instructions.md
+    ("4D-Happy-Hour/4d-happy-hour", ".specstory/history/", "copilot"),
+    ("barbarachbc/esphome-workshop", ".specstory/history/", "copilot"),
+    ("DanCard/cal-date-widget", ".specstory/history/", "claude-code"),  # SpecStory CLI; its Codex/Gemini skipped
 ]
+# A SpecStory file's `<!-- NAME Session ... -->` marker, by the kind it means.
+SPECSTORY_KINDS = {"cursor": "cursor", "cursoride": "cursor", "cursor ide": "cursor", "vscode": "copilot",
+                   "copilotide": "copilot", "copilot": "copilot", "claude code": "claude-code",
+                   "codex cli": "codex", "gemini cli": "gemini"}
 PER_REPO = 15
 MAX_CHARS = 600
 CONTEXT_CHARS = 400
@@ -84,11 +106,18 @@ _SECRETISH = re.compile(
     r"[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|password\s*[=:]|token\s*[=:]|\b[A-Za-z0-9_-]{32,}\b"
     r"|\+?\d[\d -]{9,}\d|\w+@[\w-]+:", re.I)
 _HOME = re.compile(r"(/Users/|/home/|C:\\Users\\)[^/\\\s]+")
+_SPECSTORY_TURN = re.compile(r"^_\*\*(User|Assistant|Agent)\b[^\n]*\*\*_[ \t]*$", re.M)
+_SPECSTORY_MARKER = re.compile(r"<!--\s*([\w ]+?)\s+Session\b", re.I)
+# Text an IDE types for the developer (Copilot's continue button, Cursor's plan, fix and browser-selection buttons).
+_BUTTONS = ("@agent ", "Implement the plan as specified", "For the code present, we get this error", "DOM Path:")
 _SECTION = re.compile(r"^#{2,3}\s+(.+?)\s*$", re.M)
 
 
 def _git(repo_dir: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo_dir), *args], capture_output=True, text=True, check=True).stdout
+    # errors="replace": a log committed in another encoding must not stop the harvest (such prompts then fail the
+    # filters or read with a replacement character, never crash).
+    return subprocess.run(["git", "-C", str(repo_dir), *args], capture_output=True, text=True, errors="replace",
+                          check=True).stdout
 
 
 def _mirror(mirror: Path, repo: str) -> Path:
@@ -160,7 +189,26 @@ def _largest_version(git_dir: Path, path: str) -> tuple[str, str]:
     return best, best_commit
 
 
+def _specstory_kind(text: str) -> str | None:
+    """The kind a SpecStory file's session marker names ("" without a marker, None for a tool we don't know)."""
+    found = _SPECSTORY_MARKER.search(text[:2_000])
+    return SPECSTORY_KINDS.get(" ".join(found.group(1).lower().split())) if found else ""
+
+
+def _specstory_turns(text: str) -> list[str]:
+    """The developer's turns of a SpecStory Markdown export: the text under each `_**User**_` heading (with or
+    without a time), up to the next `---` rule or turn heading."""
+    out = []
+    parts = _SPECSTORY_TURN.split(text)
+    for who, body in zip(parts[1::2], parts[2::2]):
+        if who == "User":
+            out.append(re.split(r"^---[ \t]*$", body, maxsplit=1, flags=re.M)[0].strip())
+    return out
+
+
 def _raw_prompts(text: str, path: str) -> list[str]:
+    if path.endswith(".md"):
+        return _specstory_turns(text)
     if path.endswith(".aider.input.history"):
         out, cur = [], []
         for line in text.splitlines():
@@ -191,7 +239,8 @@ def _raw_prompts(text: str, path: str) -> list[str]:
 
 def _keep(prompt: str) -> str | None:
     p = re.sub(r"<ide_[a-z_]+>.*?</ide_[a-z_]+>", " ", prompt, flags=re.S).strip()
-    if not p or p.startswith(("/", "!", "<command", "<task", "Caveat:", "[Request interrupted")) or "<command-" in p:
+    if not p or p.startswith(("/", "!", "<command", "<task", "Caveat:", "[Request interrupted", "<local-command")
+                             + _BUTTONS) or "<command-" in p:
         return None
     if len(p) < 8 or p.lower() in {"yes", "no", "y", "n", "exit", "clear", "continue", "go ahead", "ok", "proceed"}:
         return None
@@ -207,14 +256,28 @@ def _norm(p: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9 ]", " ", p.lower()).split())
 
 
+def _log(git_dir: Path, path: str, kind: str) -> list[tuple[str, str, str]]:
+    """(raw prompt, its file, the commit read) in log order. A folder (path ending in "/") is every Markdown file
+    ever committed under it, each at its largest stored version, read in name order (SpecStory names begin with
+    the date) as one log; files whose session marker names another kind are left out."""
+    if not path.endswith("/"):
+        text, commit = _largest_version(git_dir, path)
+        return [(raw, path, commit) for raw in _raw_prompts(text, path)]
+    names = _git(git_dir, "log", "--all", "--format=", "--name-only", "--", path).splitlines()
+    out = []
+    for name in sorted({n for n in names if n.endswith(".md")}):
+        text, commit = _largest_version(git_dir, name)
+        if text and _specstory_kind(text) in ("", kind):
+            out += [(raw, name, commit) for raw in _raw_prompts(text, name)]
+    return out
+
+
 def prompts(mirror: Path, avoid: list[str]) -> list[dict]:
     rows: list[dict] = []
     seen = [_norm(p) for p in avoid]
     for repo, path, kind in PROMPT_SOURCES:
-        git_dir = _mirror(mirror, repo)
-        text, commit = _largest_version(git_dir, path)
-        kept: list[str] = []
-        for raw in _raw_prompts(text, path):
+        kept: list[tuple[str, str, str]] = []
+        for raw, name, commit in _log(_mirror(mirror, repo), path, kind):
             p = _keep(raw)
             if p is None:
                 continue
@@ -225,11 +288,11 @@ def prompts(mirror: Path, avoid: list[str]) -> list[dict]:
             if any(difflib.SequenceMatcher(None, n, s).ratio() > 0.85 for s in seen[-400:]):
                 continue
             seen.append(n)
-            kept.append(p)
+            kept.append((p, name, commit))
         if len(kept) > PER_REPO:  # evenly across the log
             kept = [kept[round(i * (len(kept) - 1) / (PER_REPO - 1))] for i in range(PER_REPO)]
-        rows += [{"prompt": p, "source_repo": repo, "source_path": path, "commit": commit, "kind": kind}
-                 for p in kept]
+        rows += [{"prompt": p, "source_repo": repo, "source_path": name, "commit": commit, "kind": kind}
+                 for p, name, commit in kept]
     return rows
 
 
