@@ -81,7 +81,6 @@ PROMPT_SOURCES = [
     ("maloneype/yposfgold-community-platform", ".specstory/history/", "cursor"),  # no marker; .cursor/
     ("learnwithcc/focuslab", ".specstory/history/", "cursor"),  # no marker; .cursor/
     ("VinayakHegde/customer-financial-health", ".specstory/history/", "cursor"),
-    ("diegofal/dialfa-sales", ".specstory/history/", "cursor"),
     ("mehdiihn/policy", ".specstory/history/", "cursor"),  # no marker; .cursor/
     ("Bucur21/PaperBites", ".specstory/history/", "cursor"),
     ("AryanSinCel/StreamList", ".specstory/history/", "cursor"),
@@ -110,6 +109,13 @@ _SPECSTORY_TURN = re.compile(r"^_\*\*(User|Assistant|Agent)\b[^\n]*\*\*_[ \t]*$"
 _SPECSTORY_MARKER = re.compile(r"<!--\s*([\w ]+?)\s+Session\b", re.I)
 # Text an IDE types for the developer (Copilot's continue button, Cursor's plan, fix and browser-selection buttons).
 _BUTTONS = ("@agent ", "Implement the plan as specified", "For the code present, we get this error", "DOM Path:")
+# A log or JSON pasted on one line (two `file.ext:line` references, or a leading bracket), a local drive path.
+_PASTED = re.compile(r"^\s*[\[{]|(?:\.\w{1,4}:\d+\b.*){2}|\b[A-Za-z]:\\")
+# Addresses other than these (the project's own machine, code hosts, documentation) may name a person's site.
+_URL_HOST = re.compile(r"(?:https?://|www\.)([\w.-]+)", re.I)
+_PUBLIC_HOSTS = re.compile(r"(?:^|\.)(?:localhost|github\.com|gitlab\.com|githubusercontent\.com|npmjs\.com|pypi\.org|"
+                           r"stackoverflow\.com|readthedocs\.io|mozilla\.org|microsoft\.com|python\.org)$"
+                           r"|^(?:docs|developer|developers)\.", re.I)
 _SECTION = re.compile(r"^#{2,3}\s+(.+?)\s*$", re.M)
 
 
@@ -249,6 +255,8 @@ def _keep(prompt: str) -> str | None:
     if "This session is being continued" in p or p.startswith("#"):
         return None
     p = _HOME.sub("~", p)
+    if _PASTED.search(p) or not all(_PUBLIC_HOSTS.search(h.rstrip(".")) for h in _URL_HOST.findall(p)):
+        return None
     return _clean(p, MAX_CHARS)
 
 
