@@ -13,13 +13,18 @@ at the snapshot's HEAD: title (its first heading, numbering dropped), status, co
 a decision are left out.
 
 Real prompts: the developer-typed prompts of the logs in PROMPT_SOURCES (aider `.aider.input.history`, Claude Code
-UserPromptSubmit hook logs, Codex CLI `.codex/history.jsonl`, Gemini CLI `.gemini/logs.json`), read from the largest
-stored version of the file in the snapshot's history, filtered the way prompts-dev's SOURCES.md describes (slash
-commands, one-word answers, pasted logs and code, anything that looks like a secret, address or identifier dropped;
-home paths replaced by `~`; cut to 600 characters at a word boundary; near-duplicates dropped), at most PER_REPO per
-repository, sampled evenly across the log. None of these repositories is one of prompts-dev's 28.
+UserPromptSubmit hook logs, Codex CLI `.codex/history.jsonl`, Gemini CLI `.gemini/logs.json`, and SpecStory
+`.specstory/history/` folders of Cursor, VS Code Copilot and Claude Code chats: the `_**User**_` turns of every
+Markdown file ever committed there, in name (date) order as one log, files whose session marker names another tool
+left out), read from the largest stored version of each file in the snapshot's history, filtered the way
+prompts-dev's SOURCES.md describes (slash commands, one-word answers, IDE button text, pasted logs and code, anything
+that looks like a secret, address, private site or identifier dropped; home paths replaced by `~`; cut to 600
+characters at a word boundary; near-duplicates dropped), at most PER_REPO per repository, sampled evenly across the
+log. None of these repositories is one of prompts-dev's 28. From 30 sources (27 give prompts: three logs have none
+left after filtering): 266 prompts, cursor 120, claude-code 61, copilot 39, codex 19, aider 15, gemini 12.
 
-Both files carry provenance on every line (repo, commit, path). Deterministic: same snapshots, same files. `--check`
+Both files carry provenance on every line (repo, commit, path: for a folder, the file each prompt came from).
+Deterministic: same snapshots, same files. `--check`
 exits 1 when the harvested files in `--out` are missing or differ from what the snapshots give (skipped, exit 0,
 without a mirror).
 """
@@ -73,6 +78,8 @@ PROMPT_SOURCES = [
     ("aneesh199608/dslint", ".codex/history.jsonl", "codex"),
     ("MikeLockz/el-dorado-tanstack", ".codex/history.jsonl", "codex"),
     ("ilteris/ah-ha", ".gemini/logs.json", "gemini"),
+    ("asp2131/cka-buddy", "logs/user_prompt_submit.json", "claude-code"),
+    ("sapientcoffee/shiptrack", ".gemini/logs.json", "gemini"),
     # SpecStory folders (a path ending in "/"): every Markdown file ever committed under it. Files whose session
     # marker names another tool are skipped; the older format has no marker, and the kind then rests on the
     # repository: a .cursor/ folder and chats that name Cursor with Cursor's `HH-MMZ` titles (cursor), or
