@@ -82,6 +82,25 @@ def test_a_specstory_file_gives_the_developer_turns_only():
         harvest._specstory_turns(UNMARKED_OLD)
 
 
+# Written by hand: a VS Code Copilot chat copied out as text.
+COPILOT_COPY = """dev-sam: the order list shows yesterday's orders first, sort it newest first
+
+GitHub Copilot: I'll change the sort.
+
+Note: the list reads from `orders.ts`.
+
+dev-sam: also keep the cancelled ones at the bottom
+
+GitHub Copilot: Done.
+"""
+
+
+def test_a_copied_copilot_chat_gives_the_developer_turns_only():
+    assert harvest._raw_prompts(COPILOT_COPY, "copilot-chat.md") == [
+        "the order list shows yesterday's orders first, sort it newest first",
+        "also keep the cancelled ones at the bottom"]
+
+
 @pytest.mark.parametrize("text, kind", [(CURSOR_NEW, "cursor"), (UNMARKED_OLD, ""), (CLAUDE_CODE, "claude-code"),
                                         ("<!-- vscode Session 1 (2025-01-01 00:00Z) -->", "copilot"),
                                         ("<!-- Cursor IDE Session 1 -->", "cursor"),

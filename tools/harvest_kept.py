@@ -13,15 +13,16 @@ at the snapshot's HEAD: title (its first heading, numbering dropped), status, co
 a decision are left out.
 
 Real prompts: the developer-typed prompts of the logs in PROMPT_SOURCES (aider `.aider.input.history`, Claude Code
-UserPromptSubmit hook logs, Codex CLI `.codex/history.jsonl`, Gemini CLI `.gemini/logs.json`, and SpecStory
+UserPromptSubmit hook logs, Codex CLI `.codex/history.jsonl`, Gemini CLI `.gemini/logs.json`, SpecStory
 `.specstory/history/` folders of Cursor, VS Code Copilot and Claude Code chats: the `_**User**_` turns of every
 Markdown file ever committed there, in name (date) order as one log, files whose session marker names another tool
-left out), read from the largest stored version of each file in the snapshot's history, filtered the way
+left out; and Copilot chats copied out as Markdown: the `<login>: ` turns), read from the largest stored version of each file in the snapshot's history, filtered the way
 prompts-dev's SOURCES.md describes (slash commands, one-word answers, IDE button text, pasted logs and code, anything
 that looks like a secret, address, private site or identifier dropped; home paths replaced by `~`; cut to 600
 characters at a word boundary; near-duplicates dropped), at most PER_REPO per repository, sampled evenly across the
-log. None of these repositories is one of prompts-dev's 28. From 30 sources (27 give prompts: three logs have none
-left after filtering): 266 prompts, cursor 120, claude-code 61, copilot 39, codex 19, aider 15, gemini 12.
+log. None of these repositories is one of prompts-dev's 28. From 33 sources (29 repositories give prompts; three
+logs have none left after filtering): 270 prompts, cursor 120, claude-code 61, copilot 43, codex 19, aider 15,
+gemini 12.
 
 Both files carry provenance on every line (repo, commit, path: for a folder, the file each prompt came from).
 Deterministic: same snapshots, same files. `--check`
@@ -97,6 +98,10 @@ PROMPT_SOURCES = [
     ("4D-Happy-Hour/4d-happy-hour", ".specstory/history/", "copilot"),
     ("barbarachbc/esphome-workshop", ".specstory/history/", "copilot"),
     ("DanCard/cal-date-widget", ".specstory/history/", "claude-code"),  # SpecStory CLI; its Codex/Gemini skipped
+    # VS Code Copilot chats copied out as Markdown (`<login>: ...` and `GitHub Copilot: ...` turns).
+    ("amcquistan/gen-ai-assisted-amazing-scientist-ui", "copilot-chat.md", "copilot"),
+    ("ulises-c/OnShape-DocuReader", "notes/recent-fix.md", "copilot"),
+    ("ulises-c/OnShape-DocuReader", "notes/recent-fix2.md", "copilot"),
 ]
 # A SpecStory file's `<!-- NAME Session ... -->` marker, by the kind it means.
 SPECSTORY_KINDS = {"cursor": "cursor", "cursoride": "cursor", "cursor ide": "cursor", "vscode": "copilot",
@@ -219,9 +224,23 @@ def _specstory_turns(text: str) -> list[str]:
     return out
 
 
+def _copilot_turns(text: str) -> list[str]:
+    """The developer's turns of a VS Code Copilot chat copied out as text: each `<login>: ...` paragraph run up to the
+    next `GitHub Copilot:` line (the login is the one speaker other than Copilot that starts those turns)."""
+    speakers = re.findall(r"^([A-Za-z0-9][\w.-]*): ", text, re.M)
+    logins = sorted((w for w in set(speakers) if w != "Copilot"
+                     and re.search(rf"^{re.escape(w)}: .*?^GitHub Copilot: ", text, re.M | re.S)),
+                    key=lambda w: (-speakers.count(w), w))
+    if not logins:
+        return []
+    login = logins[0]
+    turns = re.split(rf"^(?={re.escape(login)}: |GitHub Copilot: )", text, flags=re.M)
+    return [t[len(login) + 2:].strip() for t in turns if t.startswith(login + ": ")]
+
+
 def _raw_prompts(text: str, path: str) -> list[str]:
     if path.endswith(".md"):
-        return _specstory_turns(text)
+        return _copilot_turns(text) if re.search(r"^GitHub Copilot: ", text, re.M) else _specstory_turns(text)
     if path.endswith(".aider.input.history"):
         out, cur = [], []
         for line in text.splitlines():
