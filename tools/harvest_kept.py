@@ -18,13 +18,19 @@ in code blocks are not headings. Cut to what the benches use (context 400 charac
 template text, and records without a title, a decision or a context of 40 characters are left out.
 
 Real prompts: the developer-typed prompts of the logs in PROMPT_SOURCES (aider `.aider.input.history`, Claude Code
-UserPromptSubmit hook logs, Codex CLI `.codex/history.jsonl`, Gemini CLI `.gemini/logs.json`), read from the largest
-stored version of the file in the snapshot's history, filtered the way prompts-dev's SOURCES.md describes (slash
-commands, one-word answers, pasted logs and code, anything that looks like a secret, address or identifier dropped;
-home paths replaced by `~`; cut to 600 characters at a word boundary; near-duplicates dropped), at most PER_REPO per
-repository, sampled evenly across the log. None of these repositories is one of prompts-dev's 28.
+UserPromptSubmit hook logs, Codex CLI `.codex/history.jsonl`, Gemini CLI `.gemini/logs.json`, SpecStory
+`.specstory/history/` folders of Cursor, VS Code Copilot and Claude Code chats: the `_**User**_` turns of every
+Markdown file ever committed there, in name (date) order as one log, files whose session marker names another tool
+left out; and Copilot chats copied out as Markdown: the `<login>: ` turns), read from the largest stored version of each file in the snapshot's history, filtered the way
+prompts-dev's SOURCES.md describes (slash commands, one-word answers, IDE button text, pasted logs and code, anything
+that looks like a secret, address, private site or identifier dropped; home paths replaced by `~`; cut to 600
+characters at a word boundary; near-duplicates dropped), at most PER_REPO per repository, sampled evenly across the
+log. None of these repositories is one of prompts-dev's 28. From 33 sources (29 repositories give prompts; three
+logs have none left after filtering): 270 prompts, cursor 120, claude-code 61, copilot 43, codex 19, aider 15,
+gemini 12.
 
-Both files carry provenance on every line (repo, commit, path). Deterministic: same snapshots, same files. `--check`
+Both files carry provenance on every line (repo, commit, path: for a folder, the file each prompt came from).
+Deterministic: same snapshots, same files. `--check`
 exits 1 when the harvested files in `--out` are missing or differ from what the snapshots give (skipped, exit 0,
 without a mirror).
 """
@@ -88,7 +94,34 @@ PROMPT_SOURCES = [
     ("aneesh199608/dslint", ".codex/history.jsonl", "codex"),
     ("MikeLockz/el-dorado-tanstack", ".codex/history.jsonl", "codex"),
     ("ilteris/ah-ha", ".gemini/logs.json", "gemini"),
+    ("asp2131/cka-buddy", "logs/user_prompt_submit.json", "claude-code"),
+    ("sapientcoffee/shiptrack", ".gemini/logs.json", "gemini"),
+    # SpecStory folders (a path ending in "/"): every Markdown file ever committed under it. Files whose session
+    # marker names another tool are skipped; the older format has no marker, and the kind then rests on the
+    # repository: a .cursor/ folder and chats that name Cursor with Cursor's `HH-MMZ` titles (cursor), or
+    # .github/copilot-instructions.md, chats that name Copilot and its `@agent Continue` buttons (copilot).
+    ("edobry/minsky", ".specstory/history/", "cursor"),  # no marker; .cursor/, derived-cursor-rules backups
+    ("maloneype/yposfgold-community-platform", ".specstory/history/", "cursor"),  # no marker; .cursor/
+    ("learnwithcc/focuslab", ".specstory/history/", "cursor"),  # no marker; .cursor/
+    ("VinayakHegde/customer-financial-health", ".specstory/history/", "cursor"),
+    ("mehdiihn/policy", ".specstory/history/", "cursor"),  # no marker; .cursor/
+    ("Bucur21/PaperBites", ".specstory/history/", "cursor"),
+    ("AryanSinCel/StreamList", ".specstory/history/", "cursor"),
+    ("enrikademi/opsfleet-assignment", ".specstory/history/", "cursor"),
+    ("Hornsyld/economic-bc-connector", ".specstory/history/", "copilot"),
+    ("jjgordon89/inkwell-ai-weaver", ".specstory/history/", "copilot"),  # no marker; copilot-instructions.md
+    ("4D-Happy-Hour/4d-happy-hour", ".specstory/history/", "copilot"),
+    ("barbarachbc/esphome-workshop", ".specstory/history/", "copilot"),
+    ("DanCard/cal-date-widget", ".specstory/history/", "claude-code"),  # SpecStory CLI; its Codex/Gemini skipped
+    # VS Code Copilot chats copied out as Markdown (`<login>: ...` and `GitHub Copilot: ...` turns).
+    ("amcquistan/gen-ai-assisted-amazing-scientist-ui", "copilot-chat.md", "copilot"),
+    ("ulises-c/OnShape-DocuReader", "notes/recent-fix.md", "copilot"),
+    ("ulises-c/OnShape-DocuReader", "notes/recent-fix2.md", "copilot"),
 ]
+# A SpecStory file's `<!-- NAME Session ... -->` marker, by the kind it means.
+SPECSTORY_KINDS = {"cursor": "cursor", "cursoride": "cursor", "cursor ide": "cursor", "vscode": "copilot",
+                   "copilotide": "copilot", "copilot": "copilot", "claude code": "claude-code",
+                   "codex cli": "codex", "gemini cli": "gemini"}
 PER_REPO = 15
 MAX_CHARS = 600
 CONTEXT_CHARS = 400
@@ -114,10 +147,24 @@ _OWN_SECTIONS = ("context", "decision", "consequences", "status", "confirmation"
 _TEMPLATE = re.compile(r"what is the issue that we're seeing|what is the change that we're proposing|"
                        r"\{(?:describe|short title|problem statement|title of solved problem)|"
                        r"\[describe (?:the|context)", re.I)
+_SPECSTORY_TURN = re.compile(r"^_\*\*(User|Assistant|Agent)\b[^\n]*\*\*_[ \t]*$", re.M)
+_SPECSTORY_MARKER = re.compile(r"<!--\s*([\w ]+?)\s+Session\b", re.I)
+# Text an IDE types for the developer (Copilot's continue button, Cursor's plan, fix and browser-selection buttons).
+_BUTTONS = ("@agent ", "Implement the plan as specified", "For the code present, we get this error", "DOM Path:")
+# A log or JSON pasted on one line (two `file.ext:line` references, or a leading bracket), a local drive path.
+_PASTED = re.compile(r"^\s*[\[{]|(?:\.\w{1,4}:\d+\b.*){2}|\b[A-Za-z]:\\")
+# Addresses other than these (the project's own machine, code hosts, documentation) may name a person's site.
+_URL_HOST = re.compile(r"(?:https?://|www\.)([\w.-]+)", re.I)
+_PUBLIC_HOSTS = re.compile(r"(?:^|\.)(?:localhost|github\.com|gitlab\.com|githubusercontent\.com|npmjs\.com|pypi\.org|"
+                           r"stackoverflow\.com|readthedocs\.io|mozilla\.org|microsoft\.com|python\.org)$"
+                           r"|^(?:docs|developer|developers)\.", re.I)
 
 
 def _git(repo_dir: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo_dir), *args], capture_output=True, text=True, check=True).stdout
+    # errors="replace": a log committed in another encoding must not stop the harvest (such prompts then fail the
+    # filters or read with a replacement character, never crash).
+    return subprocess.run(["git", "-C", str(repo_dir), *args], capture_output=True, text=True, errors="replace",
+                          check=True).stdout
 
 
 def _mirror(mirror: Path, repo: str) -> Path:
@@ -238,7 +285,40 @@ def _largest_version(git_dir: Path, path: str) -> tuple[str, str]:
     return best, best_commit
 
 
+def _specstory_kind(text: str) -> str | None:
+    """The kind a SpecStory file's session marker names ("" without a marker, None for a tool we don't know)."""
+    found = _SPECSTORY_MARKER.search(text[:2_000])
+    return SPECSTORY_KINDS.get(" ".join(found.group(1).lower().split())) if found else ""
+
+
+def _specstory_turns(text: str) -> list[str]:
+    """The developer's turns of a SpecStory Markdown export: the text under each `_**User**_` heading (with or
+    without a time), up to the next `---` rule or turn heading."""
+    out = []
+    parts = _SPECSTORY_TURN.split(text)
+    for who, body in zip(parts[1::2], parts[2::2]):
+        if who == "User":
+            out.append(re.split(r"^---[ \t]*$", body, maxsplit=1, flags=re.M)[0].strip())
+    return out
+
+
+def _copilot_turns(text: str) -> list[str]:
+    """The developer's turns of a VS Code Copilot chat copied out as text: each `<login>: ...` paragraph run up to the
+    next `GitHub Copilot:` line (the login is the one speaker other than Copilot that starts those turns)."""
+    speakers = re.findall(r"^([A-Za-z0-9][\w.-]*): ", text, re.M)
+    logins = sorted((w for w in set(speakers) if w != "Copilot"
+                     and re.search(rf"^{re.escape(w)}: .*?^GitHub Copilot: ", text, re.M | re.S)),
+                    key=lambda w: (-speakers.count(w), w))
+    if not logins:
+        return []
+    login = logins[0]
+    turns = re.split(rf"^(?={re.escape(login)}: |GitHub Copilot: )", text, flags=re.M)
+    return [t[len(login) + 2:].strip() for t in turns if t.startswith(login + ": ")]
+
+
 def _raw_prompts(text: str, path: str) -> list[str]:
+    if path.endswith(".md"):
+        return _copilot_turns(text) if re.search(r"^GitHub Copilot: ", text, re.M) else _specstory_turns(text)
     if path.endswith(".aider.input.history"):
         out, cur = [], []
         for line in text.splitlines():
@@ -269,7 +349,8 @@ def _raw_prompts(text: str, path: str) -> list[str]:
 
 def _keep(prompt: str) -> str | None:
     p = re.sub(r"<ide_[a-z_]+>.*?</ide_[a-z_]+>", " ", prompt, flags=re.S).strip()
-    if not p or p.startswith(("/", "!", "<command", "<task", "Caveat:", "[Request interrupted")) or "<command-" in p:
+    if not p or p.startswith(("/", "!", "<command", "<task", "Caveat:", "[Request interrupted", "<local-command")
+                             + _BUTTONS) or "<command-" in p:
         return None
     if len(p) < 8 or p.lower() in {"yes", "no", "y", "n", "exit", "clear", "continue", "go ahead", "ok", "proceed"}:
         return None
@@ -278,6 +359,8 @@ def _keep(prompt: str) -> str | None:
     if "This session is being continued" in p or p.startswith("#"):
         return None
     p = _HOME.sub("~", p)
+    if _PASTED.search(p) or not all(_PUBLIC_HOSTS.search(h.rstrip(".")) for h in _URL_HOST.findall(p)):
+        return None
     return _clean(p, MAX_CHARS)
 
 
@@ -285,14 +368,28 @@ def _norm(p: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9 ]", " ", p.lower()).split())
 
 
+def _log(git_dir: Path, path: str, kind: str) -> list[tuple[str, str, str]]:
+    """(raw prompt, its file, the commit read) in log order. A folder (path ending in "/") is every Markdown file
+    ever committed under it, each at its largest stored version, read in name order (SpecStory names begin with
+    the date) as one log; files whose session marker names another kind are left out."""
+    if not path.endswith("/"):
+        text, commit = _largest_version(git_dir, path)
+        return [(raw, path, commit) for raw in _raw_prompts(text, path)]
+    names = _git(git_dir, "log", "--all", "--format=", "--name-only", "--", path).splitlines()
+    out = []
+    for name in sorted({n for n in names if n.endswith(".md")}):
+        text, commit = _largest_version(git_dir, name)
+        if text and _specstory_kind(text) in ("", kind):
+            out += [(raw, name, commit) for raw in _raw_prompts(text, name)]
+    return out
+
+
 def prompts(mirror: Path, avoid: list[str]) -> list[dict]:
     rows: list[dict] = []
     seen = [_norm(p) for p in avoid]
     for repo, path, kind in PROMPT_SOURCES:
-        git_dir = _mirror(mirror, repo)
-        text, commit = _largest_version(git_dir, path)
-        kept: list[str] = []
-        for raw in _raw_prompts(text, path):
+        kept: list[tuple[str, str, str]] = []
+        for raw, name, commit in _log(_mirror(mirror, repo), path, kind):
             p = _keep(raw)
             if p is None:
                 continue
@@ -303,11 +400,11 @@ def prompts(mirror: Path, avoid: list[str]) -> list[dict]:
             if any(difflib.SequenceMatcher(None, n, s).ratio() > 0.85 for s in seen[-400:]):
                 continue
             seen.append(n)
-            kept.append(p)
+            kept.append((p, name, commit))
         if len(kept) > PER_REPO:  # evenly across the log
             kept = [kept[round(i * (len(kept) - 1) / (PER_REPO - 1))] for i in range(PER_REPO)]
-        rows += [{"prompt": p, "source_repo": repo, "source_path": path, "commit": commit, "kind": kind}
-                 for p in kept]
+        rows += [{"prompt": p, "source_repo": repo, "source_path": name, "commit": commit, "kind": kind}
+                 for p, name, commit in kept]
     return rows
 
 
