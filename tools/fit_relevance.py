@@ -375,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
                              "SYSTEM text from what the pass sends)")
     parser.add_argument("--rule", choices=("max", "mean"), default="mean",
                         help="the threshold holds the target in every store (max) or on average over them (mean)")
-    parser.add_argument("--target", type=float, default=0.05,
+    parser.add_argument("--target", type=float, default=0.045,
                         help="unrelated share allowed to inject on the training side (see --rule)")
     parser.add_argument("--features", default=",".join(relevance.FEATURES), help="comma-separated features to fit on")
     parser.add_argument("--cache", metavar="FILE", help="keep the collected candidates here (re-used if present)")
