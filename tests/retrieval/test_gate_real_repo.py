@@ -77,9 +77,8 @@ def test_the_release_notes_question_reaches_its_record_through_its_other_name(st
 
 
 # "how long can my lines be?" was the week's known miss (p 0.409 against 0.773 before the gate read whether a
-# record carries questions: "lines" is all it shares with the record); it now passes the gate (p 0.784 against
-# 0.738). "what coverage does CI want?" passes as a question the record answers (most of its words and half of one
-# of its own questions); "how do I build the docs locally?" passes the gate itself.
+# record carries questions: "lines" is all it shares with the record); it now passes the gate (p 0.906 against
+# 0.780), and so do "what coverage does CI want?" (0.887) and "how do I build the docs locally?" (0.975).
 @pytest.mark.parametrize("prompt, title", [
     ("how long can my lines be?", "PEP 8 checked by Ruff, 79-character lines"),
     ("which side does the expected value go on in an assert?",
@@ -103,12 +102,12 @@ def test_plain_questions_reach_their_record_first(store, prompt, title):
     "this is the library I'm using - can you read the online documentation? If so, can you save a copy to the folder",
     "I specifically want to this the directories in docs/",
     "please can add more detailed loggging to api/service/whatsapp_service.go.",
-    # The closest call (p 0.601 against 0.738): "coverage" is most of what it shares with the coverage convention.
+    # The closest call (p 0.530 against 0.780): "coverage" is most of what it shares with the coverage convention.
     "create a makefile and add commands for runnings tests, checking coverage and generating the chart",
     "When I add these lines in program.cs my dotnet run doesnt work. builder.Logging.ClearProviders();\n"
     " builder.Host.UseNLog();",
     # Everyday requests, written by hand. The first read p 0.764 while the record's one-word question "how do we
-    # log?" counted as wholly said (relevance.QUESTION_WORDS_MIN); now p 0.244.
+    # log?" counted as wholly said (relevance.QUESTION_WORDS_MIN); now p 0.255 against 0.780.
     "add more logging to the upload handler",
     "which cloud provider is cheapest for a small side project?",
     "write documentation for the new endpoints",
