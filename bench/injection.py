@@ -206,11 +206,12 @@ def in_force(adr: dict) -> bool:
 
 
 def asked_within_limits(exp: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """An expansions line's questions and terms as the store takes them from a model: items past its limits are left
-    out (store.records.asked_within_limits, what extraction and the expansion pass apply)."""
+    """An expansions line's questions and other names as the store takes them from a model: items past its limits are
+    left out (store.records.asked_within_limits, what extraction and the expansion pass apply). The other names are
+    `terms` in adr-dev's recorded file and `aliases`, as the expansion pass names them, in the hand-written ones."""
     from agentctx.store.records import asked_within_limits as within
 
-    return within(exp.get("questions"), "questions"), within(exp.get("terms"), "aliases")
+    return within(exp.get("questions"), "questions"), within(exp.get("terms") or exp.get("aliases"), "aliases")
 
 
 def read_expansions(path: str | Path | None) -> dict[str, dict] | None:

@@ -293,3 +293,14 @@ def test_agent_memory_bench_runs_on_a_tiny_store(tmp_path):
     last = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
     assert last["records"] == "50" and last["facts"] == "10"
     assert float(last["unchanged_s"]) > 0 and float(last["unchanged_vs_digest"]) > 0
+
+
+def test_hand_written_expansions_keep_their_other_names():
+    # The hand-written kept-apart expansions name them "aliases", as the expansion pass does; adr-dev's "terms".
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("injection_bench", ROOT / "bench" / "injection.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.asked_within_limits({"questions": ["q?"], "aliases": ["pub/sub"]}) == (("q?",), ("pub/sub",))
+    assert bench.asked_within_limits({"questions": [], "terms": ["cache"]}) == ((), ("cache",))
