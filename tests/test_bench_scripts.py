@@ -88,8 +88,22 @@ def test_the_kept_apart_sets_carry_their_provenance():
     assert all(len(a["commit"]) == 40 and a["path"].endswith(".md") and a["context"] and a["decision"] for a in adrs)
     assert len({p["source_repo"] for p in prompts}) >= 12 and all(len(p["commit"]) == 40 for p in prompts)
     assert all(len(p["prompt"]) <= 600 and "/Users/" not in p["prompt"] for p in prompts)
-    hand = ROOT / "bench" / "data" / "kept-expansions-handwritten.jsonl"
-    assert {json.loads(line)["id"] for line in hand.read_text().splitlines()} <= {a["id"] for a in adrs}
+    for name in ("kept-expansions-handwritten.jsonl", "kept-questions-handwritten.jsonl"):
+        hand = ROOT / "bench" / "data" / name
+        assert {json.loads(line)["id"] for line in hand.read_text().splitlines()} <= {a["id"] for a in adrs}, name
+
+
+def test_the_hand_written_kept_data_is_ours_and_well_formed():
+    # Committed: our own questions and expansions about kept decisions, by id only (no text of the decisions).
+    data = ROOT / "bench" / "data"
+    questions = [json.loads(line) for line in (data / "kept-questions-handwritten.jsonl").read_text().splitlines()]
+    assert len(questions) >= 300 and all(set(q) == {"id", "question", "style"} for q in questions)
+    assert {q["style"] for q in questions} == {"overlap", "paraphrase", "task"}
+    expansions = [json.loads(line) for line in (data / "kept-expansions-handwritten.jsonl").read_text().splitlines()]
+    assert len({e["id"] for e in expansions}) == len(expansions) >= 200
+    assert all(set(e) == {"id", "questions", "aliases"} and 1 <= len(e["questions"]) <= 6 and len(e["aliases"]) <= 10
+               for e in expansions)
+    assert {q["id"] for q in questions} <= {e["id"] for e in expansions}  # every question's decision is expanded
 
 
 def test_the_kept_apart_sets_are_not_committed():
