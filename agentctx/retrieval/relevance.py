@@ -60,7 +60,7 @@ VERBATIM_RARE = 1
 # cover >= 0.8 and 2 telling words and no stored question, more of them for a point more unrelated.
 # And so is one that says half of one of the record's questions through three telling words, when they hold a fifth
 # of it by weight ("is there a way to get a temporary deployment of my pull request to show someone?" against a
-# record that foresaw "how do I get a preview of my pull request?"). Measured held-out: questions +3 points with
+# record that foresaw "do we have review apps for pull requests?"). Measured held-out: questions +3 points with
 # recorded expansions, no unrelated prompt more (docs/benchmarks.md).
 ANSWERED_COVER = 0.9
 ANSWERED_TELLING = 3
