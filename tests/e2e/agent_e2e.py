@@ -52,3 +52,38 @@ def hooks_log(box: Workspace) -> str:
     path = box.home / ".agentctx" / "logs" / "hooks.log"
     return path.read_text("utf-8") if path.exists() else ""
 
+
+
+# The pre-action hook's end-to-end tests (test_codex_action.py, test_gemini_action.py): one record anchored to the
+# file the model writes, one guarded against the command it runs last.
+CENTS = "Payments amounts are integer cents"
+PUSH = "Never force-push shared branches"
+ACTION_HEADER = "agentctx: project memory about what this tool call touches"
+
+
+def seed_action_records(box: Workspace, *guard_flags: str) -> tuple[str, str]:
+    """`init` done: llm off, the anchored record and the guarded one (`guard --never` plus `guard_flags`), the digest
+    built; returns their ids (cents, push)."""
+    agentctx(box, "config", "set", "llm", "false")
+    cents = agentctx(box, "record", "--type", "convention", "--title", CENTS, "--body",
+                     "Store and compute every amount in src/payments as integer cents, never floats.",
+                     "--anchor", "src/payments/**").strip()
+    push = agentctx(box, "record", "--type", "convention", "--title", PUSH, "--body",
+                    "Open a pull request instead of force-pushing.").strip()
+    agentctx(box, "guard", push, "--never", "command:git push --force", *guard_flags)
+    agentctx(box, "consolidate")
+    return cents, push
+
+
+def action_ledger(box: Workspace, cents: str, push: str) -> tuple[dict[str, dict[str, Any]], str]:
+    """(`stats --json` by record id, once both records are in it; `why`'s text)."""
+    from claude_sandbox import wait_for
+
+    stats: dict[str, dict[str, Any]] = {}
+
+    def read() -> bool:
+        stats.update({r["id"]: r for r in json.loads(agentctx(box, "stats", "--json"))["records"]})
+        return cents in stats and push in stats
+
+    assert wait_for(read)
+    return stats, agentctx(box, "why")

@@ -13,18 +13,15 @@ from typing import Any
 
 import pytest
 
-from agent_e2e import agentctx, hooks_log, prepare
-from claude_sandbox import wait_for
+from agent_e2e import ACTION_HEADER as HEADER
+from agent_e2e import CENTS, PUSH, action_ledger, agentctx, hooks_log, prepare, seed_action_records
 from codex_sandbox import CodexSandbox, codex_bin
 from openai_standin import ResponsesStandIn, input_items, offers_tool
 
 CODEX, WHY_NOT = codex_bin()
 pytestmark = pytest.mark.skipif(CODEX is None, reason=WHY_NOT)
 
-CENTS = "Payments amounts are integer cents"
-PUSH = "Never force-push shared branches"
 PATCH = "*** Begin Patch\n*** Add File: src/payments/charge.py\n+AMOUNT = 100\n*** End Patch\n"
-HEADER = "agentctx: project memory about what this tool call touches"
 
 
 def _outputs(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -49,14 +46,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     with ResponsesStandIn(model) as api:
         box.configure(api.base_url, mcp=False, model="gpt-5.5")
         agentctx(box, "init", "--agent", "codex")
-        agentctx(box, "config", "set", "llm", "false")
-        cents = agentctx(box, "record", "--type", "convention", "--title", CENTS, "--body",
-                         "Store and compute every amount in src/payments as integer cents, never floats.",
-                         "--anchor", "src/payments/**").strip()
-        push = agentctx(box, "record", "--type", "convention", "--title", PUSH, "--body",
-                        "Open a pull request instead of force-pushing.").strip()
-        agentctx(box, "guard", push, "--never", "command:git push --force")
-        agentctx(box, "consolidate")
+        cents, push = seed_action_records(box)
         run = box.run("Set the charge amount, check, and push", trust_hooks=False)
         bodies = api.response_bodies()
     return {"box": box, "run": run, "bodies": bodies, "cents": cents, "push": push}
@@ -87,15 +77,7 @@ def test_the_guard_stops_the_push_with_the_record_quoted(world):
 
 
 def test_the_ledger_shows_the_delivery_and_what_the_action_did(world):
-    box = world["box"]
-    stats: dict[str, Any] = {}
-
-    def read() -> bool:
-        stats.update({r["id"]: r for r in json.loads(agentctx(box, "stats", "--json"))["records"]})
-        return world["cents"] in stats and world["push"] in stats
-
-    assert wait_for(read)
+    stats, why = action_ledger(world["box"], world["cents"], world["push"])
     assert stats[world["cents"]]["actions"] == 1 and stats[world["cents"]]["acted"] == 1
     assert stats[world["push"]]["actions"] == 1 and stats[world["push"]]["followed"] == 1
-    why = agentctx(box, "why")
     assert "before Edit of src/payments/charge.py" in why and "matched path:src/payments/**" in why

@@ -13,17 +13,14 @@ from typing import Any
 
 import pytest
 
-from agent_e2e import agentctx, hooks_log, prepare
-from claude_sandbox import wait_for
+from agent_e2e import ACTION_HEADER as HEADER
+from agent_e2e import CENTS, PUSH, action_ledger, agentctx, hooks_log, prepare, seed_action_records
 from gemini_sandbox import GeminiSandbox, gemini_bin
 from gemini_standin import GeminiStandIn, contents, offers_tool, wants_json
 
 GEMINI, WHY_NOT = gemini_bin()
 pytestmark = pytest.mark.skipif(GEMINI is None, reason=WHY_NOT)
 
-CENTS = "Payments amounts are integer cents"
-PUSH = "Never force-push shared branches"
-HEADER = "agentctx: project memory about what this tool call touches"
 
 
 def _responses(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -54,14 +51,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     prepare(box, str(GEMINI))
     box.configure(mcp=False)
     agentctx(box, "init", "--agent", "gemini")
-    agentctx(box, "config", "set", "llm", "false")
-    cents = agentctx(box, "record", "--type", "convention", "--title", CENTS, "--body",
-                     "Store and compute every amount in src/payments as integer cents, never floats.",
-                     "--anchor", "src/payments/**").strip()
-    push = agentctx(box, "record", "--type", "convention", "--title", PUSH, "--body",
-                    "Open a pull request instead of force-pushing.").strip()
-    agentctx(box, "guard", push, "--never", "command:git push --force", "--deny")
-    agentctx(box, "consolidate")
+    cents, push = seed_action_records(box, "--deny")
     with GeminiStandIn(model_for(str(box.repo))) as api:
         run = box.run("Set the charge amount, check, and push", api.base_url)
         bodies = [b for b in api.turn_bodies() if wants_json(b) is None]
@@ -92,15 +82,7 @@ def test_the_guard_denies_the_push_with_the_record_quoted(world):
 
 
 def test_the_ledger_shows_the_delivery_and_what_the_action_did(world):
-    box = world["box"]
-    stats: dict[str, Any] = {}
-
-    def read() -> bool:
-        stats.update({r["id"]: r for r in json.loads(agentctx(box, "stats", "--json"))["records"]})
-        return world["cents"] in stats and world["push"] in stats
-
-    assert wait_for(read)
+    stats, why = action_ledger(world["box"], world["cents"], world["push"])
     assert stats[world["cents"]]["actions"] == 1 and stats[world["cents"]]["acted"] == 1
     assert stats[world["push"]]["actions"] == 1 and stats[world["push"]]["followed"] == 1
-    why = agentctx(box, "why")
     assert "before Write of src/payments/charge.py" in why and "matched path:src/payments/**" in why
