@@ -1,4 +1,5 @@
-"""Fixtures of the agent adapter tests: a hook run in-process as an agent other than Claude Code runs it."""
+"""Fixtures of the agent adapter tests: a hook run in-process as an agent other than Claude Code runs it, and the
+CLI run in-process in the test repository."""
 
 from __future__ import annotations
 
@@ -26,3 +27,16 @@ def agent_hook(monkeypatch, capsys):
         assert out.out.count("\n") == 1 and out.out.endswith("\n")
         return json.loads(out.out)
     return _hook
+
+
+@pytest.fixture
+def run(capsys, repo):
+    """`agentctx -C REPO ARGV...` in-process: (exit code, stdout, stderr), never a traceback."""
+    from agentctx import cli
+
+    def invoke(*argv: str):
+        rc = cli.main(["-C", str(repo), *argv])
+        out = capsys.readouterr()
+        assert "Traceback" not in out.err
+        return rc, out.out, out.err
+    return invoke

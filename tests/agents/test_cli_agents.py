@@ -8,7 +8,6 @@ import sys
 
 import pytest
 
-from agentctx import cli
 from agentctx.agents import codex_setup, gemini_setup
 from agentctx.base import paths
 
@@ -19,16 +18,6 @@ def installed(isolated_home):
     trust would then start it)."""
     for agent in ("codex", "gemini"):
         (isolated_home / f".{agent}").mkdir()
-
-
-@pytest.fixture
-def run(capsys, repo):
-    def invoke(*argv: str):
-        rc = cli.main(["-C", str(repo), *argv])
-        out = capsys.readouterr()
-        assert "Traceback" not in out.err
-        return rc, out.out, out.err
-    return invoke
 
 
 def test_init_names_each_agent_and_what_it_did(run, installed):

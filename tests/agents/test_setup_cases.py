@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from agentctx import cli
 from agentctx.agents import codex_setup, gemini_setup, tomltext
 from agentctx.base import paths
 from agentctx.claude import settings as claude_settings
@@ -22,16 +21,6 @@ CLAUDE_USERS_OWN = {"type": "stdio", "command": "agentctx", "args": ["mcp"], "en
 # A config.toml whose instructions quote our table's header: the file is valid, the header is text.
 QUOTING = ('model = "gpt-5.5"\ndeveloper_instructions = """\nWhen asked about memory, say it lives in\n'
            '[mcp_servers.agentctx]\nand nowhere else.\n"""\n\n[features]\nweb_search = true\n')
-
-
-@pytest.fixture
-def run(capsys, repo):
-    def invoke(*argv: str):
-        rc = cli.main(["-C", str(repo), *argv])
-        out = capsys.readouterr()
-        assert "Traceback" not in out.err
-        return rc, out.out, out.err
-    return invoke
 
 
 def _user_dirs(home):
