@@ -318,3 +318,60 @@ def test_hand_written_expansions_keep_their_other_names():
     spec.loader.exec_module(bench)
     assert bench.asked_within_limits({"questions": ["q?"], "aliases": ["pub/sub"]}) == (("q?",), ("pub/sub",))
     assert bench.asked_within_limits({"questions": [], "terms": ["cache"]}) == ((), ("cache",))
+
+
+TOPICS = [  # (repo, title, context, decision): written by hand for this test, five repositories of two decisions
+    ("acme/shop", "Use Kafka for domain events", "Order and payment services consume events at their own pace and "
+     "need a durable ordered log that a consumer can replay after an outage.", "Kafka with one topic per aggregate."),
+    ("acme/shop", "Store sessions in Redis", "Web sessions must survive the restart of one application server and "
+     "be shared by every instance behind the load balancer.", "Redis with a one day expiry."),
+    ("beta/maps", "Render tiles with Mapnik", "The map viewer needs raster tiles at every zoom level, generated from "
+     "OpenStreetMap extracts, cached on disk and refreshed weekly.", "Mapnik behind a tile cache."),
+    ("beta/maps", "Geocode with Nominatim", "Address search must work offline for our field teams, without a paid "
+     "geocoding service or sending addresses to a third party.", "A self-hosted Nominatim instance."),
+    ("gamma/docs", "Build the site with Sphinx", "The handbook mixes prose and API reference generated from "
+     "docstrings, and must publish versioned pages for each release.", "Sphinx on Read the Docs."),
+    ("gamma/docs", "Spell-check in CI", "Typos keep reaching the published handbook because reviewers skim prose "
+     "changes in large pull requests.", "codespell runs on every pull request."),
+    ("delta/pay", "Amounts as integer cents", "Floating point rounding made invoice totals differ by a cent "
+     "between the checkout page and the accounting export.", "Every amount is an integer number of cents."),
+    ("delta/pay", "Idempotency keys on charges", "Retries after a network timeout charged some customers twice "
+     "because the payment provider saw two distinct requests.", "Every charge carries an idempotency key."),
+    ("epsilon/ml", "Track experiments in MLflow", "Model training runs are compared by hand from notebook output "
+     "and nobody can tell which parameters produced the deployed model.", "MLflow tracking server."),
+    ("epsilon/ml", "Pin CUDA in the base image", "Training jobs broke twice when the cluster driver was upgraded "
+     "underneath an unpinned CUDA runtime in our container.", "The base image pins CUDA 12.4."),
+]
+KINDS = ("claude-code", "cursor", "aider", "copilot", "codex")
+EVERYDAY = ["fix the failing test in the login form", "why does the navbar overlap the hero image on phones?",
+            "rename getUser to fetchUser everywhere and update the imports in every module that uses it please",
+            "add a dark mode toggle to the settings page",
+            "the checkout form still submits twice when someone double clicks the pay button on a slow connection, "
+            "can you debounce it and add a spinner so people can see the request is in flight",
+            "write a script that walks the uploads folder, finds images larger than two megabytes, resizes them to "
+            "fit within 1600 pixels and keeps the originals in a backup directory"]
+
+
+def test_the_gate_fit_runs_on_a_small_input(tmp_path):
+    # tools/fit_relevance.py end to end (collection through the real hook, five folds, the model file's figures)
+    # on hand-written data: the kept-apart sets' questions and hand-written expansions included.
+    adrs = [{"id": f"{repo}:{i}", "repo": repo, "title": title, "status": "Accepted", "decision": decision,
+             "context": f"{context} We compared the options for {title.lower()} at the quarterly architecture "
+                        "review of the platform group, with the on-call engineers."}
+            for i, (repo, title, context, decision) in enumerate(TOPICS)]
+    questions = [{"id": a["id"], "question": f"how do we handle {a['title'].split()[-1].lower()}?",
+                  "style": "overlap"} for a in adrs]
+    expansions = [{"id": a["id"], "questions": [f"what do we use for {a['title'].split()[-1].lower()}?"],
+                   "aliases": [a["title"].split()[1].lower()]} for a in adrs]
+    prompts = [{"prompt": p, "source_repo": f"someone/{kind}", "kind": kind} for kind in KINDS for p in EVERYDAY]
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    _write(kept / "kept-adrs.jsonl", adrs)
+    _write(kept / "kept-prompts.jsonl", prompts)
+    out = _run(["tools/fit_relevance.py", "--stores", "kept:0,kept-each:0,kept-each:0:exph,kept:0:exph",
+                "--prompts", str(kept / "kept-prompts.jsonl"), "--kept-adrs", str(kept / "kept-adrs.jsonl"),
+                "--kept-questions", str(_write(tmp_path / "q.jsonl", questions)),
+                "--kept-expansions", str(_write(tmp_path / "x.jsonl", expansions))], tmp_path)
+    assert "held-out, pooled, all stores with hand-written expansions (evaluated only):" in out
+    assert "fitted on everything, in-sample:" in out and "short (threshold" in out and "long (threshold" in out
+    assert "question_hit=nan" not in out.split("held-out, pooled over folds:")[1].splitlines()[0]

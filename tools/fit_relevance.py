@@ -240,6 +240,9 @@ def fit_classes(rows: list[dict], target: float) -> dict[str, tuple]:
     models = {}
     for klass in relevance.CLASSES:
         part = [r for r in rows if r.get("klass") == klass]
+        if not _tops(part):
+            raise SystemExit(f"fit_relevance: no {klass} prompt with a candidate to fit on (in a fold's training "
+                             "side or in all): more decisions, questions or prompts are needed")
         model = fit(part)
         models[klass] = model + (pick_threshold(part, model, target),)
     return models
