@@ -17,6 +17,11 @@ PATHS_MAX = 64  # files of one call matched (a patch touching more is matched on
 # Neutral (Claude Code) tool names whose target is a file, and the input fields that name it; adapters map their
 # own tools to these (Gemini's replace/write_file, Codex's apply_patch as `file_paths`).
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+# Tools that read a file: the agent usually reads the file it is about to change, and what the hook returns for the
+# read reaches the model with the file, before it writes the edit (SPEC §4.11). Grep and Glob only when their path
+# names one file (a folder or a pattern reads nothing in particular).
+READ_TOOLS = frozenset({"Read", "NotebookRead"})
+SEARCH_TOOLS = frozenset({"Grep", "Glob"})
 _PATH_FIELDS = ("file_path", "notebook_path", "path")
 _TEXT_FIELDS = ("new_string", "old_string", "content", "new_source")
 SHELL_TOOLS = frozenset({"Bash"})
@@ -24,9 +29,11 @@ MAP_READ_LIMIT = 8 * 1024 * 1024
 NOTES_READ_LIMIT = 1024 * 1024
 
 
-class Target(record_type("Target", ("tool", "paths", "command", "text"), defaults=("", (), "", ""))):
-    """What a tool call is about to touch: its tool name, the repository-relative files it edits, the shell line it
-    runs, and the text it writes (for symbol anchors)."""
+class Target(record_type("Target", ("tool", "paths", "command", "text", "reading"),
+                         defaults=("", (), "", "", False))):
+    """What a tool call is about to touch: its tool name, the repository-relative files it edits or reads, the shell
+    line it runs, the text it writes (for symbol anchors), and `reading`: the call only reads its files (a guard on a
+    path never stops a read)."""
 
     __slots__ = ()
 
@@ -51,9 +58,35 @@ def _rel(path: str, cwd: str, root: str) -> str:
     return real[len(base):] if real.startswith(base) else ""
 
 
+def _rels(names: "list[object]", cwd: str, root: str) -> "list[str]":
+    """The repository-relative form of each file name, in order, each once (outside the repository: left out)."""
+    out: list[str] = []
+    for name in names[:PATHS_MAX * 2]:
+        if isinstance(name, str) and name.strip() and len(name) <= 4096:
+            rel = _rel(name.strip(), cwd, root)
+            if rel and rel not in out:
+                out.append(rel)
+    return out[:PATHS_MAX]
+
+
+def _one_file(name: object, cwd: str) -> bool:
+    """Whether a search tool's `path` names one existing file (not a folder, not a pattern)."""
+    if not isinstance(name, str) or not name.strip() or len(name) > 4096 or any(c in name for c in "*?[{"):
+        return False
+    return os.path.isfile(name if os.path.isabs(name) else os.path.join(cwd, name))
+
+
 def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
-    """The target of a tool call in the neutral shape (file edits, shell lines; every tool by its name)."""
+    """The target of a tool call in the neutral shape (file edits, file reads, shell lines; every tool by its name)."""
     data = tool_input if isinstance(tool_input, dict) else {}
+    if tool in READ_TOOLS or tool in SEARCH_TOOLS:
+        names = [data.get(k) for k in _PATH_FIELDS]
+        listed = data.get("file_paths")
+        if isinstance(listed, list):
+            names += listed
+        if tool in SEARCH_TOOLS:
+            names = [n for n in names if _one_file(n, cwd)]
+        return Target(tool, tuple(_rels(names, cwd, root)), "", "", True)
     paths: list[str] = []
     text = ""
     if tool in EDIT_TOOLS:
@@ -61,11 +94,7 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
         listed = data.get("file_paths")
         if isinstance(listed, list):
             names += listed
-        for name in names[:PATHS_MAX * 2]:
-            if isinstance(name, str) and name.strip() and len(name) <= 4096:
-                rel = _rel(name.strip(), cwd, root)
-                if rel and rel not in paths:
-                    paths.append(rel)
+        paths = _rels(names, cwd, root)
         parts = [data.get(k) for k in _TEXT_FIELDS]
         edits = data.get("edits")
         if isinstance(edits, list):
@@ -119,6 +148,10 @@ def guard_decision(entry: dict, target: Target) -> str:  # type: ignore[type-arg
     if parsed is None:
         return ""
     mode, decision, patterns = parsed
+    if target.reading:  # a guard never stops a read unless its pattern names a read tool (or the command run)
+        if mode == "always":
+            return ""
+        patterns = [p for p in patterns if not p.startswith("path:")]
     if mode == "never":
         return decision if any(matches(p, target) for p in patterns) else ""
     scope = [a for a in entry.get("anchors") or () if isinstance(a, str)]
@@ -279,6 +312,11 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     if not pool:
         return None
     picks = select(pool, target, payload.agent, delivered_ids(payload.session_id) if payload.session_id else set())
+    if picks and payload.agent == "gemini":
+        from ..agents.gemini import CARRIED
+
+        if target.tool not in CARRIED:  # no AfterTool for this tool: a delivery would never reach the model
+            picks = [p for p in picks if p.decision]
     if not picks:
         return None
     from ..base import control

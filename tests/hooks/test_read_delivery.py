@@ -1,0 +1,115 @@
+"""Delivery at the read (issue 43): the agent reads the file it is about to change, and the record anchored to it goes
+out with what the read returns, so it is in the request the model answers with the edit; once per session, so the
+edit that follows gets nothing more; a guard on a path never stops a read."""
+
+import io
+import json
+import sys
+
+from agentctx.base import guards, paths
+from agentctx.base.project import detect
+from agentctx.hooks import action, run
+from agentctx.memory import consolidate
+from agentctx.store import records
+
+
+def _payload(repo, tool, tool_input, session="s1", **kw):
+    return {"session_id": session, "cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": tool,
+            "tool_input": tool_input, **kw}
+
+
+def _pending():
+    try:
+        with open(paths.pending_ledger_file(), encoding="utf-8") as fh:
+            return [json.loads(line) for line in fh]
+    except FileNotFoundError:
+        return []
+
+
+def _cents(add, repo):
+    rec = add("Payments use integer cents", "Amounts in src/payments are integer cents, never floats.",
+              anchors=("path:src/payments/**",))
+    consolidate.run(detect(repo))
+    return rec
+
+
+def test_a_read_of_an_anchored_file_delivers_and_the_edit_after_it_gets_nothing(add, repo, hook):
+    rec = _cents(add, repo)
+    out = hook("pre-tool-use", _payload(repo, "Read", {"file_path": str(repo / "src/payments/charge.py")}))
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert rec.id in text and "integer cents, never floats" in text
+    assert "permissionDecision" not in out["hookSpecificOutput"]
+    assert [r["record_ids"] for r in _pending() if r["event"] == "PreToolUse"] == [[rec.id]]
+    edit = _payload(repo, "Edit", {"file_path": str(repo / "src/payments/charge.py"), "old_string": "1.0",
+                                   "new_string": "100"})
+    assert hook("pre-tool-use", edit) is None  # it reached the model with the file: not again
+    assert hook("pre-tool-use", _payload(repo, "NotebookRead", {"notebook_path": "src/payments/a.ipynb"},
+                                         session="s2"))
+
+
+def test_grep_and_glob_deliver_only_for_one_file(add, repo, hook):
+    rec = _cents(add, repo)
+    (repo / "src/payments").mkdir(parents=True)
+    (repo / "src/payments/charge.py").write_text("AMOUNT = 1\n")
+    assert hook("pre-tool-use", _payload(repo, "Grep", {"pattern": "AMOUNT", "path": "src/payments"})) is None
+    assert hook("pre-tool-use", _payload(repo, "Glob", {"pattern": "**/*.py", "path": "src/payments/*"})) is None
+    out = hook("pre-tool-use", _payload(repo, "Grep", {"pattern": "AMOUNT", "path": str(repo / "src/payments/charge.py")}))
+    assert rec.id in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_path_guard_never_stops_a_read_but_a_read_tool_guard_does(add, conn, repo, hook):
+    rec = add("Migrations are append-only", "Never edit a migration that shipped.", anchors=("path:migrations/**",))
+    pid = detect(repo).id
+    records.set_guard(conn, rec.id, pid, guards.make("never", ["path:migrations/**"], "deny"))
+    consolidate.run(detect(repo))
+    read = hook("pre-tool-use", _payload(repo, "Read", {"file_path": "migrations/0001.sql"}))
+    assert "permissionDecision" not in read["hookSpecificOutput"]  # delivered, not stopped
+    assert rec.id in read["hookSpecificOutput"]["additionalContext"]
+    edit = hook("pre-tool-use", _payload(repo, "Edit", {"file_path": "migrations/0001.sql"}))
+    assert edit["hookSpecificOutput"]["permissionDecision"] == "deny"
+    other = add("No reading secrets", "Secrets stay unread.")
+    records.set_guard(conn, other.id, pid, guards.make("never", ["tool:Read"], "deny"))
+    consolidate.run(detect(repo))
+    out = hook("pre-tool-use", _payload(repo, "Read", {"file_path": "README.md"}, session="s9"))
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_target_of_reads():
+    root = "/r"
+    t = action.target_of("Read", {"file_path": "/r/src/a.py"}, root, root)
+    assert t.paths == ("src/a.py",) and t.reading and not t.command
+    assert action.target_of("Read", {"file_path": "/elsewhere/a.py"}, root, root).paths == ()
+    assert not action.target_of("Edit", {"file_path": "/r/src/a.py"}, root, root).reading
+
+
+def _gemini(event, payload, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(payload)))
+    assert run([event, "--agent", "gemini"]) == 0
+    out = capsys.readouterr().out
+    return json.loads(out) if out.strip() else None
+
+
+def test_gemini_delivers_a_read_from_after_tool(add, repo, capsys, monkeypatch):
+    rec = _cents(add, repo)
+    call = {"session_id": "g1", "cwd": str(repo), "tool_name": "read_file",
+            "tool_input": {"file_path": str(repo / "src/payments/charge.py")}}
+    assert _gemini("pre-tool-use", {**call, "hook_event_name": "BeforeTool"}, capsys, monkeypatch) is None
+    out = _gemini("post-tool-use", {**call, "hook_event_name": "AfterTool",
+                                    "tool_response": {"llmContent": "AMOUNT = 1", "returnDisplay": ""}},
+                  capsys, monkeypatch)
+    assert out["hookSpecificOutput"]["hookEventName"] == "AfterTool"
+    assert rec.id in out["hookSpecificOutput"]["additionalContext"]
+    many = {**call, "session_id": "g2", "tool_name": "read_many_files",
+            "tool_input": {"include": ["src/payments/refund.py", "docs/**/*.md"]}}
+    _gemini("pre-tool-use", {**many, "hook_event_name": "BeforeTool"}, capsys, monkeypatch)
+    assert [r["record_ids"] for r in _pending() if r["event"] == "PreToolUse"][-1] == [rec.id]
+
+
+def test_gemini_logs_nothing_for_a_tool_after_tool_does_not_cover(add, repo, capsys, monkeypatch):
+    add("No web", "Docs are vendored.", anchors=("tool:web_fetch",))
+    consolidate.run(detect(repo))
+    call = {"session_id": "g3", "cwd": str(repo), "hook_event_name": "BeforeTool", "tool_name": "web_fetch",
+            "tool_input": {"prompt": "x"}}
+    assert _gemini("pre-tool-use", call, capsys, monkeypatch) is None
+    assert not [r for r in _pending() if r["event"] == "PreToolUse"]
+    assert action.delivered_ids("g3") == set()
