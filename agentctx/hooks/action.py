@@ -287,8 +287,12 @@ def notes(session_id: str) -> "list[dict]":  # type: ignore[type-arg]
 
 def delivered_ids(session_id: str) -> "set[str]":
     """Ids already delivered before an action this session (the session's notes; unreadable: none)."""
+    return _delivered(notes(session_id))
+
+
+def _delivered(rows: "list[dict]") -> "set[str]":  # type: ignore[type-arg]
     out: set[str] = set()
-    for row in notes(session_id):
+    for row in rows:
         out.update(i for i, d in zip(row.get("ids") or (), row.get("decisions") or ()) if isinstance(i, str) and not d)
     return out
 
@@ -311,12 +315,14 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     pool = candidates(data, target)
     if not pool:
         return None
-    picks = select(pool, target, payload.agent, delivered_ids(payload.session_id) if payload.session_id else set())
+    rows = notes(payload.session_id)
+    picks = select(pool, target, payload.agent, _delivered(rows))
     if picks and payload.agent == "gemini":
         from ..agents.gemini import CARRIED
 
         if target.tool not in CARRIED:  # no AfterTool for this tool: a delivery would never reach the model
             picks = [p for p in picks if p.decision]
+    retried = _retry(payload, project_id, rows) if any("stop" in r for r in rows) else False
     if not picks:
         return None
     from ..base import control
@@ -326,13 +332,59 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
         return None
     text = render(picks)
     key = action_key(payload, target)
-    _note(payload, project_id, target, picks, key, text)
     specific: dict[str, object] = {"hookEventName": "PreToolUse", "additionalContext": text}
     stop = next((p for p in picks if p.decision == "deny"), None) or next((p for p in picks if p.decision), None)
+    firsts = [] if stop or retried or target.reading or not target.paths else [
+        p for p in picks if not p.decision and p.entry.get("before")]
+    if firsts:  # the rule must come first: this one call is denied with it, the same call again goes through
+        specific["permissionDecision"] = "deny"
+        specific["permissionDecisionReason"] = first_reason(text)
+        _note(payload, project_id, target, picks, key, text, stop_key=input_key(payload))
+    else:
+        _note(payload, project_id, target, picks, key, text)
     if stop is not None:
         specific["permissionDecision"] = stop.decision
         specific["permissionDecisionReason"] = reason(stop)
     return {"hookSpecificOutput": specific}
+
+
+FIRST = ("agentctx stopped this call once: a project rule governs it and must come before it. Read it, then make "
+         "the same call again (unchanged, it goes through) or change it to follow the rule.")
+
+
+def first_reason(text: str) -> str:
+    return f"{FIRST}\n\n{text}"
+
+
+def input_key(payload: "Payload") -> str:
+    """What makes a retry the same call: the tool and its whole input, hashed."""
+    from ..base import jsonfast
+    from ..base.ids import sha256_hex
+
+    try:
+        raw = jsonfast.dumps(payload.tool_input)
+    except (TypeError, ValueError):
+        raw = repr(payload.tool_input)
+    return sha256_hex(payload.tool_name + "\0" + raw)[:16]
+
+
+def _retry(payload: "Payload", project_id: str, rows: "list[dict]") -> bool:  # type: ignore[type-arg]
+    """Whether this call repeats one stopped once this session (its note, by input key): it goes through, and the
+    retry is noted once (ledger row `PreToolUse/retry`)."""
+    from ..base import jsonfast, paths
+    from . import record_pending
+
+    ikey = input_key(payload)
+    stopped = next((r for r in rows if r.get("stop") == ikey), None)
+    if stopped is None:
+        return False
+    if not any(r.get("retried") == ikey for r in rows):
+        ids = [i for i in stopped.get("ids") or () if isinstance(i, str)]
+        record_pending({"event": "PreToolUse/retry", "session_id": payload.session_id, "project_id": project_id,
+                        "prompt_hash": stopped.get("key") or "", "record_ids": ids, "mark": True,
+                        "agent": payload.agent})
+        _append(paths.actions_file(payload.session_id), (jsonfast.dumps({"retried": ikey}) + "\n").encode("utf-8"))
+    return True
 
 
 def reason(pick: Pick) -> str:
@@ -346,7 +398,8 @@ def reason(pick: Pick) -> str:
             + f" [lift it: agentctx guard {e['id']} --off]")
 
 
-def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick]", key: str, text: str) -> None:
+def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick]", key: str, text: str,
+          stop_key: str = "") -> None:
     """The delivery, three ways, none of them the database: the ledger row (pending file), the session's notes
     (the post-action hook and once-per-session delivery read them) and the decisions log `agentctx why` reads."""
     from ..base import jsonfast, paths, tokens
@@ -358,18 +411,22 @@ def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick
     n_tokens = tokens.estimate(text)
     record_pending({"event": "PreToolUse", "session_id": payload.session_id, "project_id": project_id,
                     "prompt_hash": key, "record_ids": ids, "scores": [1.0] * len(ids), "tokens": n_tokens,
-                    "agent": payload.agent, "guards": [i for i, d in zip(ids, decisions) if d]})
+                    "agent": payload.agent, "guards": [i for i, d in zip(ids, decisions) if d],
+                    **({"stops": [i for i, d in zip(ids, decisions) if not d]} if stop_key else {})})
     what = {"tool": target.tool, "paths": list(target.paths[:8])}
     if payload.session_id:
         note = {"key": key, "ids": ids, "decisions": decisions, "tool": target.tool,
                 "guards": {p.entry["id"]: [p.entry.get("guard") or "", p.entry.get("anchors") or []] for p in picks
                            if p.entry.get("guard")}}
-        if payload.agent == "gemini":  # its BeforeTool takes no context: AfterTool delivers it (docs/agents.md)
+        if stop_key:  # denied once with the records as the reason: the same input again goes through
+            note["stop"] = stop_key
+        elif payload.agent == "gemini":  # its BeforeTool takes no context: AfterTool delivers it (docs/agents.md)
             note["carry"] = text
         _append(paths.actions_file(payload.session_id), (jsonfast.dumps(note) + "\n").encode("utf-8"))
     row = {"at": now_iso(), "session_id": payload.session_id, "project_id": project_id, "key": key,
            "agent": payload.agent, **what, "tokens": n_tokens,
-           "picks": [{"id": p.entry["id"], "anchor": p.anchor, "decision": p.decision} for p in picks]}
+           "picks": [{"id": p.entry["id"], "anchor": p.anchor, "decision": p.decision or ("first" if stop_key else "")}
+                     for p in picks]}
     path = paths.action_decisions_file()
     line = (jsonfast.dumps(row) + "\n").encode("utf-8")
     if not _append(path, line):

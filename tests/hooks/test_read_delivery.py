@@ -113,3 +113,58 @@ def test_gemini_logs_nothing_for_a_tool_after_tool_does_not_cover(add, repo, cap
     assert _gemini("pre-tool-use", call, capsys, monkeypatch) is None
     assert not [r for r in _pending() if r["event"] == "PreToolUse"]
     assert action.delivered_ids("g3") == set()
+
+
+def test_a_record_marked_before_stops_the_first_edit_once_and_the_same_call_goes_through(add, conn, repo, hook):
+    from agentctx.memory import pending
+    from agentctx.store import before, sessions
+
+    rec = _cents(add, repo)
+    pid = detect(repo).id
+    assert hook("pre-tool-use", _payload(repo, "Write", {"file_path": "src/payments/new.py", "content": "x"},
+                                         session="n0"))["hookSpecificOutput"].get("permissionDecision") is None
+    before.set_mark(conn, pid, rec.id, True)  # off by default; marked, the map says so
+    write = _payload(repo, "Write", {"file_path": "src/payments/new.py", "content": "AMOUNT = 1"}, session="n1",
+                     tool_use_id="t1")
+    out = hook("pre-tool-use", write)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny"
+    assert "Payments use integer cents" in out["permissionDecisionReason"] and rec.id in out["permissionDecisionReason"]
+    again = hook("pre-tool-use", {**write, "tool_use_id": "t2"})  # the identical retry: through, nothing more
+    assert again is None
+    changed = hook("pre-tool-use", _payload(repo, "Write", {"file_path": "src/payments/other.py", "content": "y"},
+                                            session="n1"))
+    assert changed is None  # the record reached the model with the stop: not again in this session
+    read_first = _payload(repo, "Read", {"file_path": "src/payments/new.py"}, session="n2")
+    assert "permissionDecision" not in hook("pre-tool-use", read_first)["hookSpecificOutput"]  # a read is not stopped
+    assert hook("pre-tool-use", {**write, "session_id": "n2"}) is None  # it arrived with the read
+    pending.drain_pending(conn)
+    uses = sessions.record_uses(conn, pid)[rec.id]
+    assert uses["stops"] == 1 and uses["retries"] == 1
+    before.set_mark(conn, pid, rec.id, False)
+    assert hook("pre-tool-use", {**write, "session_id": "n3"})["hookSpecificOutput"].get("permissionDecision") is None
+
+
+def test_the_project_mark_covers_every_anchored_record_and_follows_supersession(add, conn, repo, hook):
+    from agentctx.memory import anchormap
+    from agentctx.store import before
+
+    rec = _cents(add, repo)
+    pid = detect(repo).id
+    before.set_mark(conn, pid, before.PROJECT, True)
+    assert all(e.get("before") for e in anchormap.build(conn, pid)["entries"])
+    before.set_mark(conn, pid, before.PROJECT, False)
+    before.set_mark(conn, pid, rec.id, True)
+    _old, new = records.supersede(conn, rec.id, pid, body="Amounts are integer cents everywhere in src/payments.")
+    assert [e["id"] for e in anchormap.build(conn, pid)["entries"] if e.get("before")] == [new.id]
+
+
+def test_the_before_cli(add, repo, capsys, monkeypatch):
+    from agentctx.cli import main
+
+    monkeypatch.chdir(repo)
+    rec = _cents(add, repo)
+    assert main(["before", rec.id]) == 0 and "before: on" in capsys.readouterr().out
+    assert main(["before", rec.id, "--off", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"id": rec.id, "before": False}
+    assert main(["before"]) != 0
+    assert main(["before", "--project"]) == 0
