@@ -29,11 +29,10 @@ MAP_READ_LIMIT = 8 * 1024 * 1024
 NOTES_READ_LIMIT = 1024 * 1024
 
 
-class Target(record_type("Target", ("tool", "paths", "command", "text", "reading"),
-                         defaults=("", (), "", "", False))):
-    """What a tool call is about to touch: its tool name, the repository-relative files it edits or reads, the shell
-    line it runs, the text it writes (for symbol anchors), and `reading`: the call only reads its files (a guard on a
-    path never stops a read)."""
+class Target(record_type("Target", ("tool", "paths", "command", "text", "read"), defaults=("", (), "", "", ()))):
+    """What a tool call is about to touch: its tool name, the repository-relative files it edits, the shell line it
+    runs, the text it writes (for symbol anchors), and the repository-relative files it reads (`read`: a record
+    anchored to one is delivered with what the read returns; a guard's path pattern never stops a read)."""
 
     __slots__ = ()
 
@@ -76,6 +75,15 @@ def _one_file(name: object, cwd: str) -> bool:
     return os.path.isfile(name if os.path.isabs(name) else os.path.join(cwd, name))
 
 
+def _cd(line: object, cwd: str) -> str:
+    """The folder a line's files are named from: `cd DIR && …` (a plain `cd` of the line itself) moves it."""
+    for cmd in getattr(line, "commands", ())[:64]:
+        words = cmd.words
+        if cmd.depth == 0 and len(words) == 2 and words[0] == "cd" and "$" not in words[1] and "`" not in words[1]:
+            cwd = os.path.join(cwd, os.path.expanduser(words[1]))
+    return cwd
+
+
 def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
     """The target of a tool call in the neutral shape (file edits, file reads, shell lines; every tool by its name)."""
     data = tool_input if isinstance(tool_input, dict) else {}
@@ -86,7 +94,7 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
             names += listed
         if tool in SEARCH_TOOLS:
             names = [n for n in names if _one_file(n, cwd)]
-        return Target(tool, tuple(_rels(names, cwd, root)), "", "", True)
+        return Target(tool, (), "", "", tuple(_rels(names, cwd, root)))
     paths: list[str] = []
     text = ""
     if tool in EDIT_TOOLS:
@@ -104,7 +112,17 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
         text = "\n".join(p for p in parts if isinstance(p, str))[:TEXT_SCAN]
     command = data.get("command") if tool in SHELL_TOOLS else None
     command = command[:COMMAND_SCAN] if isinstance(command, str) else ""
-    return Target(tool, tuple(paths[:PATHS_MAX]), command, text)
+    read: "list[str]" = []
+    if command:  # a shell line that changes files is an edit of them; one that reads them, a read (SPEC §4.11)
+        from ..base import shell, shellpaths
+
+        line = shell.parse(command)
+        base = _cd(line, cwd)
+        at = (lambda p: p if os.path.isabs(p) else os.path.join(base, p))
+        paths = _rels(list(shellpaths.writes(line, lambda p: os.path.isdir(at(p)))), base, root)
+        read = [p for p in _rels(list(shellpaths.reads(line, lambda p: os.path.isfile(at(p)))), base, root)
+                if p not in paths]
+    return Target(tool, tuple(paths[:PATHS_MAX]), command, text, tuple(read))
 
 
 def _has_symbol(symbol: str, text: str) -> bool:
@@ -130,7 +148,7 @@ def matches(anchor: str, target: Target) -> bool:
 
     kind, _, value = anchor.partition(":")
     if kind == "path":
-        return any(anchors.path_matches(value, p) for p in target.paths)
+        return any(anchors.path_matches(value, p) for p in target.paths + target.read)
     if kind == "command":
         return bool(target.command) and anchors.command_matches(value, target.command)
     if kind == "tool":
@@ -148,10 +166,7 @@ def guard_decision(entry: dict, target: Target) -> str:  # type: ignore[type-arg
     if parsed is None:
         return ""
     mode, decision, patterns = parsed
-    if target.reading:  # a guard never stops a read unless its pattern names a read tool (or the command run)
-        if mode == "always":
-            return ""
-        patterns = [p for p in patterns if not p.startswith("path:")]
+    target = target._replace(read=())  # a path guard never stops a read: only a pattern naming the tool or command
     if mode == "never":
         return decision if any(matches(p, target) for p in patterns) else ""
     scope = [a for a in entry.get("anchors") or () if isinstance(a, str)]
@@ -229,7 +244,7 @@ def candidates(data: object, target: Target) -> "list[dict]":  # type: ignore[ty
     if not isinstance(index, dict):
         return [e for e in entries if isinstance(e, dict)]
     positions: set[int] = set()
-    for key in target_keys(target.paths, target.command, target.tool, bool(target.text)):
+    for key in target_keys(target.paths + target.read, target.command, target.tool, bool(target.text)):
         found = index.get(key)
         if isinstance(found, list):
             positions.update(i for i in found if isinstance(i, int))
@@ -334,7 +349,7 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     key = action_key(payload, target)
     specific: dict[str, object] = {"hookEventName": "PreToolUse", "additionalContext": text}
     stop = next((p for p in picks if p.decision == "deny"), None) or next((p for p in picks if p.decision), None)
-    firsts = [] if stop or retried or target.reading or not target.paths else [
+    firsts = [] if stop or retried or not target.paths else [
         p for p in picks if not p.decision and p.entry.get("before")]
     if firsts:  # the rule must come first: this one call is denied with it, the same call again goes through
         specific["permissionDecision"] = "deny"
@@ -413,7 +428,7 @@ def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick
                     "prompt_hash": key, "record_ids": ids, "scores": [1.0] * len(ids), "tokens": n_tokens,
                     "agent": payload.agent, "guards": [i for i, d in zip(ids, decisions) if d],
                     **({"stops": [i for i, d in zip(ids, decisions) if not d]} if stop_key else {})})
-    what = {"tool": target.tool, "paths": list(target.paths[:8])}
+    what = {"tool": target.tool, "paths": list((target.paths + target.read)[:8])}
     if payload.session_id:
         note = {"key": key, "ids": ids, "decisions": decisions, "tool": target.tool,
                 "guards": {p.entry["id"]: [p.entry.get("guard") or "", p.entry.get("anchors") or []] for p in picks

@@ -77,9 +77,9 @@ def test_a_path_guard_never_stops_a_read_but_a_read_tool_guard_does(add, conn, r
 def test_target_of_reads():
     root = "/r"
     t = action.target_of("Read", {"file_path": "/r/src/a.py"}, root, root)
-    assert t.paths == ("src/a.py",) and t.reading and not t.command
-    assert action.target_of("Read", {"file_path": "/elsewhere/a.py"}, root, root).paths == ()
-    assert not action.target_of("Edit", {"file_path": "/r/src/a.py"}, root, root).reading
+    assert t.read == ("src/a.py",) and not t.paths and not t.command
+    assert action.target_of("Read", {"file_path": "/elsewhere/a.py"}, root, root).read == ()
+    assert not action.target_of("Edit", {"file_path": "/r/src/a.py"}, root, root).read
 
 
 def _gemini(event, payload, capsys, monkeypatch):
@@ -168,3 +168,42 @@ def test_the_before_cli(add, repo, capsys, monkeypatch):
     assert json.loads(capsys.readouterr().out) == {"id": rec.id, "before": False}
     assert main(["before"]) != 0
     assert main(["before", "--project"]) == 0
+
+
+def test_shell_lines_that_read_or_change_a_file_are_reads_and_edits(add, conn, repo, hook):
+    rec = _cents(add, repo)
+    (repo / "src/payments").mkdir(parents=True)
+    (repo / "src/payments/charge.py").write_text("AMOUNT = 1.0\n")
+    for i, line in enumerate(["sed -i 's/1.0/100/' src/payments/charge.py", "echo 1 >> src/payments/charge.py",
+                              "cat > src/payments/new.py <<'EOF'\nAMOUNT = 1\nEOF", "sed -n 1,200p src/payments/charge.py",
+                              "nl -ba src/payments/charge.py | head -50", "rg -n AMOUNT src/payments/charge.py",
+                              "git diff HEAD -- src/payments/charge.py", "cd src && cat payments/charge.py"]):
+        out = hook("pre-tool-use", _payload(repo, "Bash", {"command": line}, session=f"sh{i}"))
+        assert out and rec.id in out["hookSpecificOutput"]["additionalContext"], line
+    for i, line in enumerate(["rg -n AMOUNT src/", "cat src/other.py", "echo src/payments/charge.py",
+                              "sed -n 1p $F", "cat src/payments/*.py"]):
+        assert hook("pre-tool-use", _payload(repo, "Bash", {"command": line}, session=f"no{i}")) is None, line
+    guarded = add("Shipped migrations are frozen", "Never edit a shipped migration.", anchors=("path:migrations/**",))
+    records.set_guard(conn, guarded.id, detect(repo).id, guards.make("never", ["path:migrations/**"], "deny"))
+    consolidate.run(detect(repo))
+    (repo / "migrations").mkdir()
+    (repo / "migrations/0001.sql").write_text("create table t (id int);\n")
+    edit = hook("pre-tool-use", _payload(repo, "Bash", {"command": "sed -i 's/int/bigint/' migrations/0001.sql"}))
+    assert edit["hookSpecificOutput"]["permissionDecision"] == "deny"
+    read = hook("pre-tool-use", _payload(repo, "Bash", {"command": "cat migrations/0001.sql"}, session="r1"))
+    assert "permissionDecision" not in read["hookSpecificOutput"]
+    copy = hook("pre-tool-use", _payload(repo, "Bash", {"command": "cat migrations/0001.sql > /tmp/x.sql"},
+                                         session="r2"))
+    assert "permissionDecision" not in copy["hookSpecificOutput"]  # it reads the migration, writes elsewhere
+
+
+def test_hostile_shell_lines_are_bounded(add, repo, hook):
+    import time
+
+    _cents(add, repo)
+    lines = ["cat " + "'" * 200_000, "echo $(" * 5000 + "x", "cat <<EOF\n" + "a\n" * 100_000,
+             "sed -n 1p " + "src/payments/a.py " * 20_000, "x" * 10 * 1024 * 1024, "bash -c '" * 3000]
+    for i, line in enumerate(lines):
+        start = time.perf_counter()
+        hook("pre-tool-use", _payload(repo, "Bash", {"command": line}, session=f"h{i}"))  # exit 0, valid output
+        assert time.perf_counter() - start < 2.0
