@@ -202,3 +202,18 @@ def line_turn(line: dict) -> "tuple[str, str] | None":  # type: ignore[type-arg]
 def line_cwd(line: dict) -> "str | None":  # type: ignore[type-arg]
     """The chat file records no working directory (its header has a project hash only): the hooks' cwd is used."""
     return None
+
+
+def line_context(line: dict) -> "list[str]":  # type: ignore[type-arg]
+    """Where a chat line holds what a hook gave the model (hooks/arrival.py): a function response (AfterTool's
+    `<hook_context>` is appended to its output, fact 24; a deny reason is its error)."""
+    out: list[str] = []
+    parts = line.get("content") if line.get("type") == "user" else None
+    calls = line.get("toolCalls") if line.get("type") == "gemini" else None
+    for part in (parts if isinstance(parts, list) else [])[:64]:
+        if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
+            out.append(str(part["functionResponse"].get("response"))[:65536])
+    for call in (calls if isinstance(calls, list) else [])[:64]:
+        if isinstance(call, dict) and call.get("result") is not None:
+            out.append(str(call.get("result"))[:65536])
+    return out
