@@ -171,14 +171,15 @@ def record_uses(conn: sqlite3.Connection, project_id: str) -> dict[str, dict[str
     return {rid: {k: int(round(v)) for k, v in uses.items()} for rid, uses in out.items()}
 
 
-def arrival_by_agent(conn: sqlite3.Connection, project_id: str) -> dict[str, dict[str, object]]:
+def arrival_by_agent(conn: sqlite3.Connection, project_id: "str | None") -> dict[str, dict[str, object]]:
     """Agent -> how many action-time deliveries the arrival check found in its transcript (`arrived`), did not
-    (`not_found`), of `checked`; and `last`: whether the newest checked session's deliveries arrived (SPEC §4.11)."""
+    (`not_found`), of `checked`; and `stopped_arriving`: none of the deliveries of its last three checked sessions
+    was found (SPEC §4.11). `project_id` None: every project."""
     out: dict[str, dict[str, object]] = {}
     rows = conn.execute("SELECT coalesce(s.agent, 'unknown'), i.event, i.session_id, i.created_at FROM injections i "
-                        "LEFT JOIN sessions s ON s.session_id = i.session_id WHERE i.project_id = ? AND i.event IN "
-                        "('PreToolUse/arrived', 'PreToolUse/not_found') ORDER BY i.created_at, i.id",
-                        (project_id,)).fetchall()
+                        "LEFT JOIN sessions s ON s.session_id = i.session_id WHERE (? IS NULL OR i.project_id = ?) "
+                        "AND i.event IN ('PreToolUse/arrived', 'PreToolUse/not_found') ORDER BY i.created_at, i.id",
+                        (project_id, project_id)).fetchall()
     for agent, event, sid, _at in rows:
         a = out.setdefault(agent, {"arrived": 0, "not_found": 0, "checked": 0, "sessions": {}})
         key = "arrived" if event.endswith("arrived") else "not_found"

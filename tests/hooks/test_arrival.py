@@ -72,3 +72,22 @@ def test_no_transcript_says_nothing(repo):
     assert arrival.check(Payload(session_id="e", transcript_path="", cwd=str(repo), agent="codex"), True) == 0
     assert arrival.check(Payload(session_id="e", transcript_path="/nonexistent", cwd=str(repo), agent="codex"),
                          True) == 0
+
+
+def test_arrival_per_agent_and_the_doctor_warns_when_it_stopped(conn, repo):
+    from agentctx.claude import doctor
+    from agentctx.store import sessions
+
+    pid = "p" * 16
+    for n, (agent, event) in enumerate([("claude", "arrived"), ("codex", "arrived"), ("codex", "not_found"),
+                                        ("codex", "not_found"), ("codex", "not_found")]):
+        sid = f"{agent}-{n}"
+        sessions.touch(conn, sid, pid, f"2026-12-0{n + 1}T00:00:00Z", agent=agent)
+        sessions.log_injection(conn, session_id=sid, project_id=pid, event=f"PreToolUse/{event}", prompt_hash="k",
+                               record_ids=["r1"], scores=[], tokens=0, created_at=f"2026-12-0{n + 1}T00:00:01Z")
+    got = sessions.arrival_by_agent(conn, pid)
+    assert got["claude"] == {"arrived": 1, "not_found": 0, "checked": 1, "stopped_arriving": False}
+    assert got["codex"]["checked"] == 4 and got["codex"]["stopped_arriving"]
+    checks = {c.name: c for c in doctor.check_arrival(conn, False)}
+    assert checks["arrival claude"].status == "ok" and checks["arrival codex"].status == "warn"
+    assert "stopped arriving" in checks["arrival codex"].detail
