@@ -164,7 +164,9 @@ AGENT_FORMS = ("session-start:codex", "user-prompt-submit:codex", "session-start
 
 
 # The pre-action hook: nothing matches (Claude Code, Codex, Gemini payloads), and a record delivered (issue 33).
-PRE_TOOL_FORMS = ("pre-tool-use", "pre-tool-use.match", "pre-tool-use:codex", "pre-tool-use:gemini")
+PRE_TOOL_FORMS = ("pre-tool-use", "pre-tool-use.match", "pre-tool-use:codex", "pre-tool-use:gemini",
+                  # a Read (the most frequent call) of a file nothing governs, and of one a record governs (issue 43)
+                  "pre-tool-use.read", "pre-tool-use.read_match")
 
 
 def agent_events(base: dict[str, str], prompts: list[bytes]) -> dict[str, list[bytes]]:
@@ -226,6 +228,14 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         events["pre-tool-use"] = [json.dumps({**edit, "session_id": "b"}).encode()]
         events["pre-tool-use.match"] = [json.dumps({**edit, "session_id": f"m{i}", "tool_input": {
             **edit["tool_input"], "file_path": str(repo / WORDS[0] / "handler.py")}}).encode() for i in range(runs + 2)]
+        read = {**edit, "tool_name": "Read", "tool_input": {"file_path": str(repo / "notes" / "unrelated.txt")}}
+        events["pre-tool-use.read"] = [json.dumps({**read, "session_id": "b"}).encode()]
+        events["pre-tool-use.read_match"] = [json.dumps({**read, "session_id": f"r{i}", "tool_input": {
+            "file_path": str(repo / WORDS[0] / "handler.py")}}).encode() for i in range(runs + 2)]
+        # What the agent waits for after an Edit: the follow-up answers, the capture runs after it (issue 43).
+        events["post-tool-use.edit"] = [json.dumps({**edit, "session_id": "b", "hook_event_name": "PostToolUse",
+                                                    "tool_response": {"filePath": edit["tool_input"]["file_path"],
+                                                                      "success": True}}).encode()]
         events["pre-tool-use:codex"] = [json.dumps({**edit, "session_id": "b", "tool_name": "Bash",
                                                     "tool_input": {"command": "pytest -q"}}).encode()]
         events["pre-tool-use:gemini"] = [json.dumps({**edit, "session_id": "b", "tool_name": "replace"}).encode()]
@@ -239,7 +249,7 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         launcher = str(Path(__file__).resolve().parent.parent / "plugin" / "bin" / "agentctx")
         out: dict[str, float] = {}
         for group in (("session-start", "user-prompt-submit", *AGENT_FORMS[:4], *PRE_TOOL_FORMS),
-                      ("post-tool-use", "stop", "pre-compact", *AGENT_FORMS[4:])):
+                      ("post-tool-use", "post-tool-use.edit", "stop", "pre-compact", *AGENT_FORMS[4:])):
             commands = {"floor": ([py, "-I", "-c", "import sqlite3, json"], [b""])}
             for form in group:
                 event, _, agent = form.partition(":")  # "user-prompt-submit:codex": the Codex adapter's form
@@ -335,6 +345,10 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         summary[f"pre_tool_match_isolated_ratio{tag}"] = f"{res['pre-tool-use.match_isolated_ratio']:.2f}"
         for agent in ("codex", "gemini"):
             summary[f"pre_tool_ratio_{agent}{tag}"] = f"{res[f'pre-tool-use:{agent}_ratio']:.2f}"
+        summary[f"pre_tool_read_ratio{tag}"] = f"{res['pre-tool-use.read_ratio']:.2f}"  # nothing to deliver: <= 1.0
+        summary[f"pre_tool_read_match_ratio{tag}"] = f"{res['pre-tool-use.read_match_ratio']:.2f}"  # delivered: <= 1.2
+        summary[f"post_tool_edit_ratio{tag}"] = f"{res['post-tool-use.edit_ratio']:.2f}"  # waited for: <= 1.1
+        summary[f"post_tool_shell_ratio{tag}"] = f"{res['post-tool-use_ratio']:.2f}"
         summary[f"session_start_plugin_ratio{tag}"] = f"{res['session-start_plugin_ratio']:.2f}"
     if len(args.records) > 1:  # the unsuffixed names refer to the first size
         first = f"_{args.records[0] // 1000}k"
@@ -342,7 +356,9 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
                      "ups_script_ratio", "ups_plugin_ratio", "session_start_plugin_ratio", "ups_ratio_codex",
                      "session_start_ratio_codex", "ups_ratio_gemini", "session_start_ratio_gemini",
                      "pre_tool_ratio", "pre_tool_isolated_ratio", "pre_tool_match_ratio",
-                     "pre_tool_match_isolated_ratio", "pre_tool_ratio_codex", "pre_tool_ratio_gemini"):
+                     "pre_tool_match_isolated_ratio", "pre_tool_ratio_codex", "pre_tool_ratio_gemini",
+                     "pre_tool_read_ratio", "pre_tool_read_match_ratio", "post_tool_edit_ratio",
+                     "post_tool_shell_ratio"):
             if f"{name}{first}" in summary:
                 summary[name] = summary[f"{name}{first}"]
     print(" ".join(f"{k}={v}" for k, v in summary.items()))
