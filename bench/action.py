@@ -7,13 +7,22 @@ and read by `agentctx`'s own reader (memory/rulefiles.sync: formats, braces, com
 map is built from the records, and every commit is replayed as one agent session: each touched file is an edit, and
 the pre-action selection (`select`, the hook's pure function) decides what is delivered before it.
 
+Each commit is replayed as the agent would make it (issue 43): "read" reads each existing file the agent's usual
+way first (Claude Code's Read, Codex's `sed -n 1,200p`, Gemini's read_file) and then edits it, and writes a new file
+with no read; "shell" edits each existing file with `sed -i` and writes a new one through the shell. What the hook
+returns for a call reaches the model with the call's result, so a rule counts as before the edit only when it came
+with an earlier call (the read) or with the one-time stop of the edit (`_first`: every record marked "before").
+
 Ground truth is each format's own semantics as documented (vendor-notes/rule-files.md), matched here by a separate
 implementation (a glob is matched against the whole repository-relative path: `*` and `?` within a segment, `**`
 across segments, `{a,b}` alternatives; a nested AGENTS.md/CLAUDE.md/GEMINI.md governs its folder), not by
 base/anchors. Measured per agent (a rule the agent loads natively is its own job and is counted apart):
-  hit        share of (edit, governing rule) pairs whose rule was delivered at or before the edit in its session
-  noise      share of edits that were given a rule that does not govern them
-  tokens     tokens delivered per edit (the hook's action), and per session
+  hit        share of (edit of an existing file, governing rule) pairs whose rule reached the model before the edit
+             (read, then edit); `before`: the same with the agent's own loading (native pairs) counted in;
+             `shell_hit`, `shell_first_hit`: `sed -i` edits without and with the one-time stop; `new_hit`,
+             `new_first_hit`: new files written
+  noise      share of calls (reads and edits) that were given a rule that does not govern their file
+  tokens     tokens delivered per edit and per session; `today`: delivered at each edit only, as before issue 43
   always-on  what an index of every rule's title and description in every turn costs (Claude Code's MEMORY.md
              style), and every rule's whole text in every turn
 The length of a record's text in the map (anchormap.TEXT_CHARS: within the hook's 400-token budget, a longer text
@@ -183,20 +192,62 @@ def with_text(entries: list[dict[str, object]], conn: "object", chars: int) -> l
     return out
 
 
-def deliver(entries: list[dict[str, object]], file: str, agent: str, delivered: set[str]) -> tuple[list[str], int]:
-    """What the pre-action hook delivers before an edit of `file`: hooks/action.select, exactly; (ids, tokens)."""
-    from agentctx.base.tokens import estimate
-    from agentctx.hooks.action import Target, render, select
+def read_target(agent: str, file: str) -> "object":
+    """The agent's usual read of a file before it edits it, as the hook's target: Claude Code's Read, Gemini's
+    read_file (mapped to Read, delivered from AfterTool), Codex's `sed -n 1,200p FILE` through the shell reader."""
+    import shlex
 
-    picks = select(entries, Target("Edit", (file,)), agent, delivered)
-    return [str(p.entry["id"]) for p in picks], estimate(render(picks)) if picks else 0
+    from agentctx.base import shellpaths
+    from agentctx.hooks.action import Target
+
+    if agent == "codex":
+        line = f"sed -n 1,200p {shlex.quote(file)}"
+        return Target("Bash", (), line, "", shellpaths.line_reads(line))
+    return Target("Read", (), "", "", (file,))
+
+
+def edit_target(file: str, new: bool, shell: bool) -> "object":
+    """The edit: Edit of an existing file (Codex's apply_patch and Gemini's replace map to it), Write of a new one,
+    or a shell edit (`sed -i`, read by the shell reader)."""
+    import shlex
+
+    from agentctx.base import shellpaths
+    from agentctx.hooks.action import Target
+
+    if shell:
+        line = f"sed -i 's/a/b/' {shlex.quote(file)}"
+        return Target("Bash", shellpaths.line_writes(line), line, "", ())
+    return Target("Write" if new else "Edit", (file,))
+
+
+def deliver(entries: list[dict[str, object]], target: "object", agent: str, delivered: set[str],
+            first: bool = False) -> tuple[list[str], int, bool]:
+    """What the pre-action hook delivers for one call: hooks/action.select, exactly, and, with `first` (every record
+    marked "before"), whether the call is stopped once with them (an edit whose plain picks are new); (ids, tokens,
+    stopped)."""
+    from agentctx.base.tokens import estimate
+    from agentctx.hooks.action import render, select
+
+    picks = select(entries, target, agent, delivered)
+    stopped = first and bool(getattr(target, "paths", ())) and any(not p.decision for p in picks)
+    return [str(p.entry["id"]) for p in picks], estimate(render(picks)) if picks else 0, stopped
 
 
 # --- one repository ------------------------------------------------------------------------------------------------
 
+# How a session edits: "read" reads each existing file the agent's usual way, then edits it (a new file is written
+# with no read); "shell" edits each existing file with `sed -i` and writes a new one with a here-document, no read.
+SCENARIOS = ("read", "shell")
+KINDS = ("existing", "new")
+
 
 def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, object]],
             built: tuple[list[dict[str, object]], dict[str, str], object]) -> dict[str, float]:
+    """Replay every commit as one session per scenario (SCENARIOS), with and without the one-time stop (`_first`:
+    every record marked "before"). A (governed edit, rule) pair is a hit when the rule reached the model before the
+    edit: delivered at an earlier call of the session (the read before it included) or with the stop of the edit
+    itself. What the hook returns for the edit otherwise arrives with its result, after the edit: today's only
+    delivery (`today_tokens`, its tokens per session)."""
     from agentctx.memory.rulefiles import native_agents
     from agentctx.store import records
 
@@ -207,31 +258,57 @@ def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, ob
     for t in scoped:
         rec = records.get(conn, ids[t.path]) if t.path in ids else None  # type: ignore[arg-type]
         native[t.path] = bool(rec) and agent in native_agents(rec)
-    pairs = hits = native_pairs = edits = noisy = tokens = 0
-    per_session: list[int] = []
+    out: dict[str, float] = {"edits": 0, "calls": 0, "noisy": 0, "tokens": 0, "today_tokens": 0, "sessions": 0,
+                             "session_tokens_max": 0, "native_pairs": 0, "native_new_pairs": 0,
+                             "unmatched_rules": sum(1 for t in scoped if t.path not in ids)}
+    for scenario in SCENARIOS:
+        for first in ("", "_first"):
+            for kind in KINDS:
+                out[f"{scenario}{first}_{kind}_pairs"] = out[f"{scenario}{first}_{kind}_hits"] = 0
     for commit in repo["commits"]:  # type: ignore[union-attr]
-        delivered: set[str] = set()
-        spent = 0
-        for file in commit["files"]:
-            edits += 1
-            got, n = deliver(entries_list, file, agent, delivered)
-            delivered.update(got)
-            spent += n
-            governing = [t for t in scoped if t.governs(file)]
-            good_ids = {ids.get(t.path) for t in governing}
-            if any(g not in good_ids for g in got):
-                noisy += 1
-            for t in governing:
-                if native[t.path]:
-                    native_pairs += 1
-                    continue
-                pairs += 1
-                hits += ids.get(t.path) in delivered
-        tokens += spent
-        per_session.append(spent)
-    return {"edits": edits, "pairs": pairs, "hits": hits, "native_pairs": native_pairs, "noisy": noisy,
-            "tokens": tokens, "sessions": len(per_session), "session_tokens_max": max(per_session or [0]),
-            "unmatched_rules": sum(1 for t in scoped if t.path not in ids)}
+        added = set(commit.get("added") or ())  # type: ignore[union-attr]
+        files = list(commit["files"])  # type: ignore[index]
+        out["sessions"] += 1
+        today: set[str] = set()
+        for f in files:  # today: one delivery at each edit, after it
+            got, n, _ = deliver(entries_list, edit_target(f, f in added, False), agent, today)
+            today.update(got)
+            out["today_tokens"] += n
+        for scenario in SCENARIOS:
+            for first in (False, True):
+                delivered: set[str] = set()  # what the hook has given in this session (once per session)
+                spent = 0
+                counted = scenario == "read" and not first  # noise and tokens: the usual session, no stop
+                for f in files:
+                    new = f in added
+                    kind = "new" if new else "existing"
+                    governing = [t for t in scoped if t.governs(f)]
+                    good = {ids.get(t.path) for t in governing}
+                    seen = set(delivered)  # every earlier call's delivery reached the model with its result
+                    calls = [read_target(agent, f)] if scenario == "read" and not new else []
+                    calls.append(edit_target(f, new, scenario == "shell"))
+                    for i, target in enumerate(calls):
+                        got, n, stopped = deliver(entries_list, target, agent, delivered, first)
+                        delivered.update(got)
+                        spent += n
+                        if counted:
+                            out["calls"] += 1
+                            out["noisy"] += any(g not in good for g in got)
+                        if i < len(calls) - 1 or stopped:  # the read's, or the stop's: before the edit
+                            seen.update(got)
+                    out["edits"] += counted
+                    tag = f"{scenario}{'_first' if first else ''}_{kind}"
+                    for t in governing:
+                        if native[t.path]:
+                            if counted:
+                                out["native_new_pairs" if new else "native_pairs"] += 1
+                            continue
+                        out[f"{tag}_pairs"] += 1
+                        out[f"{tag}_hits"] += ids.get(t.path) in seen
+                if counted:
+                    out["tokens"] += spent
+                    out["session_tokens_max"] = max(out["session_tokens_max"], spent)
+    return out
 
 
 def always_on(repo: dict[str, object]) -> tuple[int, int]:
@@ -245,6 +322,11 @@ def always_on(repo: dict[str, object]) -> tuple[int, int]:
 
 def ratio(a: float, b: float) -> float:
     return a / b if b else 0.0
+
+
+def share(m: "dict[str, float]", tag: str) -> float:
+    """Hits over pairs of one scenario (`read_existing`, `shell_first_existing`, ...); 1.0 when it has no pair."""
+    return m[f"{tag}_hits"] / m[f"{tag}_pairs"] if m[f"{tag}_pairs"] else 1.0
 
 
 def totals(rows: list[dict[str, float]]) -> dict[str, float]:
@@ -266,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", help="repositories in bench/action_data.py's format (default: read --mirror)")
     ap.add_argument("--mirror", default="/work/.mirror")
     ap.add_argument("--commits", type=int, default=300)
-    ap.add_argument("--agents", default="codex,claude")
+    ap.add_argument("--agents", default="codex,claude,gemini")
     ap.add_argument("--no-repos", action="store_true", help="only the summary lines")
     args = ap.parse_args(argv)
     if not args.data and not Path(args.mirror).is_dir():
@@ -291,12 +373,13 @@ def main(argv: list[str] | None = None) -> int:
 
     variants = {n: {name: with_text(b[0], b[2], n) for name, b in built.items()} for n in TEXT_CHOICES}
     for agent in agents:
-        # Fit: the text length with the best hit rate on the fit half; ties go to the hook's own, then the shorter.
+        # Fit: the text length with the best hit rate (read, then edit) on the fit half; ties go to the hook's own,
+        # then the shorter.
         scores = {}
         for n in TEXT_CHOICES:
             t = totals([measure(r, agent, variants[n][str(r["repo"])], built[str(r["repo"])]) for r in data
                         if str(r["repo"]) in fit_names])
-            scores[n] = round(ratio(t["hits"], t["pairs"]), 3)
+            scores[n] = round(share(t, "read_existing"), 3)
         chosen = max(TEXT_CHOICES, key=lambda n: (scores[n], n == TEXT_CHARS, -n))
         held = [r for r in data if str(r["repo"]) not in fit_names] or data
         for label, n in (("", chosen), ("_hook_default", TEXT_CHARS)):
@@ -308,17 +391,32 @@ def main(argv: list[str] | None = None) -> int:
                     rows.append(m)
                 if not args.no_repos and not label:
                     part = "fit" if name in fit_names and len(held) < len(data) else "held-out"
-                    print(f"{agent} {part} {name}: rules={len(repo['rules'])} edits={m['edits']} pairs={m['pairs']} "
-                          f"hit={ratio(m['hits'], m['pairs']):.3f} noise={ratio(m['noisy'], m['edits']):.3f} "
-                          f"native_pairs={m['native_pairs']} tokens/edit={ratio(m['tokens'], m['edits']):.1f}")
+                    print(f"{agent} {part} {name}: rules={len(repo['rules'])} edits={m['edits']} "
+                          f"pairs={m['read_existing_pairs']} before={share(m, 'read_existing'):.3f} "
+                          f"shell={share(m, 'shell_existing'):.3f} shell_first={share(m, 'shell_first_existing'):.3f} "
+                          f"new={share(m, 'read_new'):.3f} new_first={share(m, 'read_first_new'):.3f} "
+                          f"noise={ratio(m['noisy'], m['calls']):.3f} native_pairs={m['native_pairs']} "
+                          f"tokens/session={ratio(m['tokens'], m['sessions']):.1f}")
             t = totals(rows)
-            summary.update({f"{agent}{label}_text_chars": n, f"{agent}{label}_hit": round(ratio(t["hits"], t["pairs"]), 3),
-                            f"{agent}{label}_noise": round(ratio(t["noisy"], t["edits"]), 3),
+            summary.update({f"{agent}{label}_text_chars": n, f"{agent}{label}_hit": round(share(t, "read_existing"), 3),
+                            f"{agent}{label}_noise": round(ratio(t["noisy"], t["calls"]), 3),
                             f"{agent}{label}_tokens_per_edit": round(ratio(t["tokens"], t["edits"]), 1)})
-            if not label:
-                summary.update({f"{agent}_pairs": int(t["pairs"]), f"{agent}_native_pairs": int(t["native_pairs"]),
-                                f"{agent}_tokens_per_session": round(ratio(t["tokens"], t["sessions"]), 1),
-                                f"{agent}_fit_hits": "/".join(f"{n}:{scores[n]}" for n in TEXT_CHOICES)})
+            if label:
+                continue
+            pairs, native_pairs = t["read_existing_pairs"], t["native_pairs"]
+            summary.update({
+                # before the edit, agentctx's delivery and the agent's own loading counted apart, then together
+                f"{agent}_pairs": int(pairs), f"{agent}_native_pairs": int(native_pairs),
+                f"{agent}_before": round(ratio(t["read_existing_hits"] + native_pairs, pairs + native_pairs), 3),
+                f"{agent}_shell_hit": round(share(t, "shell_existing"), 3),
+                f"{agent}_shell_first_hit": round(share(t, "shell_first_existing"), 3),
+                f"{agent}_new_hit": round(share(t, "read_new"), 3),
+                f"{agent}_new_first_hit": round(share(t, "read_first_new"), 3),
+                f"{agent}_new_pairs": int(t["read_new_pairs"]),
+                f"{agent}_tokens_per_session": round(ratio(t["tokens"], t["sessions"]), 1),
+                f"{agent}_today_tokens_per_session": round(ratio(t["today_tokens"], t["sessions"]), 1),
+                f"{agent}_tokens_vs_today": round(ratio(t["tokens"], t["today_tokens"]), 2),
+                f"{agent}_fit_hits": "/".join(f"{n}:{scores[n]}" for n in TEXT_CHOICES)})
     index, full = zip(*(always_on(r) for r in data))
     summary["edits"] = int(sum(len(c["files"]) for r in data for c in r["commits"]))  # type: ignore[union-attr]
     summary["index_tokens_per_turn"] = round(statistics.mean(index), 1)
