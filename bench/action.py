@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 TEXT_CHOICES = (120, 240, 480)  # characters of a record's text in the map, tried on the fit repositories
+READ_BUDGETS = (400, 600, 800)  # tokens a read may carry (hooks/action.READ_BUDGET), tried on the fit repositories
 
 
 # --- ground truth: each format's meaning, matched independently of base/anchors ------------------------------------
@@ -221,14 +222,15 @@ def edit_target(file: str, new: bool, shell: bool) -> "object":
 
 
 def deliver(entries: list[dict[str, object]], target: "object", agent: str, delivered: set[str],
-            first: bool = False) -> tuple[list[str], int, bool]:
+            first: bool = False, read_budget: "int | None" = None) -> tuple[list[str], int, bool]:
     """What the pre-action hook delivers for one call: hooks/action.select, exactly, and, with `first` (every record
     marked "before"), whether the call is stopped once with them (an edit whose plain picks are new); (ids, tokens,
     stopped)."""
     from agentctx.base.tokens import estimate
     from agentctx.hooks.action import render, select
 
-    picks = select(entries, target, agent, delivered)
+    budget = read_budget if read_budget and getattr(target, "read", ()) and not getattr(target, "paths", ()) else None
+    picks = select(entries, target, agent, delivered, budget)
     stopped = first and bool(getattr(target, "paths", ())) and any(not p.decision for p in picks)
     return [str(p.entry["id"]) for p in picks], estimate(render(picks)) if picks else 0, stopped
 
@@ -242,7 +244,8 @@ KINDS = ("existing", "new")
 
 
 def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, object]],
-            built: tuple[list[dict[str, object]], dict[str, str], object]) -> dict[str, float]:
+            built: tuple[list[dict[str, object]], dict[str, str], object],
+            read_budget: "int | None" = None) -> dict[str, float]:
     """Replay every commit as one session per scenario (SCENARIOS), with and without the one-time stop (`_first`:
     every record marked "before"). A (governed edit, rule) pair is a hit when the rule reached the model before the
     edit: delivered at an earlier call of the session (the read before it included) or with the stop of the edit
@@ -288,7 +291,7 @@ def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, ob
                     calls = [read_target(agent, f)] if scenario == "read" and not new else []
                     calls.append(edit_target(f, new, scenario == "shell"))
                     for i, target in enumerate(calls):
-                        got, n, stopped = deliver(entries_list, target, agent, delivered, first)
+                        got, n, stopped = deliver(entries_list, target, agent, delivered, first, read_budget)
                         delivered.update(got)
                         spent += n
                         if counted:
@@ -372,23 +375,26 @@ def main(argv: list[str] | None = None) -> int:
     from agentctx.memory.anchormap import TEXT_CHARS
 
     variants = {n: {name: with_text(b[0], b[2], n) for name, b in built.items()} for n in TEXT_CHOICES}
+    from agentctx.hooks.action import READ_BUDGET
+
+    def fit_total(agent: str, n: int, budget: int) -> "dict[str, float]":
+        return totals([measure(r, agent, variants[n][str(r["repo"])], built[str(r["repo"])], budget) for r in data
+                       if str(r["repo"]) in fit_names])
+
     for agent in agents:
-        # Fit: the text length with the best hit rate (read, then edit) on the fit half; ties go to the hook's own,
-        # then the shorter.
-        scores = {}
-        for n in TEXT_CHOICES:
-            t = totals([measure(r, agent, variants[n][str(r["repo"])], built[str(r["repo"])]) for r in data
-                        if str(r["repo"]) in fit_names])
-            scores[n] = round(share(t, "read_existing"), 3)
+        # Fit on the fit half: the text length with the best share before the edit (read, then edit) at the hook's
+        # read budget, then the read budget with that text; ties go to the hook's own value, then the smaller.
+        scores = {n: round(share(fit_total(agent, n, READ_BUDGET), "read_existing"), 3) for n in TEXT_CHOICES}
         chosen = max(TEXT_CHOICES, key=lambda n: (scores[n], n == TEXT_CHARS, -n))
+        budget_scores = {b: round(share(fit_total(agent, chosen, b), "read_existing"), 3) for b in READ_BUDGETS}
+        budget = max(READ_BUDGETS, key=lambda b: (budget_scores[b], b == READ_BUDGET, -b))
         held = [r for r in data if str(r["repo"]) not in fit_names] or data
-        for label, n in (("", chosen), ("_hook_default", TEXT_CHARS)):
-            rows = []
+        for label, n, b in (("", chosen, budget), ("_hook_default", TEXT_CHARS, READ_BUDGET)):
+            rows, fit_rows = [], []
             for repo in data:
                 name = str(repo["repo"])
-                m = measure(repo, agent, variants[n][name] if n in variants else built[name][0], built[name])
-                if repo in held:
-                    rows.append(m)
+                m = measure(repo, agent, variants[n][name] if n in variants else built[name][0], built[name], b)
+                (rows if repo in held else fit_rows).append(m)
                 if not args.no_repos and not label:
                     part = "fit" if name in fit_names and len(held) < len(data) else "held-out"
                     print(f"{agent} {part} {name}: rules={len(repo['rules'])} edits={m['edits']} "
@@ -396,14 +402,17 @@ def main(argv: list[str] | None = None) -> int:
                           f"shell={share(m, 'shell_existing'):.3f} shell_first={share(m, 'shell_first_existing'):.3f} "
                           f"new={share(m, 'read_new'):.3f} new_first={share(m, 'read_first_new'):.3f} "
                           f"noise={ratio(m['noisy'], m['calls']):.3f} native_pairs={m['native_pairs']} "
-                          f"tokens/session={ratio(m['tokens'], m['sessions']):.1f}")
+                          f"tokens/session={ratio(m['tokens'], m['sessions']):.1f} "
+                          f"today={ratio(m['today_tokens'], m['sessions']):.1f}")
             t = totals(rows)
-            summary.update({f"{agent}{label}_text_chars": n, f"{agent}{label}_hit": round(share(t, "read_existing"), 3),
+            summary.update({f"{agent}{label}_text_chars": n, f"{agent}{label}_read_budget": b,
+                            f"{agent}{label}_hit": round(share(t, "read_existing"), 3),
                             f"{agent}{label}_noise": round(ratio(t["noisy"], t["calls"]), 3),
                             f"{agent}{label}_tokens_per_edit": round(ratio(t["tokens"], t["edits"]), 1)})
             if label:
                 continue
             pairs, native_pairs = t["read_existing_pairs"], t["native_pairs"]
+            f = totals(fit_rows) if fit_rows else t
             summary.update({
                 # before the edit, agentctx's delivery and the agent's own loading counted apart, then together
                 f"{agent}_pairs": int(pairs), f"{agent}_native_pairs": int(native_pairs),
@@ -416,7 +425,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"{agent}_tokens_per_session": round(ratio(t["tokens"], t["sessions"]), 1),
                 f"{agent}_today_tokens_per_session": round(ratio(t["today_tokens"], t["sessions"]), 1),
                 f"{agent}_tokens_vs_today": round(ratio(t["tokens"], t["today_tokens"]), 2),
-                f"{agent}_fit_hits": "/".join(f"{n}:{scores[n]}" for n in TEXT_CHOICES)})
+                # the fit half at the chosen values (fitted on it: not a result, shown so nothing hides there)
+                f"{agent}_fit_half_hit": round(share(f, "read_existing"), 3),
+                f"{agent}_fit_half_before": round(ratio(f["read_existing_hits"] + f["native_pairs"],
+                                                        f["read_existing_pairs"] + f["native_pairs"]), 3),
+                f"{agent}_fit_half_tokens_vs_today": round(ratio(f["tokens"], f["today_tokens"]), 2),
+                f"{agent}_fit_hits": "/".join(f"{k}:{v}" for k, v in scores.items()),
+                f"{agent}_fit_read_budgets": "/".join(f"{k}:{v}" for k, v in budget_scores.items())})
     index, full = zip(*(always_on(r) for r in data))
     summary["edits"] = int(sum(len(c["files"]) for r in data for c in r["commits"]))  # type: ignore[union-attr]
     summary["index_tokens_per_turn"] = round(statistics.mean(index), 1)

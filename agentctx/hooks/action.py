@@ -11,6 +11,10 @@ if TYPE_CHECKING:
     from . import Payload
 
 ACTION_BUDGET = 400  # tokens an action may receive (SPEC §4.11), the header included
+# A call that only reads (the agent's read of the file it is about to change) may carry more: it is the one chance
+# for a file many rules govern to bring them all before the edit; each still comes once per session, so a session
+# spends about the same (fitted by bench/action.py on half the repositories).
+READ_BUDGET = 800
 TEXT_SCAN = 32_000  # characters of an edit's text searched for symbol anchors
 COMMAND_SCAN = 16_000  # characters of a shell line matched against command anchors (a pasted script is cut)
 PATHS_MAX = 64  # files of one call matched (a patch touching more is matched on its first 64)
@@ -194,8 +198,15 @@ def block(entry: dict, decision: str = "") -> str:  # type: ignore[type-arg]
 HEADER = "agentctx: project memory about what this tool call touches (the whole record: ctx_get with its id):"
 
 
-def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[str] | frozenset[str]") -> "list[Pick]":  # type: ignore[type-arg]
-    """The records to deliver before this action, within ACTION_BUDGET (header included): every guard the action
+def budget_of(target: Target) -> int:
+    """The tokens a call may receive: READ_BUDGET for a call that only reads files, else ACTION_BUDGET."""
+    return READ_BUDGET if target.read and not target.paths else ACTION_BUDGET
+
+
+def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[str] | frozenset[str]",
+           budget: "int | None" = None) -> "list[Pick]":  # type: ignore[type-arg]
+    """The records to deliver before this action, within `budget` tokens (header included; default
+    `budget_of(target)`): every guard the action
     trips, then the entries whose anchors match, in map order, skipping those already delivered this session and
     those the agent loads natively. Pure: the hook and bench/action.py call exactly this."""
     guarded: list[Pick] = []
@@ -215,7 +226,7 @@ def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[st
         anchor = next((a for a in e.get("anchors") or () if isinstance(a, str) and matches(a, target)), "")
         if anchor:
             plain.append(Pick(e, anchor, "", block(e)))
-    cap = ACTION_BUDGET * 4 - len(HEADER)
+    cap = (budget_of(target) if budget is None else budget) * 4 - len(HEADER)
     out: list[Pick] = []
     for pick in guarded + plain:
         room = cap - sum(len(p.block) + 2 for p in out) - 2
