@@ -229,9 +229,13 @@ def deliver(entries: list[dict[str, object]], target: "object", agent: str, deli
     from agentctx.base.tokens import estimate
     from agentctx.hooks.action import render, select
 
+    from agentctx.hooks.action import READ_BUDGET
+
     budget = read_budget if read_budget and getattr(target, "read", ()) and not getattr(target, "paths", ()) else None
     picks = select(entries, target, agent, delivered, budget)
     stopped = first and bool(getattr(target, "paths", ())) and any(not p.decision for p in picks)
+    if stopped:  # the stop carries what a read would (hooks/action.pre_tool_use)
+        picks = select(entries, target, agent, delivered, read_budget or READ_BUDGET)
     return [str(p.entry["id"]) for p in picks], estimate(render(picks)) if picks else 0, stopped
 
 
@@ -389,6 +393,11 @@ def main(argv: list[str] | None = None) -> int:
         budget_scores = {b: round(share(fit_total(agent, chosen, b), "read_existing"), 3) for b in READ_BUDGETS}
         budget = max(READ_BUDGETS, key=lambda b: (budget_scores[b], b == READ_BUDGET, -b))
         held = [r for r in data if str(r["repo"]) not in fit_names] or data
+        # Shown, not chosen from: the held-out share at each read budget.
+        held_budgets = {b: round(share(totals([measure(r, agent, variants[chosen][str(r["repo"])],
+                                                       built[str(r["repo"])], b) for r in held]), "read_existing"), 3)
+                        for b in READ_BUDGETS}
+        summary[f"{agent}_held_read_budgets"] = "/".join(f"{k}:{v}" for k, v in held_budgets.items())
         for label, n, b in (("", chosen, budget), ("_hook_default", TEXT_CHARS, READ_BUDGET)):
             rows, fit_rows = [], []
             for repo in data:

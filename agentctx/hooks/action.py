@@ -363,6 +363,9 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     firsts = [] if stop or retried or not target.paths else [
         p for p in picks if not p.decision and p.entry.get("before")]
     if firsts:  # the rule must come first: this one call is denied with it, the same call again goes through
+        picks = select(pool, target, payload.agent, _delivered(rows), READ_BUDGET)  # its one chance, as a read's
+        text = render(picks)
+        specific["additionalContext"] = text
         specific["permissionDecision"] = "deny"
         specific["permissionDecisionReason"] = first_reason(text)
         _note(payload, project_id, target, picks, key, text, stop_key=input_key(payload))
