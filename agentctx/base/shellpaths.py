@@ -308,13 +308,32 @@ def _command(cmd: "object", isdir: "object") -> list[str]:
     return out
 
 
+def _join(folder: str, path: str) -> str:
+    if not folder or path.startswith("/"):
+        return path
+    return folder.rstrip("/") + "/" + path
+
+
 def writes(line: "object", isdir: "object" = None) -> "tuple[str, ...]":
-    """The files a parsed shell line writes (module docstring), each once, in order."""
+    """The files a parsed shell line writes (module docstring), each once, in order; a `cd DIR` (or `pushd`)
+    earlier in the line, at the same nesting or above, is where the later relative paths start from (`cd x &&
+    rm a` writes `x/a`). A `cd` to somewhere not plain (`cd $(git rev-parse --show-toplevel)`) changes nothing."""
     found: dict[str, None] = {}
+    folders: "dict[int, str]" = {}  # depth -> the folder a `cd` at that depth moved to
     for cmd in line.commands:  # type: ignore[attr-defined]
-        for path in _command(cmd, isdir):
+        depth = cmd.depth
+        for d in [d for d in folders if d > depth]:
+            del folders[d]
+        here = next((folders[d] for d in sorted(folders, reverse=True) if d <= depth), "")
+        if cmd.words[:1] in (("cd",), ("pushd",)):
+            dest = [w for w in cmd.words[1:] if not w.startswith("-")]
+            if dest and "$" not in dest[0] and "`" not in dest[0] and not dest[0].startswith("~"):
+                folders[depth] = _join(here, dest[0])
+            continue
+        probe = (lambda p: isdir(_join(here, p))) if callable(isdir) else None
+        for path in _command(cmd, probe):
             if path and "$" not in path and "`" not in path and path not in _NO_FILE and path != "{}":
-                found.setdefault(path, None)
+                found.setdefault(_join(here, path), None)
     return tuple(found)
 
 

@@ -100,7 +100,12 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
                     parts += [e.get("new_string"), e.get("old_string")]
         text = "\n".join(p for p in parts if isinstance(p, str))[:TEXT_SCAN]
     command = data.get("command") if tool in SHELL_TOOLS else None
+    if isinstance(command, list):  # an argv (`["/bin/bash", "-lc", "..."]`): one line the shell reads back as it
+        command = " ".join("'" + str(w).replace("'", "'\\''") + "'" for w in command[:4096])
     command = command if isinstance(command, str) else ""
+    where = data.get("dir_path")  # Gemini's run_shell_command may run in a folder of the project
+    if isinstance(where, str) and where.strip() and len(where) <= 4096:
+        cwd = os.path.join(cwd, where.strip())
     if command:
         from ..base.shell import parse
         from ..base.shellpaths import writes as shell_writes

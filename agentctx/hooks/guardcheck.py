@@ -55,14 +55,16 @@ def _never(pattern: str, target: "Target") -> "str | None":
 
 def named(pattern: str, text: str) -> bool:
     """Whether raw text names a command pattern: its tool and subcommands as words, and each of its options in one
-    of its spellings (`-f`, `--force`, `--force-with-lease`): what a line that could not be read is searched for."""
+    of its spellings (`-f`, `--force`, `--force-with-lease`): what a line that could not be read is searched for.
+    A line with an expansion (`$GIT push -f`) may run any tool: then the tool's name need not be there."""
     words = cmdpattern._spelled(pattern.split())
     if not words:
         return False
+    expands = "$" in text or "`" in text
     if words[0] not in cmdpattern.TOOLS:
-        return all(mentions(text, w) for w in words)
+        return (expands or mentions(text, words[0])) and all(mentions(text, w) for w in words[1:])
     positional, options = cmdpattern.read(words)
-    if not all(mentions(text, w) for w in positional):
+    if not (expands or mentions(text, positional[0])) or not all(mentions(text, w) for w in positional[1:]):
         return False
     return all(any(mentions(text, s) for s in _spellings(words[0], o)) for o in options)
 
@@ -209,7 +211,7 @@ def _literal_head(glob: str) -> "list[str]":
         if any(c in "*?" for c in seg):
             break
         out.append(seg)
-    if len(out) == 1 and "/" not in glob.rstrip("/"):  # a bare name matches at any depth: no folder above it
+    if len(out) == 1 and "/" not in glob:  # a bare name matches at any depth: no folder above it
         return []
     return out
 
