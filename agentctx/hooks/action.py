@@ -117,41 +117,12 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
     return Target(tool, tuple(paths[:PATHS_MAX]), command, text, line, writes, root)
 
 
-def _has_symbol(symbol: str, text: str) -> bool:
-    """Whether `text` names the symbol: its last part (`send` of `Client.send`) as a whole identifier."""
-    name = symbol
-    for sep in (".", ":", "#"):
-        name = name.rsplit(sep, 1)[-1]
-    if not name:
-        return False
-    at = text.find(name)
-    while at >= 0:
-        before = text[at - 1] if at else " "
-        after = text[at + len(name)] if at + len(name) < len(text) else " "
-        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
-            return True
-        at = text.find(name, at + 1)
-    return False
-
-
 def matches(anchor: str, target: Target) -> bool:
-    """Whether one stored anchor (`kind:value`) governs the target (base/anchors.py's bounded matchers)."""
-    from ..base import anchors
+    """Whether one stored anchor (`kind:value`) governs the target (hooks/guardcheck.py's, loaded only when a map
+    has entries to match)."""
+    from .guardcheck import matches as anchor_matches
 
-    kind, _, value = anchor.partition(":")
-    if kind == "path":
-        return any(anchors.path_matches(value, p) for p in target.paths)
-    if kind == "command":
-        if not target.command:
-            return False
-        from ..base.cmdpattern import matches as command_matches
-
-        return any(command_matches(value, c.words) for c in target.shell().commands)
-    if kind == "tool":
-        return bool(target.tool) and anchors.tool_matches(value, target.tool)
-    if kind == "symbol":
-        return bool(target.text) and _has_symbol(value, target.text)
-    return False
+    return anchor_matches(anchor, target)
 
 
 def guard_decision(entry: dict, target: Target) -> str:  # type: ignore[type-arg]

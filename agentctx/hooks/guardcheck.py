@@ -33,6 +33,41 @@ def stop(entry: dict, target: "Target") -> "tuple[str, str]":  # type: ignore[ty
     return (decision, why) if why is not None else ("", "")
 
 
+def _has_symbol(symbol: str, text: str) -> bool:
+    """Whether `text` names the symbol: its last part (`send` of `Client.send`) as a whole identifier."""
+    name = symbol
+    for sep in (".", ":", "#"):
+        name = name.rsplit(sep, 1)[-1]
+    if not name:
+        return False
+    at = text.find(name)
+    while at >= 0:
+        before = text[at - 1] if at else " "
+        after = text[at + len(name)] if at + len(name) < len(text) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        at = text.find(name, at + 1)
+    return False
+
+
+def matches(anchor: str, target: "Target") -> bool:
+    """Whether one stored anchor (`kind:value`) governs the target (base/anchors.py's bounded matchers)."""
+    kind, _, value = anchor.partition(":")
+    if kind == "path":
+        return any(anchors.path_matches(value, p) for p in target.paths)
+    if kind == "command":
+        if not target.command:
+            return False
+        from ..base.cmdpattern import matches as command_matches
+
+        return any(command_matches(value, c.words) for c in target.shell().commands)
+    if kind == "tool":
+        return bool(target.tool) and anchors.tool_matches(value, target.tool)
+    if kind == "symbol":
+        return bool(target.text) and _has_symbol(value, target.text)
+    return False
+
+
 # --- never ----------------------------------------------------------------------------------------------------
 
 
@@ -169,8 +204,6 @@ def _ends_with(commands: tuple, p: int, wanted: "object") -> bool:  # type: igno
 
 
 def _whole(anchor: str, target: "Target") -> bool:
-    from .action import matches
-
     return matches(anchor, target)
 
 
