@@ -27,11 +27,12 @@ NOTES_READ_LIMIT = 1024 * 1024
 COMMAND_KEY = 16_000  # characters of a shell line that tie the post-action hook's call to this one
 
 
-class Target(record_type("Target", ("tool", "paths", "command", "text", "line", "writes", "root"),
-                         defaults=("", (), "", "", None, (), ""))):
+class Target(record_type("Target", ("tool", "paths", "command", "text", "line", "writes", "root", "outside"),
+                         defaults=("", (), "", "", None, (), "", ()))):
     """What a tool call is about to touch: its tool name, the repository-relative files it edits (the first
     PATHS_MAX, for delivery), the shell line it runs (whole) and as base/shell.py reads it, the text it writes (for
-    symbol anchors), every repository-relative file it writes (edits and shell writes, for guards), the root."""
+    symbol anchors), every repository-relative file it writes (edits and shell writes, for guards), the root, and
+    the absolute files it writes outside the repository (guardcheck.tamper)."""
 
     __slots__ = ()
 
@@ -79,6 +80,7 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
     text = ""
     line = None
     writes: "tuple[str, ...]" = ()
+    outside: list[str] = []
     if tool in EDIT_TOOLS:
         names = [data.get(k) for k in _PATH_FIELDS]
         listed = data.get("file_paths")
@@ -87,8 +89,10 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
         seen: set[str] = set()
         for name in names:
             if isinstance(name, str) and name.strip() and len(name) <= 4096:
-                rel = _rel(name.strip(), cwd, root)
-                if rel and rel not in seen:
+                rel = _rel_or_none(name.strip(), cwd, root)
+                if rel is None:
+                    outside.append(_full(name.strip(), cwd))
+                elif rel and rel not in seen:
                     seen.add(rel)
                     paths.append(rel)
         writes = tuple(paths)
@@ -112,9 +116,24 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
 
         line = parse(command)
         found = shell_writes(line, lambda p: os.path.isdir(os.path.join(cwd, p)))
-        rels = (_rel_or_none(p, cwd, root) for p in found[:FILES_MAX] if len(p) <= 4096 and not p.startswith("~"))
-        writes = tuple(dict.fromkeys(r for r in rels if r is not None))
-    return Target(tool, tuple(paths[:PATHS_MAX]), command, text, line, writes, root)
+        rels: list[str] = []
+        for p in found[:FILES_MAX]:
+            if len(p) > 4096:
+                continue
+            if p.startswith("~"):
+                p = os.path.expanduser(p)
+            rel = _rel_or_none(p, cwd, root)
+            if rel is None:
+                outside.append(_full(p, cwd))
+            else:
+                rels.append(rel)
+        writes = tuple(dict.fromkeys(rels))
+    return Target(tool, tuple(paths[:PATHS_MAX]), command, text, line, writes, root, tuple(outside[:FILES_MAX]))
+
+
+def _full(path: str, cwd: str) -> str:
+    path = path.replace("\\", "/")
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
 
 
 def matches(anchor: str, target: Target) -> bool:
@@ -285,6 +304,11 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     if data is None:
         return None
     target = target_of(payload.tool_name, payload.tool_input, payload.cwd, root)
+    if target.outside or "agentctx" in target.command or "/guard" in target.command or any(
+            ".agentctx" in w for w in target.writes):
+        stopped = _tamper(data, target, project_id, payload.cwd)
+        if stopped is not None:
+            return stopped
     pool = candidates(data, target)
     if not pool:
         return None
@@ -305,6 +329,26 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
         specific["permissionDecision"] = stop.decision
         specific["permissionDecisionReason"] = reason(stop)
     return {"hookSpecificOutput": specific}
+
+
+def _tamper(data: object, target: Target, project_id: str, cwd: str) -> "dict[str, object] | None":
+    """While the project has a guard, an action that would change or switch off what enforces it (guardcheck.tamper)
+    is asked of the user: the agent running `agentctx guard ID --off` is not the user lifting the guard."""
+    from ..base import control, paths
+    from .guardcheck import tamper
+
+    entries = data.get("entries") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not any(isinstance(e, dict) and e.get("guard") for e in entries):
+        return None
+    why = tamper(target, paths.home_dir())
+    if not why:
+        return None
+    if control.check(project_id, cwd)[0] is not None:
+        return None
+    text = (f"agentctx: this action was stopped because {why}: only the user changes or lifts a guard, or turns "
+            "agentctx off (run it yourself, outside the agent, if you mean it)")
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": text,
+                                   "permissionDecision": "ask", "permissionDecisionReason": text}}
 
 
 def reason(pick: Pick) -> str:

@@ -278,3 +278,56 @@ def _real(rel: str, root: str) -> "str | None":
     if full == base:
         return ""
     return full[len(base) + 1:] if full.startswith(base + "/") else None
+
+
+# --- what enforces the guards ---------------------------------------------------------------------------------
+
+# `agentctx` subcommands that change, move or lift a guard, or stop guards being enforced: run by the agent through
+# its shell they are the agent's, not the user's, and are stopped (asked) while the project has a guard.
+PROTECTED = frozenset({"guard", "off", "forget", "delete", "reset", "uninstall", "supersede", "config", "review"})
+_GLOBALS = frozenset({"-C", "--project-dir"})
+
+
+def tamper(target: "Target", home: str) -> str:
+    """Why this action would change or switch off what enforces the user's guards, or "": an `agentctx` command
+    in PROTECTED (or `record --supersedes`), a write into agentctx's own directory (the store, the anchor map, the
+    on/off switches, config.json) or to the repository's opt-in marker `.agentctx/enabled`, `sqlite3` on the store,
+    or a request to the dashboard's guard endpoint."""
+    for path in target.outside:
+        if _under(path, home):
+            return f"it writes agentctx's own files ({path})"
+    for path in target.writes:
+        if path == ".agentctx" or path.startswith(".agentctx/enabled"):
+            return f"it writes {path}, agentctx's switch for this repository"
+    if not target.command:
+        return ""
+    for c in target.shell().commands:
+        words = list(c.words)
+        if not words:
+            continue
+        forms = cmdpattern.forms(words)
+        for form in forms:
+            if form and form[0] == "agentctx":
+                sub = _subcommand(form)
+                if sub in PROTECTED or (sub == "record" and any(w.startswith("--supersedes") for w in form)):
+                    return f"`agentctx {sub}` changes what the user's guards enforce"
+        if words[0].startswith("sqlite3") and any("agentctx" in w for w in words[1:]):
+            return "it opens agentctx's store with sqlite3"
+        if words[0] in ("curl", "wget", "http", "https", "xh") and any("/api/records/" in w and "guard" in w
+                                                                      for w in words[1:]):
+            return "it calls the dashboard's guard endpoint"
+    return ""
+
+
+def _subcommand(words: "list[str]") -> str:
+    i = 1
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in _GLOBALS else 1
+    return words[i] if i < len(words) else ""
+
+
+def _under(path: str, home: str) -> bool:
+    for base in {home.rstrip("/"), os.path.realpath(home).rstrip("/")}:
+        if base and (path == base or path.startswith(base + "/")):
+            return True
+    return False

@@ -394,3 +394,58 @@ def test_a_line_not_read_in_full_says_so_in_the_reason(root: str) -> None:
     target = action.target_of("Bash", {"command": "$GIT push -f"}, root, root)
     pick = action.select([entry], target, "claude", set())[0]
     assert "could not be read in full" in action.reason(pick) and "agentctx guard g1 --off" in action.reason(pick)
+
+
+TAMPER = [
+    ("agentctx guard g1 --off", STOP),
+    ("agentctx -C . guard g1 --never 'command:ls'", STOP),
+    ("python -m agentctx guard g1 --off", STOP),
+    ("/usr/local/bin/agentctx off", STOP),
+    ("uv run agentctx forget g1", STOP),
+    ("agentctx supersede g1 --body 'fine now' --anchor command:ls", STOP),
+    ("agentctx record --type decision --title x --body y --supersedes g1", STOP),
+    ("agentctx config set mode opt-in", STOP),
+    ("bash -c 'agentctx guard g1 --off'", STOP),
+    ("sqlite3 ~/.agentctx/agentctx.db \"UPDATE records SET guard = ''\"", STOP),
+    ("curl -X POST http://127.0.0.1:8765/api/records/g1/guard -d '{\"off\": true}'", STOP),
+    ("rm -f .agentctx/enabled", STOP),
+    ("agentctx search 'force push'", RUN),
+    ("agentctx show g1", RUN),
+    ("agentctx record --type decision --title x --body y", RUN),
+    ("agentctx why", RUN),
+    ("cat ~/.agentctx/config.json", RUN),
+]
+
+
+@pytest.mark.parametrize("line,expected", TAMPER)
+def test_the_agent_cannot_lift_a_guard_through_its_shell(line: str, expected: str, add, conn, repo, hook) -> None:
+    from agentctx.base import paths as base_paths
+    from agentctx.base.project import detect
+    from agentctx.memory import consolidate
+    from agentctx.store import records
+
+    rec = add("No force pushes", "Never force-push main.")
+    records.set_guard(conn, rec.id, detect(repo).id, FORCE)
+    consolidate.run(detect(repo))
+    home = base_paths.home_dir()
+    line = line.replace("~/.agentctx", home)
+    out = hook("pre-tool-use", {"session_id": "s1", "cwd": str(repo), "hook_event_name": "PreToolUse",
+                                "tool_name": "Bash", "tool_input": {"command": line}})
+    decision = (out or {}).get("hookSpecificOutput", {}).get("permissionDecision", "")
+    assert decision == expected, out
+
+
+def test_the_agent_cannot_write_agentctx_files_with_its_edit_tools(add, repo, hook, conn) -> None:
+    from agentctx.base import paths as base_paths
+    from agentctx.base.project import detect
+    from agentctx.memory import consolidate
+    from agentctx.store import records
+
+    rec = add("No force pushes", "Never force-push main.")
+    records.set_guard(conn, rec.id, detect(repo).id, FORCE)
+    consolidate.run(detect(repo))
+    target = base_paths.anchor_map_file(detect(repo).id)
+    out = hook("pre-tool-use", {"session_id": "s1", "cwd": str(repo), "hook_event_name": "PreToolUse",
+                                "tool_name": "Write", "tool_input": {"file_path": target, "content": "{}"}})
+    assert out["hookSpecificOutput"]["permissionDecision"] == "ask"
+    assert "only the user" in out["hookSpecificOutput"]["permissionDecisionReason"]
