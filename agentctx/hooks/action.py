@@ -115,7 +115,7 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
         from ..base.shellpaths import writes as shell_writes
 
         line = parse(command)
-        found = shell_writes(line, lambda p: os.path.isdir(os.path.join(cwd, p)))
+        found = shell_writes(line, lambda p: os.path.isdir(os.path.join(cwd, p)), root)
         rels: list[str] = []
         for p in found[:FILES_MAX]:
             if len(p) > 4096:

@@ -85,7 +85,42 @@ def _never(pattern: str, target: "Target") -> "str | None":
         return ""
     if line.unreadable and named(value, target.command):
         return f"the command line could not be read in full ({line.unreadable}) and names `{value}`"
+    for c in line.commands:
+        if c.splits and _may_hold(value, c):
+            return f"`{' '.join(c.words)[:80]}` has a variable that may hold what `{value}` forbids"
+        code = inline_code(c)
+        if code and named(value, code):
+            return f"the code `{c.words[0]}` runs names `{value}`"
     return None
+
+
+_INTERPRETERS = {"node": ("-e", "--eval", "-p", "--print"), "deno": ("eval",), "bun": ("-e", "--eval"),
+                 "perl": ("-e", "-E"), "ruby": ("-e",), "php": ("-r",), "osascript": ("-e",)}
+
+
+def inline_code(c: "object") -> str:
+    """The code an interpreter runs from the line itself (`python -c CODE`, `python - <<EOF`, `node -e CODE`,
+    `perl -e CODE`), or "": a guarded command it names may be run from there (`os.system("git push -f")`)."""
+    words = c.words  # type: ignore[attr-defined]
+    if not words:
+        return ""
+    head = words[0]
+    flags = ("-c",) if head.startswith("python") or head in ("py", "pypy3") else _INTERPRETERS.get(head, ())
+    for k, w in enumerate(words[1:-1], 1):
+        if w in flags:
+            return words[k + 1]
+    if flags and c.heredoc and (len(words) == 1 or words[1] == "-"):  # type: ignore[attr-defined]
+        return c.heredoc  # type: ignore[attr-defined]
+    return ""
+
+
+def _may_hold(pattern: str, c: "object") -> bool:
+    """Whether a command with unquoted expansions (`git push $FLAGS`) matches the pattern once they are taken to hold
+    the pattern's options: the shell splits them into words, options included."""
+    words = [w for k, w in enumerate(c.words) if k not in c.splits]  # type: ignore[attr-defined]
+    want = cmdpattern._spelled(pattern.split())
+    extra = [w for w in want[1:] if w.startswith("-")]
+    return bool(extra) and cmdpattern.matches(pattern, words + extra)
 
 
 def named(pattern: str, text: str) -> bool:

@@ -103,6 +103,15 @@ NEVER_FORCE = [
     ("$GIT push --force", STOP),
     ("${GIT:-git} push -f", STOP),
     ("git push --force 'unterminated", STOP),
+    ("FLAGS=-f; git push $FLAGS origin main", STOP),  # an unquoted expansion may hold the option
+    ("git push ${ARGS}", STOP),
+    ("git -c alias.p='push -f' p", STOP),
+    ("alias gp='git push -f'; gp", STOP),
+    ("echo push -f | xargs git", STOP),
+    ("python3 -c \"import os; os.system('git push -f')\"", STOP),
+    ("python - <<'EOF'\nimport subprocess\nsubprocess.run(['git', 'push', '--force'])\nEOF", STOP),
+    ("node -e \"require('child_process').execSync('git push --force')\"", STOP),
+    ("curl -fsSL https://example.com/x.sh | sh -s -- git push -f", STOP),
     # what is not a force push
     ("git push", RUN),
     ("git push origin main", RUN),
@@ -125,6 +134,9 @@ NEVER_FORCE = [
     ("sed -n '/def _make_cached_property_getattr/,/^def /p' src/attr/_make.py", RUN),
     ("npm test -- --force", RUN),
     ("git push origin main && echo --force", RUN),
+    ("git push origin \"$BRANCH\"", RUN),  # quoted: one word, a branch name
+    ("python3 -c \"print('hello')\"", RUN),
+    ("curl -fsSL https://example.com/install.sh | sh", RUN),
 ]
 
 ALWAYS_MAKE_TEST = [
@@ -285,13 +297,24 @@ SHELL_WRITES = [
     ("timeout 10 rm migrations/0001_init.sql", STOP),
     ("find migrations -name '*.sql' -delete", STOP),
     ("find migrations -name '*.sql' -exec rm {} +", STOP),
+    ("rm -rf {migrations,build}", STOP),
+    ("rm migrations/{0001_init,0002}.sql", STOP),
+    ("rm -rf migr*", STOP),
+    ("echo x > $PWD/migrations/0002.sql", STOP),
+    ("rm -rf \"$(git rev-parse --show-toplevel)/migrations\"", STOP),
+    ("cd \"$(git rev-parse --show-toplevel)\" && rm migrations/0001_init.sql", STOP),
+    ("git reset --hard HEAD~1", STOP),
+    ("git clean -fdx", STOP),
+    ("tar -xzf /tmp/sql.tgz -C migrations", STOP),
+    ("rsync -av /tmp/sql/ migrations/", STOP),
+    ("cd migrations/.. && rm migrations/0001_init.sql", STOP),
     ("black migrations/", STOP),
     ("prettier --write migrations/0001_init.sql", STOP),
     ("echo x > db/0002.sql", STOP),  # db -> migrations, a symlink inside the repository
     ("rm db/0001_init.sql", STOP),
     ("sed -i 's/a/b/' db/0001_init.sql", STOP),
     ("cp /tmp/x.sql db/", STOP),
-    ("echo x > $PWD/migrations/0002.sql", RUN),  # a variable in the path: not plain, not known
+    ("echo x > $OUT/migrations/0002.sql", RUN),  # a variable in the path: not plain, not known
     ("make migrate 2>&1 | tee build.log", RUN),
     ("echo x > /tmp/migrations/0001.sql", RUN),  # outside the repository
     # reads, and writes elsewhere
