@@ -50,6 +50,14 @@ def transcript(session_id: str) -> str:
     return os.path.join(home(), "session-state", session_id, "events.jsonl") if session_id else ""
 
 
+def echoes_claude(data: dict) -> bool:  # type: ignore[type-arg]
+    """A Claude Code-shaped payload that Copilot CLI sent: in a trusted folder it runs the repository's
+    .claude/settings.json hooks too (fact 4), ours among them when `init --project` wrote them there; Claude Code
+    itself always sends `transcript_path`. With our own Copilot hooks registered, that second run stands aside."""
+    return (os.environ.get("COPILOT_CLI") == "1" and "transcript_path" not in data
+            and os.path.exists(os.path.join(home(), "hooks", "agentctx.json")))
+
+
 def shell_exit(text: str) -> "tuple[str, int | None]":
     """The shell tool's output without its closing `<shellId: N completed with exit code C>` line, and C (None
     without such a line: a command still running in the background)."""

@@ -3,6 +3,8 @@ facts 5-11 and 14: recorded with the real CLI, tests/e2e/test_copilot_smoke.py c
 
 from __future__ import annotations
 
+import json
+
 from agentctx.agents import copilot, line_adapter
 from agentctx.base.project import detect
 from agentctx.memory import capture, consolidate
@@ -125,3 +127,19 @@ def test_session_log_lines_give_the_developer_and_the_model():
     assert copilot.line_turn(user) == ("developer", "Use WAL, not DELETE.")
     assert copilot.line_turn(model) == ("assistant", "Done.") and copilot.line_turn(hook) is None
     assert line_adapter({"type": "user", "message": {"content": "hi"}}) is None  # a Claude Code line
+
+
+def test_copilot_running_a_projects_claude_code_hooks_stands_aside_when_its_own_are_registered(
+        agent_hook, hook, add, repo, monkeypatch, isolated_home):
+    """In a trusted folder Copilot also runs .claude/settings.json hooks, in Claude Code's shape, without
+    `transcript_path` and with COPILOT_CLI=1 (fact 4): ours would run twice."""
+    add(*DECISION)
+    claude_shaped = {"hook_event_name": "UserPromptSubmit", "session_id": SID, "timestamp": "2026-12-07T23:08:02.513Z",
+                     "cwd": str(repo), "prompt": PROMPT}
+    monkeypatch.setenv("COPILOT_CLI", "1")
+    assert "Storage decision" in json.dumps(hook("user-prompt-submit", claude_shaped))  # Copilot not wired: served
+    (isolated_home / ".copilot" / "hooks").mkdir(parents=True)
+    (isolated_home / ".copilot" / "hooks" / "agentctx.json").write_text("{}")
+    assert hook("user-prompt-submit", {**claude_shaped, "session_id": SID + "x"}) is None
+    # Claude Code's own payload (it always has transcript_path) is served, COPILOT_CLI inherited or not
+    assert hook("user-prompt-submit", {**claude_shaped, "session_id": SID + "y", "transcript_path": "/t.jsonl"})
