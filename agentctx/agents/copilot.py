@@ -105,7 +105,7 @@ def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
     out: dict = {"session_id": session, "cwd": data.get("cwd"),  # type: ignore[type-arg]
                  "transcript_path": path if isinstance(path, str) and path else transcript(session),
                  "source": SOURCES.get(data.get("source"), data.get("source")),  # type: ignore[arg-type]
-                 "prompt": data.get("prompt"), "reason": data.get("reason"),
+                 "prompt": data.get("prompt"), "reason": data.get("reason"), "trigger": data.get("trigger"),
                  "stop_hook_active": data.get("stop_hook_active")}
     if event in ("pre-tool-use", "post-tool-use", "post-tool-use-failure"):
         name = data.get("toolName")
