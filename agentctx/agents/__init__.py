@@ -1,5 +1,6 @@
-"""The coding agents agentctx serves beside Claude Code (Codex CLI, Gemini CLI, GitHub Copilot CLI): one adapter per agent for its hook
-payloads, its output shape, its transcript lines and its settings files, behind one seam the agent-neutral hooks call.
+"""The coding agents agentctx serves beside Claude Code (Codex CLI, Gemini CLI, GitHub Copilot CLI): one adapter per
+agent for its hook payloads, its output shape, its transcript lines and its settings files, behind one seam the
+agent-neutral hooks call.
 
 May import: base (and the stash). The hot path loads this package and one adapter module; registration
 (`codex_setup`, `gemini_setup`, `copilot_setup`) and `files` load only for `init`, `doctor` and `uninstall`.

@@ -1,5 +1,5 @@
-"""The agents `init` wires (Claude Code, Codex CLI, Gemini CLI, Copilot CLI): which are installed, wiring and unwiring each, and
-the doctor checks of the other two. One table, agent -> what each step calls; no command of its own."""
+"""The agents `init` wires (Claude Code, Codex CLI, Gemini CLI, Copilot CLI): which are installed, wiring and
+unwiring each, and the doctor checks of the others. One table, agent -> what each step calls; no command of its own."""
 
 from __future__ import annotations
 

@@ -13,7 +13,8 @@ from agentctx.store import records
 SID = "0beb3b02-5d6d-4203-85ca-b9f5fb4a3e2b"
 DECISION = ("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
 PROMPT = "sqlite storage decision: WAL and busy timeout"
-GUARDED = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "GUARD [x] T (mcp__agentctx__ctx_get)",
+GUARDED = {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                  "additionalContext": "GUARD [x] T (mcp__agentctx__ctx_get)",
                                   "permissionDecision": "deny", "permissionDecisionReason": "agentctx guard R"}}
 
 
