@@ -4,7 +4,7 @@ The stand-in's HAND-WRITTEN model, in one `copilot -p`: creates src/payments/cha
 record), runs `echo ok` (anchored to nothing), then `git push --force origin main` (a guard). preToolUse's context
 reaches the model right after the tool's result (fact 7: the CLI runs the tool, then adds the context), and a denial's
 reason is the tool's result (fact 8: a guard that asks is denied in `-p`, nobody being there to ask). The tests check
-the requests after each call and the ledger.
+the requests after each call and the ledger. A second run, on gpt-5.5, adds src/payments/refund.py with apply_patch.
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ COPILOT, WHY_NOT = copilot_bin()
 pytestmark = pytest.mark.skipif(COPILOT is None, reason=WHY_NOT)
 
 
+PATCH = "*** Begin Patch\n*** Add File: src/payments/refund.py\n+REFUND = 50\n*** End Patch\n"
+
+
 def _outputs(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [i for i in input_items(body) if str(i.get("type", "")).endswith("_call_output")]
 
@@ -31,6 +34,10 @@ def model(repo: str) -> Any:
     def answer(body: dict[str, Any]) -> list[dict[str, Any]]:
         """HAND-WRITTEN: create (an absolute path, as the tool wants), then two shell calls, then a closing text."""
         done = len(_outputs(body))
+        if done == 0 and offers_tool(body, "apply_patch"):  # the gpt-5 family's file tool (fact 9): one patch only
+            return [{"type": "custom_tool_call", "name": "apply_patch", "input": PATCH}]
+        if offers_tool(body, "apply_patch"):
+            return [{"type": "text", "text": "Done."}]
         if done == 0 and offers_tool(body, "create"):
             return [{"type": "function_call", "name": "create",
                      "arguments": {"path": f"{repo}/src/payments/charge.py", "file_text": "AMOUNT = 100\n"}}]
@@ -53,7 +60,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         cents, push = seed_action_records(box)
         run = box.run("Set the charge amount, check, and push")
         bodies = api.response_bodies()
-    return {"box": box, "run": run, "bodies": bodies, "cents": cents, "push": push}
+        patched = box.run("Add the refund amount", model="gpt-5.5")
+        patch_bodies = api.response_bodies()[len(bodies):]
+    return {"box": box, "run": run, "bodies": bodies, "cents": cents, "push": push, "patched": patched,
+            "patch_bodies": patch_bodies}
 
 
 def _after(bodies: list[dict[str, Any]], n: int) -> dict[str, Any]:
@@ -83,6 +93,15 @@ def test_the_guard_stops_the_push_with_the_record_quoted(world):
 
 def test_the_ledger_shows_the_delivery_and_what_the_action_did(world):
     stats, why = action_ledger(world["box"], world["cents"], world["push"])
-    assert stats[world["cents"]]["actions"] == 1 and stats[world["cents"]]["acted"] == 1
+    assert stats[world["cents"]]["actions"] == 2 and stats[world["cents"]]["acted"] == 2  # create, then the patch
     assert stats[world["push"]]["actions"] == 1 and stats[world["push"]]["followed"] == 1
+    assert "before Edit of src/payments/refund.py" in why
     assert "before Write of src/payments/charge.py" in why and "matched path:src/payments/**" in why
+
+
+def test_a_patch_of_an_anchored_file_gets_the_record_too(world):
+    """gpt-5.5 edits with apply_patch, whose argument is the patch text: the adapter reads its files (fact 9)."""
+    assert world["patched"].returncode == 0, world["patched"].stderr
+    assert (world["box"].repo / "src/payments/refund.py").exists()
+    after = json.dumps(input_items(_after(world["patch_bodies"], 1)))
+    assert CENTS in after and world["cents"] in after and HEADER in after
