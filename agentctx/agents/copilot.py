@@ -101,10 +101,10 @@ def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
     shell call that exited nonzero still comes as postToolUse, "success" with the code in its last line (fact 10):
     its output becomes `error`, as Claude Code's PostToolUseFailure gives it ("Exit code N", then the output)."""
     session = data.get("sessionId") if isinstance(data.get("sessionId"), str) else ""
-    path = data.get("transcriptPath")
+    path, source = data.get("transcriptPath"), data.get("source")
     out: dict = {"session_id": session, "cwd": data.get("cwd"),  # type: ignore[type-arg]
                  "transcript_path": path if isinstance(path, str) and path else transcript(session),
-                 "source": SOURCES.get(data.get("source"), data.get("source")),  # type: ignore[arg-type]
+                 "source": SOURCES.get(source, source) if isinstance(source, str) else "",
                  "prompt": data.get("prompt"), "reason": data.get("reason"), "trigger": data.get("trigger"),
                  "stop_hook_active": data.get("stop_hook_active")}
     if event in ("pre-tool-use", "post-tool-use", "post-tool-use-failure"):

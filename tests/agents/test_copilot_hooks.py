@@ -144,3 +144,16 @@ def test_copilot_running_a_projects_claude_code_hooks_stands_aside_when_its_own_
     assert hook("user-prompt-submit", {**claude_shaped, "session_id": SID + "x"}) is None
     # Claude Code's own payload (it always has transcript_path) is served, COPILOT_CLI inherited or not
     assert hook("user-prompt-submit", {**claude_shaped, "session_id": SID + "y", "transcript_path": "/t.jsonl"})
+
+
+def test_payloads_of_the_wrong_shape_read_as_empty_never_raise():
+    odd: list[object] = [None, 1, [], {}, "x", ["a"], {"k": [1]}]
+    for event in ("session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use", "post-tool-use-failure",
+                  "stop", "session-end", "pre-compact"):
+        for value in odd:
+            data = {k: value for k in ("sessionId", "cwd", "source", "prompt", "toolName", "toolArgs", "toolResult",
+                                       "error", "transcriptPath", "reason", "trigger")}
+            out = copilot.payload(event, data)
+            assert isinstance(out, dict) and isinstance(out["tool_name"] if "tool_name" in out else "", str)
+    for out in ({"hookSpecificOutput": None}, {"hookSpecificOutput": {"additionalContext": 3}}, {}):
+        assert copilot.output("pre-tool-use", out) is None
