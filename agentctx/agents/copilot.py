@@ -47,7 +47,8 @@ def home() -> str:
 
 def transcript(session_id: str) -> str:
     """Where the CLI keeps a session's event log (fact 14): agentStop names it; the other events do not."""
-    return os.path.join(home(), "session-state", session_id, "events.jsonl") if session_id else ""
+    plain = session_id and os.sep not in session_id and "/" not in session_id and not session_id.startswith(".")
+    return os.path.join(home(), "session-state", session_id, "events.jsonl") if plain else ""  # never outside it
 
 
 def echoes_claude(data: dict) -> bool:  # type: ignore[type-arg]

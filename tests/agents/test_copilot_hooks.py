@@ -78,6 +78,7 @@ def test_the_transcript_path_is_known_at_every_event(monkeypatch, tmp_path):
     assert data["transcript_path"] == str(tmp_path / "cp" / "session-state" / SID / "events.jsonl")
     assert data["reason"] == "complete"
     assert copilot.payload("session-start", {**_common("/r"), "source": "new"})["source"] == "startup"
+    assert copilot.payload("stop", {"sessionId": "../../etc"})["transcript_path"] == ""  # not a path of its own
 
 
 def test_a_shell_command_is_captured_with_the_exit_code_of_its_last_line(agent_hook, conn, repo):
