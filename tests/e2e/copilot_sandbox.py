@@ -20,7 +20,7 @@ from cli_common import Workspace, agentctx_command, cli_binary, log_hook_command
 
 PINNED = "1.0.102"  # @github/copilot: the newest release on 2026-12-07; its npm package is a native binary
 HOOK_EVENTS = ("sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
-               "agentStop", "sessionEnd")
+               "preCompact", "agentStop", "sessionEnd")
 # The binary unpacks ~235 MB into $XDG_CACHE_HOME/copilot/pkg on its first run (fact 1): one cache for every test.
 CACHE = Path(os.environ.get("AGENTCTX_COPILOT_CACHE") or Path(tempfile.gettempdir()) / "agentctx-e2e-copilot-cache")
 # The model family decides the file tools (fact 9): claude-* get view/create/edit, gpt-5* apply_patch.
@@ -81,10 +81,12 @@ class CopilotSandbox(Workspace):
                 "COPILOT_PROVIDER_WIRE_API": "responses", "COPILOT_PROVIDER_API_KEY": "sk-standin-not-a-key",
                 "COPILOT_MODEL": model, "COPILOT_AUTO_UPDATE": "false", "NO_COLOR": "1"}
 
-    def run(self, prompt: str, *, model: str = MODEL, timeout: float = 120) -> Run:
-        """`copilot -p` in the repository, every tool allowed (there is nobody to ask). Its own process group: the
-        npm launcher starts the native binary as a child, which a timeout must not leave running."""
-        args = [self.copilot, "-p", prompt, "--allow-all-tools", "--output-format", "json", "--log-level", "none"]
+    def run(self, prompt: str, *, model: str = MODEL, timeout: float = 120, resume: str = "") -> Run:
+        """`copilot -p` in the repository, every tool allowed (there is nobody to ask); `resume`: in that session.
+        Its own process group: the npm launcher starts the native binary as a child, which a timeout must not leave
+        running."""
+        args = [self.copilot, "-p", prompt, "--allow-all-tools", "--output-format", "json", "--log-level", "none",
+                *(["--resume", resume] if resume else [])]
         proc = subprocess.Popen(args, cwd=self.repo, env={**self.env, **self.provider_env(model)},
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 start_new_session=True)

@@ -2,7 +2,8 @@
 API stand-in with a log hook on every event (vendor-notes/copilot-cli.md says what each test shows):
   A  a shell call that fails, a read, an edit that fails: payloads, tool names, where each event's context lands;
   B  a shell call denied by preToolUse: the reason is what the model gets;
-  C  the instruction files Copilot loads itself, at start and when a file is read.
+  C  the instruction files Copilot loads itself, at start and when a file is read;
+  D  `/compact` in session A (resumed): preCompact.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             n = len(api.response_bodies())
             w[name] = box.run(f"run {name}")
             w[f"{name}_bodies"] = api.response_bodies()[n:]
+        w["D"] = box.run("/compact", resume=w["A"].session_id)  # a slash command in -p: compaction, then exit
         w["calls"] = box.hook_calls()
         script = box.base / "deny_hook.py"
         script.write_text(DENY_HOOK, encoding="utf-8")
@@ -88,11 +90,17 @@ def _call(world: dict[str, Any], event: str, n: int = 0) -> dict[str, Any]:
 
 
 def test_the_runs_succeed_and_every_event_fires(world):
-    for name in "ABC":
+    for name in "ABCD":
         assert world[name].returncode == 0, world[name].stderr
     fired = {c["event"] for c in world["calls"]}
     assert fired == {"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
-                     "agentStop", "sessionEnd"}
+                     "preCompact", "agentStop", "sessionEnd"}
+
+
+def test_pre_compact_names_the_trigger_and_the_session_log(world):
+    (compact,) = [c["stdin"] for c in world["calls"] if c["event"] == "preCompact"]
+    assert compact["sessionId"] == world["A"].session_id and compact["trigger"] == "manual"
+    assert compact["transcriptPath"] == _call(world, "agentStop")["transcriptPath"]
 
 
 def test_payloads_are_camel_case_with_the_session_and_the_directory(world):
