@@ -472,3 +472,19 @@ def test_the_agent_cannot_write_agentctx_files_with_its_edit_tools(add, repo, ho
                                 "tool_name": "Write", "tool_input": {"file_path": target, "content": "{}"}})
     assert out["hookSpecificOutput"]["permissionDecision"] == "ask"
     assert "only the user" in out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_copilot_edit_tools_reach_the_guard(root: str) -> None:
+    from agentctx.agents import copilot
+
+    patch = "*** Begin Patch\n*** Update File: migrations/0001_init.sql\n@@\n-a\n+b\n*** End Patch\n"
+    for name, args in (("edit", {"path": os.path.join(root, "migrations/0001_init.sql"), "old_str": "a",
+                                 "new_str": "b"}),
+                       ("create", {"path": os.path.join(root, "db/0003.sql"), "file_text": "x"}),
+                       ("apply_patch", {"input": patch}),
+                       ("bash", {"command": "sed -i 's/a/b/' migrations/0001_init.sql"})):
+        data = copilot.payload("pre-tool-use", {"sessionId": "s", "cwd": root, "toolName": name, "toolArgs": args})
+        assert _decide(PATHS, (), data["tool_name"], data["tool_input"], root) == STOP, name
+    data = copilot.payload("pre-tool-use", {"sessionId": "s", "cwd": root, "toolName": "bash",
+                                            "toolArgs": {"command": "git push -f"}})
+    assert _decide(FORCE, (), data["tool_name"], data["tool_input"], root) == STOP
