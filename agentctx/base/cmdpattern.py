@@ -245,13 +245,21 @@ def read(words: "tuple[str, ...] | list[str]") -> "tuple[list[str], set[str]]":
     spec = TOOLS[words[0]]
     i, n = 1, len(words)
     gvalues = spec.get("gvalues", set())
+    aliases: "dict[str, list[str]]" = {}
     if not spec.get("nosub"):
         while i < n and words[i].startswith("-") and words[i] != "-":
             w = words[i]
             if spec.get("dash_long") and w.startswith("-chdir"):
                 i += 1 if "=" in w else 2
                 continue
+            if words[0] == "git" and w == "-c" and i + 1 < n and words[i + 1].startswith("alias."):
+                name, _, value = words[i + 1][6:].partition("=")  # `git -c alias.p='push -f' p`
+                if not value.startswith("!"):
+                    aliases[name] = value.split()[:16]
             i += 2 if (w in gvalues and "=" not in w) else 1
+    if aliases and i < n and words[i] in aliases:
+        words = [*words[:i], *aliases[words[i]], *words[i + 1:]]
+        n = len(words)
     positional = [words[0]]
     options: "set[str]" = set()
     sub = ""

@@ -21,6 +21,8 @@ to import (the pre-action hook imports it on every shell call). API:
                    backticks, `<(...)`, `find -exec ... ;`. A nested command is listed right after the command that
                    contains it (`bash -c "a && b"` gives bash, then a (depth 1, op ""), then b (depth 1, op "&&")).
         negated:   the command was preceded by `!`.
+        splits:    tuple[int, ...], the indices of words that are one unquoted expansion (`$FLAGS`, `${ARGS}`,
+                   `$@`): the shell splits them into any number of words, options included.
     mentions(text, word) -> bool: whether `word` appears in raw text as a shell word (for lines not read in full).
 
 `(` `)` `{` `}` group without changing the operators (`(a; b) && c`: c is joined by && to b). What cannot be
@@ -40,8 +42,8 @@ COMMANDS_MAX = 4096
 MENTIONS_MAX = 4096  # occurrences of a word looked at before `mentions` says yes
 
 Redirect = record_type("Redirect", ("op", "target"))
-Command = record_type("Command", ("words", "op", "redirects", "heredoc", "depth", "negated"),
-                      defaults=("", (), "", 0, False))
+Command = record_type("Command", ("words", "op", "redirects", "heredoc", "depth", "negated", "splits"),
+                      defaults=("", (), "", 0, False, ()))
 Line = record_type("Line", ("commands", "unreadable"), defaults=((), ""))
 
 _WORD_END = frozenset(" \t\n;&|()<>")
@@ -85,7 +87,7 @@ class _Raw:
     __slots__ = ("words", "redirects", "docs", "subs", "op")
 
     def __init__(self, op: str) -> None:
-        self.words: "list[tuple[str, bool, bool]]" = []
+        self.words: "list[tuple[str, bool, bool, bool]]" = []  # text, dynamic, plain start, bare expansion
         self.redirects: "list[tuple[str, str]]" = []
         self.docs: "list[list]" = []  # type: ignore[type-arg]  # [delimiter, strip tabs, quoted, body]
         self.subs: "list[Command]" = []
@@ -210,6 +212,7 @@ class _Reader:
         buf: list[str] = []
         dynamic = False
         plain = s[i] not in "'\"\\$`"
+        first = i
         while i < n:
             c = s[i]
             if c in _WORD_END or (c == "`" and closer == "`"):
@@ -239,7 +242,7 @@ class _Reader:
                     j += 1
                 buf.append(s[i:j])
                 i = j
-        raw.words.append(("".join(buf), dynamic, plain))
+        raw.words.append(("".join(buf), dynamic, plain, _bare_expansion(s[first:i])))
         return i
 
     def dquote(self, i: int, depth: int, buf: "list[str]", raw: _Raw, term: str) -> "tuple[int, bool]":
@@ -346,7 +349,7 @@ class _Reader:
         if base in ("<", ">") and s.startswith("(", j + 1):  # process substitution: a word that runs commands
             end, cmds = self.seq(j + 2, depth + 1, ")")
             raw.subs.extend(cmds)
-            raw.words.append((s[j:end], True, False))
+            raw.words.append((s[j:end], True, False, False))
             return end
         op = s[i:j] + base
         k = j + len(base)
@@ -378,7 +381,10 @@ class _Reader:
                 if prev.docs:
                     feed = "\n".join(d[3] for d in prev.docs)
                 elif head in ("echo", "printf"):
-                    feed = " ".join(w[0] for w in prev.words[1:] if not w[0].startswith("-")).replace("\\n", "\n")
+                    args = [w[0] for w in prev.words[1:]]
+                    while args and head == "echo" and len(args[0]) > 1 and set(args[0]) <= set("-neE"):
+                        args.pop(0)  # echo's own options
+                    feed = " ".join(args).replace("\\n", "\n")
             out.extend(self.command(raw, depth, feed))
         return out
 
@@ -387,21 +393,25 @@ class _Reader:
         words = list(raw.words)
         negated = False
         i = steps = 0
+        xargs = False
         while i < len(words) and steps < 64:  # reserved words, assignments and wrappers before the command word
             steps += 1
-            text, _dyn, plain = words[i]
+            text, _dyn, plain, _bare = words[i]
             if plain and (text in _RESERVED or text == "!"):
                 negated = negated or text == "!"
                 i += 1
             elif plain and _assignment(text):
                 i += 1
             elif _name(text) in _WRAPPERS and not (text == "command" and _prints(words, i)):
+                xargs = xargs or _name(text) == "xargs"
                 i = _skip_wrapper(words, i, _name(text))
             else:
                 break
         words = words[i:]
         if words and words[0][0] in _CLOSERS and len(words) == 1:
             words = []
+        if xargs and feed and words:  # `echo push -f | xargs git`: xargs appends what it reads
+            words += [(w, False, True, False) for w in feed.split()[:256]]
         heredoc = "\n".join(d[3] for d in raw.docs)
         redirects = tuple(Redirect(op, t) for op, t in raw.redirects)
         nested: "list[Command]" = []
@@ -409,10 +419,11 @@ class _Reader:
             if words[0][1]:
                 self.unreadable(f"the command is not a name but {words[0][0][:40]!r}")
             name = _name(words[0][0])
-            words[0] = (name, words[0][1], words[0][2])
+            words[0] = (name, words[0][1], words[0][2], words[0][3])
             nested = self.nested(name, words, raw, depth, feed)
         texts = tuple(w[0] for w in words)
-        out = [Command(texts, raw.op, redirects, heredoc, depth, negated)] if texts or redirects else []
+        splits = tuple(k for k, w in enumerate(words) if w[3])
+        out = [Command(texts, raw.op, redirects, heredoc, depth, negated, splits)] if texts or redirects else []
         for doc in raw.docs:  # an unquoted here-document's substitutions run
             if not doc[2] and ("$(" in doc[3] or "`" in doc[3]):
                 child = self.child(doc[3])
@@ -422,7 +433,7 @@ class _Reader:
                     nested.extend(holder.subs)
         return out + nested + raw.subs
 
-    def nested(self, name: str, words: "list[tuple[str, bool, bool]]", raw: _Raw, depth: int,
+    def nested(self, name: str, words: "list[tuple[str, bool, bool, bool]]", raw: _Raw, depth: int,
                feed: str) -> "list[Command]":
         """The commands a command runs from its arguments: a shell's `-c` string or its input (a here-document, a
         here-string, what `echo` or a here-document pipes to it), `eval`, `find -exec`."""
@@ -432,7 +443,15 @@ class _Reader:
             if script is None and len(texts) >= 1 and _reads_stdin(texts):
                 docs = [d[3] for d in raw.docs] + [t for op, t in raw.redirects if op.endswith("<<<")]
                 script = "\n".join(docs) if docs else feed or None
+                if script is None and (raw.op == "|" or any(op.endswith("<") for op, _t in raw.redirects)):
+                    self.unreadable(f"{name} reads its commands from a pipe or a file")
             return self.line(script, depth + 1) if script else []
+        if name == "alias":  # `alias gp='git push -f'`: what the alias will run, read as a line of its own
+            out: "list[Command]" = []
+            for t in texts[1:16]:
+                if "=" in t:
+                    out += self.line(t.split("=", 1)[1], depth + 1)
+            return out
         if name == "eval" and len(texts) > 1:
             return self.line(" ".join(texts[1:]), depth + 1)
         if name == "find":
@@ -442,7 +461,7 @@ class _Reader:
                     end = next((m for m, r in enumerate(rest) if r in (";", "+")), len(rest))
                     if rest[:end]:
                         inner = _Raw("")
-                        inner.words = [(r, False, True) for r in rest[:end]]
+                        inner.words = [(r, False, True, False) for r in rest[:end]]
                         return self.command(inner, depth + 1)
         return []
 
@@ -461,6 +480,18 @@ class _Reader:
         return _Reader(text, self.budget, self.why)
 
 
+def _bare_expansion(raw: str) -> bool:
+    """Whether a word as written is one unquoted parameter expansion (`$X`, `${X}`, `${X:-a b}`, `$@`, `$*`)."""
+    if len(raw) < 2 or raw[0] != "$":
+        return False
+    if raw in ("$@", "$*"):
+        return True
+    if raw[1] == "{":
+        inner = raw[2:-1]
+        return raw.endswith("}") and not any(c in inner for c in "{}'\"`$")
+    return all(c in _NAME_CHARS for c in raw[1:]) and not raw[1].isdigit()
+
+
 def _name(word: str) -> str:
     """The command word as a name: `/usr/bin/git` -> `git`, `./gradlew` -> `gradlew`."""
     if "/" in word and not word.endswith("/"):
@@ -476,12 +507,12 @@ def _assignment(text: str) -> bool:
     return bool(name) and not name[0].isdigit() and all(c in _NAME_CHARS for c in name)
 
 
-def _prints(words: "list[tuple[str, bool, bool]]", i: int) -> bool:
+def _prints(words: "list[tuple[str, bool, bool, bool]]", i: int) -> bool:
     """`command -v git` asks where git is; it runs nothing."""
     return i + 1 < len(words) and words[i + 1][0] in ("-v", "-V")
 
 
-def _skip_wrapper(words: "list[tuple[str, bool, bool]]", i: int, name: str) -> int:
+def _skip_wrapper(words: "list[tuple[str, bool, bool, bool]]", i: int, name: str) -> int:
     """The index of the word after wrapper `name` at words[i], its options, their values and its positionals."""
     shorts, longs, positionals = _WRAPPERS[name]
     i += 1
@@ -519,9 +550,9 @@ def _skip_wrapper(words: "list[tuple[str, bool, bool]]", i: int, name: str) -> i
     return i
 
 
-def _splice(words: "list[tuple[str, bool, bool]]", i: int, text: str) -> int:
+def _splice(words: "list[tuple[str, bool, bool, bool]]", i: int, text: str) -> int:
     """Replace words[:i] by the words of `text` (env -S), so that reading goes on at the returned index."""
-    words[:i] = [(w, False, True) for w in text.split()]
+    words[:i] = [(w, False, True, False) for w in text.split()]
     return 0
 
 
@@ -547,8 +578,14 @@ def _shell_script(texts: "list[str]") -> "str | None":
 
 
 def _reads_stdin(texts: "list[str]") -> bool:
-    """A shell with no script argument (`bash`, `sh -s`, `bash -e -x`) reads its commands from its input."""
-    return all(t.startswith(("-", "+")) for t in texts[1:])
+    """A shell with no script argument (`bash`, `bash -e -x`) or with `-s` (`sh -s -- args`) reads its commands
+    from its input."""
+    for t in texts[1:]:
+        if t == "--" or not t.startswith(("-", "+")):
+            return t == "--" and any(x.startswith("-") and not x.startswith("--") and "s" in x for x in texts[1:])
+        if not t.startswith("--") and "s" in t[1:]:
+            return True
+    return True
 
 
 def parse(line: str) -> Line:

@@ -15,7 +15,9 @@ under it when it is a folder (`isdir(dest)`, a trailing `/`, `-t dir`, or severa
   `mkdir`, `dd of=`, `curl -o`, `wget -O`, `git checkout [REV] [--] f`, `git restore f`, `git rm`/`git mv`;
 - formatters that rewrite in place (`black`, `prettier --write`, `gofmt -w`, `clang-format -i`, `ruff format`,
   `ruff check --fix`, `eslint --fix`, `isort`, `autopep8 -i`, `yq -i`);
-- `patch`/`git apply`/`apply_patch` fed a patch as a here-document: the files its headers name;
+- `patch`/`git apply`/`apply_patch` fed a patch as a here-document: the files its headers name; `git reset --hard`
+  and `git clean -f` (the paths named, else the whole tree `.`), `tar -x [-C dir]`, `unzip [-d dir]`, `rsync`/`scp`
+  destinations;
 - `python -c CODE`, `python - <<EOF`, `node -e CODE`: only a path that is plain in the code (a string literal given to
   `open(..., "w"/"a"/"x")`, `Path("...").write_text`/`write_bytes`/`unlink`/`touch`, `os.remove`, `shutil.rmtree`,
   `writeFileSync`, ...).
@@ -174,6 +176,11 @@ def _git(args: "tuple[str, ...]") -> list[str]:
     from .cmdpattern import git_subcommand
 
     sub, rest = git_subcommand(args)
+    if sub == "reset" and "--hard" in rest or sub == "clean" and any(
+            a.startswith("-") and not a.startswith("--") and "f" in a or a == "--force" for a in rest):
+        named = list(rest[rest.index("--") + 1:]) if "--" in rest else \
+            ([p for p in _split(rest, "git")[0]][1:] if sub == "reset" else _split(rest, "git")[0])
+        return named or ["."]  # the whole working tree
     if sub in ("checkout", "restore", "rm", "mv"):
         if "--" in rest:
             return [a for a in rest[rest.index("--") + 1:]]
@@ -301,6 +308,13 @@ def _command(cmd: "object", isdir: "object") -> list[str]:
         out += positional[1:]
     elif tool == "find" and any(a in ("-delete", "-exec", "-execdir", "-ok", "-okdir") for a in args):
         out += [a for a in args[:next((k for k, a in enumerate(args) if a[:1] in "-(!"), len(args))]]
+    elif tool in ("tar", "bsdtar") and args and ("x" in args[0].lstrip("-") or "--extract" in args or "-x" in args):
+        out += [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-C", "--directory")] or ["."]
+    elif tool == "unzip":
+        out += [args[k + 1] for k, a in enumerate(args[:-1]) if a == "-d"] or ["."]
+    elif tool in ("rsync", "scp"):
+        positional = [a for a in args if not a.startswith("-")]
+        out += positional[-1:] if len(positional) > 1 and ":" not in positional[-1] else []
     elif tool == "dd":
         out += [a[3:] for a in args if a.startswith("of=")]
     elif tool == "curl":
@@ -329,19 +343,84 @@ def _command(cmd: "object", isdir: "object") -> list[str]:
     return out
 
 
-def writes(line: "object", isdir: "object" = None) -> "tuple[str, ...]":
-    """The files a parsed shell line writes (module docstring), each once, in order."""
+def _join(folder: str, path: str) -> str:
+    if not folder or path.startswith("/"):
+        return path
+    return folder.rstrip("/") + "/" + path
+
+
+def writes(line: "object", isdir: "object" = None, root: str = "") -> "tuple[str, ...]":
+    """The files a parsed shell line writes (module docstring), each once, in order; a `cd DIR` (or `pushd`)
+    earlier in the line, at the same nesting or above, is where the later relative paths start from (`cd x &&
+    rm a` writes `x/a`). A `cd` to somewhere not plain (`cd $(git rev-parse --show-toplevel)`) changes nothing.
+    Braces are expanded (`{a,b}`); `$PWD/x` is where the line runs, and with `root`, `$(git rev-parse
+    --show-toplevel)/x` is the repository's."""
     found: dict[str, None] = {}
+    folders: "dict[int, str]" = {}  # depth -> the folder a `cd` at that depth moved to
     for cmd in line.commands:  # type: ignore[attr-defined]
-        for path in _command(cmd, isdir):
-            if path and "$" not in path and "`" not in path and path not in _NO_FILE and path != "{}":
-                found.setdefault(path, None)
+        depth = cmd.depth
+        for d in [d for d in folders if d > depth]:
+            del folders[d]
+        here = next((folders[d] for d in sorted(folders, reverse=True) if d <= depth), "")
+        if cmd.words[:1] in (("cd",), ("pushd",)):
+            dest = [_known_start(w, root) for w in cmd.words[1:] if not w.startswith("-")]
+            if dest and "$" not in dest[0] and "`" not in dest[0] and not dest[0].startswith("~"):
+                folders[depth] = _join(here, dest[0])
+            continue
+        probe = (lambda p: isdir(_join(here, p))) if callable(isdir) else None
+        for named in _command(cmd, probe):
+            for path in _braces(_known_start(named, root)):
+                if path and "$" not in path and "`" not in path and path not in _NO_FILE and path != "{}":
+                    found.setdefault(_join(here, path), None)
     return tuple(found)
 
 
-def line_writes(text: str, isdir: "object" = None) -> "tuple[str, ...]":
+# Expansions at the start of a path that name where the line runs (`$PWD/x`) or the repository (`$(git rev-parse
+# --show-toplevel)/x`): the path is known.
+_HERE = ("${PWD}", "$PWD", "$(pwd)", "`pwd`", "$(pwd -P)")
+_TOPLEVEL = ("$(git rev-parse --show-toplevel)", "`git rev-parse --show-toplevel`")
+BRACES_MAX = 64
+
+
+def _known_start(path: str, root: str) -> str:
+    for start in _HERE:
+        if path.startswith(start) and path[len(start):len(start) + 1] in ("", "/"):
+            return "." + path[len(start):]
+    for start in _TOPLEVEL:
+        if root and path.startswith(start) and path[len(start):len(start) + 1] in ("", "/"):
+            return root.rstrip("/") + path[len(start):]
+    return path
+
+
+def _braces(word: str) -> "list[str]":
+    """Bash's brace expansion of a path (`migrations/{a,b}.sql`, nested too), at most BRACES_MAX results."""
+    out: list[str] = []
+    todo = [word]
+    while todo and len(out) + len(todo) <= BRACES_MAX:
+        w = todo.pop(0)
+        start = w.find("{")
+        level, end, commas = 0, -1, []
+        for k in range(start, len(w)) if start >= 0 else ():
+            if w[k] == "{":
+                level += 1
+            elif w[k] == "}":
+                level -= 1
+                if level == 0:
+                    end = k
+                    break
+            elif w[k] == "," and level == 1:
+                commas.append(k)
+        if start < 0 or end < 0 or not commas:
+            out.append(w)
+            continue
+        cuts = [start, *commas, end]
+        todo += [w[:start] + w[a + 1:b] + w[end + 1:] for a, b in zip(cuts, cuts[1:])]
+    return out + todo[:max(0, BRACES_MAX - len(out))] if todo else out
+
+
+def line_writes(text: str, isdir: "object" = None, root: str = "") -> "tuple[str, ...]":
     """writes() of a shell line given as text."""
-    return writes(_shell.parse(text), isdir)
+    return writes(_shell.parse(text), isdir, root)
 
 
 # --- reads ----------------------------------------------------------------------------------------------------------
@@ -390,18 +469,37 @@ def _reads_of(cmd: "object") -> list[str]:
     return found
 
 
-def reads(line: "object", isfile: "object" = None) -> "tuple[str, ...]":
-    """The files a parsed shell line reads, each once, in order; `isfile` keeps only the operands that are files
-    (`rg x src/` reads no file in particular)."""
-    found: dict[str, None] = {}
+def _walk(line: "object", root: str) -> "list[tuple[object, str]]":
+    """Each command of a parsed line with the folder its relative paths start from (a `cd`/`pushd` earlier in the
+    line, as `writes` reads them)."""
+    out: "list[tuple[object, str]]" = []
+    folders: "dict[int, str]" = {}
     for cmd in line.commands:  # type: ignore[attr-defined]
-        for path in _reads_of(cmd):
+        for d in [d for d in folders if d > cmd.depth]:
+            del folders[d]
+        here = next((folders[d] for d in sorted(folders, reverse=True) if d <= cmd.depth), "")
+        if cmd.words[:1] in (("cd",), ("pushd",)):
+            dest = [_known_start(w, root) for w in cmd.words[1:] if not w.startswith("-")]
+            if dest and "$" not in dest[0] and "`" not in dest[0] and not dest[0].startswith("~"):
+                folders[cmd.depth] = _join(here, dest[0])
+            continue
+        out.append((cmd, here))
+    return out
+
+
+def reads(line: "object", isfile: "object" = None, root: str = "") -> "tuple[str, ...]":
+    """The files a parsed shell line reads, each once, in order (from where its `cd` went); `isfile` keeps only the
+    operands that are files (`rg x src/` reads no file in particular)."""
+    found: dict[str, None] = {}
+    for cmd, here in _walk(line, root):
+        for named in _reads_of(cmd):
+            path = _join(here, _known_start(named, root))
             if (path and len(path) <= 4096 and "$" not in path and "`" not in path and not (_GLOB & set(path))
                     and path not in _NO_FILE and (isfile is None or isfile(path))):  # type: ignore[operator]
                 found.setdefault(path, None)
     return tuple(found)
 
 
-def line_reads(text: str, isfile: "object" = None) -> "tuple[str, ...]":
+def line_reads(text: str, isfile: "object" = None, root: str = "") -> "tuple[str, ...]":
     """reads() of a shell line given as text."""
-    return reads(_shell.parse(text), isfile)
+    return reads(_shell.parse(text), isfile, root)

@@ -428,7 +428,24 @@ def m017_rule_files(conn: sqlite3.Connection) -> None:
     ))
 
 
-def m018_before_marks(conn: sqlite3.Connection) -> None:
+def m018_guard_changes(conn: sqlite3.Connection) -> None:
+    # Who made, changed, lifted or carried a record's guard, and when (issue 41): a guard is changed in place (it is
+    # not the fact the record states), so its story is kept here for `history`. `by` is the surface (`cli`,
+    # `dashboard`) or, for a guard kept on a new head, the writer that superseded the guarded record.
+    _run(conn, (
+        """CREATE TABLE guard_changes (
+            id        INTEGER PRIMARY KEY,
+            record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,
+            at        TEXT NOT NULL,
+            by        TEXT NOT NULL,
+            guard     TEXT NOT NULL,
+            note      TEXT NOT NULL DEFAULT ''
+        )""",
+        "CREATE INDEX guard_changes_record ON guard_changes(record_id, id)",
+    ))
+
+
+def m019_before_marks(conn: sqlite3.Connection) -> None:
     # Records the user marked "before" (issue 43, SPEC §4.11): an edit they govern is stopped once in a session
     # where the record has not reached the model yet. `record_id` '*' marks every anchored record of the project.
     # A mark on a superseded record applies to its current head (store/before.py follows the chain).
@@ -460,7 +477,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(15, "trust", m015_trust),
     Migration(16, "agent_memory", m016_agent_memory),
     Migration(17, "rule_files", m017_rule_files),
-    Migration(18, "before_marks", m018_before_marks),
+    Migration(18, "guard_changes", m018_guard_changes),
+    Migration(19, "before_marks", m019_before_marks),
 )
 
 LATEST = MIGRATIONS[-1].version

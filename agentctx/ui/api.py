@@ -299,7 +299,8 @@ def anchors(req: Request) -> dict[str, Any]:
         raise ApiError(400, "invalid_field", "anchors must be a list of strings")
     if not record.is_current:
         raise ApiError(409, "already_superseded", "only the current version of a record governs anything")
-    return {"record": record_json(records.set_anchors(req.conn, record.id, record.project_id, value))}
+    return {"record": record_json(records.set_anchors(req.conn, record.id, record.project_id, value,
+                                                            by="dashboard"))}
 
 
 def guard(req: Request) -> dict[str, Any]:
@@ -309,7 +310,7 @@ def guard(req: Request) -> dict[str, Any]:
 
     record = _record(req)
     if req.body.get("off") is True:
-        return {"record": record_json(records.set_guard(req.conn, record.id, record.project_id, ""))}
+        return {"record": record_json(records.set_guard(req.conn, record.id, record.project_id, "", by="dashboard"))}
     patterns = req.body.get("patterns")
     if not isinstance(patterns, list) or not all(isinstance(v, str) for v in patterns):
         raise ApiError(400, "invalid_field", "patterns must be a list of strings")
@@ -318,7 +319,8 @@ def guard(req: Request) -> dict[str, Any]:
                              record_anchors=record.anchors)
     except guards.GuardError as exc:
         raise ApiError(400, "invalid_field", f"guard refused: {exc}") from None
-    return {"record": record_json(records.set_guard(req.conn, record.id, record.project_id, stored))}
+    return {"record": record_json(records.set_guard(req.conn, record.id, record.project_id, stored,
+                                                          by="dashboard"))}
 
 
 def stats(req: Request) -> dict[str, Any]:
