@@ -266,9 +266,16 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         events["pre-tool-use.read_match"] = [json.dumps({**read, "session_id": f"r{i}", "tool_input": {
             "file_path": str(repo / WORDS[0] / "handler.py")}}).encode() for i in range(runs + 2)]
         # What the agent waits for after an Edit: the follow-up answers, the capture runs after it (issue 43).
-        events["post-tool-use.edit"] = [json.dumps({**edit, "session_id": "b", "hook_event_name": "PostToolUse",
+        events["post-tool-use.edit"] = [json.dumps({**edit, "session_id": "e", "tool_use_id": "te",
+                                                    "hook_event_name": "PostToolUse",
                                                     "tool_response": {"filePath": edit["tool_input"]["file_path"],
                                                                       "success": True}}).encode()]
+        # After a call that had a record delivered before it (the pre-tool-use.match sessions): the follow-up.
+        events["post-tool-use.followup"] = [json.dumps({**edit, "session_id": f"m{i}", "hook_event_name": "PostToolUse",
+                                                        "tool_input": {**edit["tool_input"],
+                                                                       "file_path": str(repo / WORDS[0] / "handler.py")},
+                                                        "tool_response": {"success": True}}).encode()
+                                            for i in range(runs + 2)]
         events["pre-tool-use:codex"] = [json.dumps({**edit, "session_id": "b", "tool_name": "Bash",
                                                     "tool_input": {"command": "pytest -q"}}).encode()]
         events["pre-tool-use:gemini"] = [json.dumps({**edit, "session_id": "b", "tool_name": "replace"}).encode()]
@@ -286,7 +293,8 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         launcher = str(Path(__file__).resolve().parent.parent / "plugin" / "bin" / "agentctx")
         out: dict[str, float] = {}
         for group in (("session-start", "user-prompt-submit", *AGENT_FORMS[:WAITED], *PRE_TOOL_FORMS),
-                      ("post-tool-use", "post-tool-use.edit", "stop", "pre-compact", *AGENT_FORMS[WAITED:])):
+                      ("post-tool-use", "post-tool-use.edit", "post-tool-use.followup", "stop", "pre-compact",
+                       *AGENT_FORMS[WAITED:])):
             commands = {"floor": ([py, "-I", "-c", "import sqlite3, json"], [b""])}
             for form in group:
                 event, _, agent = form.partition(":")  # "user-prompt-submit:codex": the Codex adapter's form
@@ -397,6 +405,7 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         summary[f"pre_tool_read_match_ratio{tag}"] = f"{res['pre-tool-use.read_match_ratio']:.2f}"  # delivered: <= 1.2
         summary[f"post_tool_edit_ratio{tag}"] = f"{res['post-tool-use.edit_ratio']:.2f}"  # waited for: <= 1.1
         summary[f"post_tool_shell_ratio{tag}"] = f"{res['post-tool-use_ratio']:.2f}"
+        summary[f"post_tool_followup_ratio{tag}"] = f"{res['post-tool-use.followup_ratio']:.2f}"
         summary[f"session_start_plugin_ratio{tag}"] = f"{res['session-start_plugin_ratio']:.2f}"
     if len(args.records) > 1:  # the unsuffixed names refer to the first size
         first = f"_{args.records[0] // 1000}k"
@@ -409,7 +418,7 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
                      "pre_tool_ratio_copilot", "pre_tool_chain_ratio", "pre_tool_chain_isolated_ratio",
                      "pre_tool_huge_ms", "pre_tool_huge_rc", "pre_tool_huge_stopped",
                      "pre_tool_read_ratio", "pre_tool_read_match_ratio", "post_tool_edit_ratio",
-                     "post_tool_shell_ratio"):
+                     "post_tool_shell_ratio", "post_tool_followup_ratio"):
             if f"{name}{first}" in summary:
                 summary[name] = summary[f"{name}{first}"]
     print(" ".join(f"{k}={v}" for k, v in summary.items()))
