@@ -229,7 +229,7 @@ def agent_events(base: dict[str, str], prompts: list[bytes]) -> dict[str, list[b
     }
 
 
-def bench(n: int, runs: int, py: str) -> dict[str, float]:
+def bench(n: int, runs: int, py: str, pause: float = 0.0) -> dict[str, float]:
     tmp = Path(tempfile.mkdtemp(prefix="agentctx-bench-"))
     try:
         home, repo = tmp / "home", tmp / "home" / "repo"
@@ -319,6 +319,8 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
                                    check=False, cwd=str(repo))
                     if i >= 2:  # two warm-up rounds: page cache and bytecode
                         samples[name].append((time.perf_counter() - start) * 1000)
+                    if pause and group[0] == "post-tool-use":  # let the detached capture finish (--pause)
+                        time.sleep(pause)
             out.setdefault("floor_ms", statistics.median(samples["floor"]))
             if "pre-tool-use.huge_ms" in commands:  # the 10 MB line must answer, exit 0, inside the hook's budget
                 argv, payloads = commands["pre-tool-use.huge_ms"]
@@ -341,6 +343,9 @@ def main() -> int:
     parser.add_argument("--records", type=int, nargs="*", default=[10_000, 100_000])
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--python", help="interpreter with agentctx installed (default: a fresh venv with `pip install .`)")
+    parser.add_argument("--pause", type=float, default=0.0,
+                        help="seconds between the hooks that leave work after their answer (PostToolUse, Stop): each "
+                             "is then timed without the previous one's detached child running beside it")
     parser.add_argument("--against", type=Path, help="another checkout: an interleaved A/B of the prompt and start hooks")
     args = parser.parse_args()
     summary: dict[str, str] = {}
@@ -365,7 +370,7 @@ def main() -> int:
 
 def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
     for n in args.records:
-        res = bench(n, args.runs, py)
+        res = bench(n, args.runs, py, args.pause)
         floor = res["floor_ms"]
         print(f"\n{n:,} records   floor (python -I -c 'import sqlite3, json'): {floor:.1f} ms")
         print(f"{'hook':<30}{'python -m':>12}{'ratio':>8}{'python -I -m':>14}{'ratio':>8}{'agentctx':>12}{'ratio':>8}"
