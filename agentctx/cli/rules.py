@@ -30,7 +30,7 @@ def cmd_rules(args: argparse.Namespace, ctx: Context) -> int:
         return 0
     for item in items:
         rid = f"  [{str(item['record_id'])[-8:]}]" if item["record_id"] else ""
-        native = f"  (loaded natively by {', '.join(item['native_agents'])})" if item["native_agents"] else ""  # type: ignore[arg-type]
+        native = f"  (loaded by the agent itself: {', '.join(item['native_agents'])})" if item["native_agents"] else ""  # type: ignore[arg-type]
         ctx.out(f"{item['path']}  {item['format']}/{item['mode']}{rid}{native}")
         ctx.out(f"    governs: {item['governs']}")
     return 0

@@ -134,6 +134,8 @@ def block(entry: dict, decision: str = "") -> str:  # type: ignore[type-arg]
     flag = f" {entry['flag']}" if entry.get("flag") else ""
     if entry.get("confidence") == "inferred":  # a capture stub or an unconfirmed extraction: said as such
         flag = " (unconfirmed pattern)" + flag
+    elif entry.get("origin"):  # a rule file's record: that file, not the team file, says it
+        flag = f" ({entry['origin']})" + flag
     elif entry.get("confidence") == "team":
         flag = " (from the team file)" + flag
     head = f"[{entry.get('type') or 'record'}] {entry.get('title') or ''}{flag} (id {entry['id']})"
@@ -146,10 +148,14 @@ def block(entry: dict, decision: str = "") -> str:  # type: ignore[type-arg]
 HEADER = "agentctx: project memory about what this tool call touches (the whole record: ctx_get with its id):"
 
 
-def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[str] | frozenset[str]") -> "list[Pick]":  # type: ignore[type-arg]
+def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[str] | frozenset[str]",  # type: ignore[type-arg]
+           cwd_rel: str = "") -> "list[Pick]":
     """The records to deliver before this action, within ACTION_BUDGET (header included): every guard the action
     trips, then the entries whose anchors match, in map order, skipping those already delivered this session and
-    those the agent loads natively. Pure: the hook and bench/action.py call exactly this."""
+    those the agent loads itself in a session started at `cwd_rel` (`memory.native.entry_skips`). Pure: the hook
+    and bench/action.py call exactly this."""
+    from ..memory.native import entry_skips
+
     guarded: list[Pick] = []
     plain: list[Pick] = []
     seen: set[str] = set()
@@ -162,7 +168,7 @@ def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[st
         if decision:
             guarded.append(Pick(e, "guard", decision, block(e, decision)))
             continue
-        if rid in delivered or agent in (e.get("skip_agents") or ()):
+        if rid in delivered or entry_skips(e, agent, cwd_rel):
             continue
         anchor = next((a for a in e.get("anchors") or () if isinstance(a, str) and matches(a, target)), "")
         if anchor:
@@ -278,7 +284,8 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     pool = candidates(data, target)
     if not pool:
         return None
-    picks = select(pool, target, payload.agent, delivered_ids(payload.session_id) if payload.session_id else set())
+    picks = select(pool, target, payload.agent, delivered_ids(payload.session_id) if payload.session_id else set(),
+                   _rel(payload.cwd, payload.cwd, root) if payload.cwd else "")
     if not picks:
         return None
     from ..base import control
