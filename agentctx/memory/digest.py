@@ -16,6 +16,7 @@ VERSION = 1
 # SPEC §4 digest composition, in priority order: later sections are truncated or dropped first.
 SECTION_BUDGETS: dict[str, int] = {
     "profile": 200,
+    # "rules" (always-apply rule files, whole) has no budget of its own: the room the others leave (`_view`).
     "decisions": 500,
     "handover": 400,
     "preferences": 200,
@@ -131,11 +132,16 @@ def _established(record: "Record") -> bool:
     return record.confidence != "inferred"
 
 
-def decisions_section(conn: "sqlite3.Connection", project_id: str) -> str:
+def decisions_section(conn: "sqlite3.Connection", project_id: str, *, rows: "list[Record] | None" = None,
+                      skip: "set[str] | frozenset[str]" = frozenset()) -> str:
+    """`- <title>: <first line>` for the established decisions and conventions, without the ids in `skip` (what
+    the session's agent loads itself) and without the rules the rules section carries (always-apply rule files)."""
     from ..store import records
 
     # Ordered and limited in SQL: the digest is rebuilt after every write, and a store holds thousands of these.
-    rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS)
+    if rows is None:
+        rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS)
+    rows = [r for r in rows if r.id not in skip and not _always_rule(r)][:MAX_DECISIONS]
     lines = []
     marks = _marks(conn, rows)
     for r in rows:
@@ -158,6 +164,10 @@ def decisions_section(conn: "sqlite3.Connection", project_id: str) -> str:
     return text
 
 
+def _always_rule(r: "Record") -> bool:
+    return r.source == "rule_file" and r.pinned
+
+
 def _marks(conn: "sqlite3.Connection", rows: "list[Record]") -> "dict[str, dict[str, str]]":
     """The marks of the rows (SPEC §3.9): waiting for review (left out) and unverified (flagged)."""
     from ..store import trust
@@ -171,7 +181,13 @@ def _marks(conn: "sqlite3.Connection", rows: "list[Record]") -> "dict[str, dict[
 def _shown_title(r: "Record", marks: "dict[str, dict[str, str]]") -> str:
     from ..store.trust import flag
 
-    title = f"{r.title} (team file)" if r.confidence == "team" else r.title
+    if r.source == "rule_file":  # what the rule file says, named by that file: the team file does not carry it
+        from .native import provenance
+
+        label, origin = provenance(r)
+        title = label + origin
+    else:
+        title = f"{r.title} (team file)" if r.confidence == "team" else r.title
     reason = marks.get(r.id, {}).get("unverified")
     return title + flag(reason) if reason is not None else title
 
@@ -180,17 +196,18 @@ def _left_out_line(n: int) -> str:
     return f"({n} more decision{'s' if n != 1 else ''} and conventions did not fit here: ctx_search finds them.)"
 
 
-def carried(conn: "sqlite3.Connection", project_id: str, text: str) -> list[str]:
+def carried(conn: "sqlite3.Connection", project_id: str, text: str, *, rows: "list[Record] | None" = None,
+            prefs: "list[Record] | None" = None) -> list[str]:
     """The ids of the records whose lines the digest `text` shows (profile, decisions and conventions, the
     handover, global preferences): what SessionStart puts in front of the model, for the ledger."""
-    from ..base.models import GLOBAL_PROJECT
     from ..store import records
 
     lines = set(text.splitlines())
     shown = lambda prefix: any(line.startswith(prefix) for line in lines)  # noqa: E731
     ids = [r.id for r in records.current(conn, project_id, types=["profile"], own_only=True)
            if shown(f"- {r.title}: ")]
-    rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS)
+    if rows is None:
+        rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS)
     marks = _marks(conn, rows)
     for r in rows:
         title = _shown_title(r, marks)
@@ -199,8 +216,7 @@ def carried(conn: "sqlite3.Connection", project_id: str, text: str) -> list[str]
     hand = records.current(conn, project_id, types=["handover"], own_only=True, limit=1)
     if hand and shown("Last session handover"):
         ids.append(hand[0].id)
-    ids += [r.id for r in records.current(conn, GLOBAL_PROJECT, types=["preference"], own_only=True)
-            if _established(r) and r.scope == "global" and f"- {r.title}" in lines]
+    ids += [r.id for r in (_preferences(conn) if prefs is None else prefs) if f"- {r.title}" in lines]
     return ids
 
 
@@ -225,14 +241,21 @@ def handover_section(conn: "sqlite3.Connection", project_id: str) -> str:
                            SECTION_BUDGETS["handover"])
 
 
-def preferences_section(conn: "sqlite3.Connection") -> str:
+def preferences_section(conn: "sqlite3.Connection", skip: "set[str] | frozenset[str]" = frozenset(),
+                        rows: "list[Record] | None" = None) -> str:
+    if rows is None:
+        rows = _preferences(conn)
+    rows = [r for r in rows if r.id not in skip]
+    lines = [_clip(f"- {r.title}") for r in rows]
+    return _lines_section("Developer preferences (agentctx, confirmed):", lines, SECTION_BUDGETS["preferences"])
+
+
+def _preferences(conn: "sqlite3.Connection") -> "list[Record]":
     from ..base.models import GLOBAL_PROJECT
     from ..store import records
 
-    rows = [r for r in records.current(conn, GLOBAL_PROJECT, types=["preference"], own_only=True)
+    return [r for r in records.current(conn, GLOBAL_PROJECT, types=["preference"], own_only=True)
             if _established(r) and r.scope == "global"]
-    lines = [_clip(f"- {r.title}") for r in rows]
-    return _lines_section("Developer preferences (agentctx, confirmed):", lines, SECTION_BUDGETS["preferences"])
 
 
 def mcp_hint(conn: "sqlite3.Connection", project_id: str, total: int | None = None) -> str:
@@ -271,63 +294,173 @@ def drift_hint(conn: "sqlite3.Connection", project: "Project | None") -> str:
 
 def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | None" = None,
             drift: str | None = None) -> dict[str, object]:
-    """The digest of a project: its sections and their composition under the SessionStart budget.
+    """The digest of a project: its sections and their composition under the SessionStart budget, once for any
+    agent (`text`, `ids`, `later`) and once per agent (`agents[<name>]`) without what that agent loads itself.
 
     `drift`, when given, is used as the drift hint instead of scanning CLAUDE.md (a rebuild after a write keeps the
     last scan's hint: consolidation, `init`, `profile refresh` and `sync` scan again).
     """
-    from ..base import tokens
     from ..base.ids import now_iso
-    from .notice import stats
     from ..store import records
+    from .native import AGENTS
+    from .notice import stats
 
     total = sum(records.counts_by_type(conn, project_id).values())  # counting costs ~12 ms at 100K records: once
-    sections = {
+    rules = _always_rules(conn, project_id)
+    common = {
         "profile": profile_section(conn, project_id),
-        "decisions": decisions_section(conn, project_id),
         "handover": handover_section(conn, project_id),
-        "preferences": preferences_section(conn),
         "mcp_hint": mcp_hint(conn, project_id, total),
         "drift_hint": drift_hint(conn, project) if drift is None else drift,
     }
-    sections = {name: tokens.truncate(text, SECTION_BUDGETS[name]) for name, text in sections.items()}
-    text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
-    ids = carried(conn, project_id, text)
-    return {"version": VERSION, "projectId": project_id, "generatedAt": now_iso(), "sections": sections,
-            "text": text, "tokens": tokens.estimate(text), "stats": stats(conn, project_id, total),
-            "ids": ids, "own": own_lines(conn, project_id, text, ids)}
+    rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS + len(rules))
+    prefs = _preferences(conn)
+    base = _view(conn, project_id, common, rows, prefs, rules, frozenset())
+    agents = {}
+    for agent in AGENTS:
+        own = _own_ids(conn, project_id, agent, rows + rules + prefs)
+        agents[agent] = base if not own else _view(conn, project_id, common, rows, prefs, rules, own)
+    return {"version": VERSION, "projectId": project_id, "generatedAt": now_iso(), "sections": base["sections"],
+            "text": base["text"], "tokens": base["tokens"], "stats": stats(conn, project_id, total),
+            "ids": base["ids"], "later": base["later"], "agents": agents}
 
 
-def own_lines(conn: "sqlite3.Connection", project_id: str, text: str, ids: "list[str]") -> "dict[str, dict[str, list[str]]]":
-    """Per agent, the digest lines (and ids) of records that agent loads itself from its own memory (the skip set
-    memory.agentmem keeps): SessionStart leaves them out of that agent's sessions (`without_own`)."""
-    from ..store import agentmem, records
+# The always-apply rules section (SPEC §4.3): whole rule texts, the smallest first, in the room the other sections
+# leave under SESSION_START_BUDGET; the rest are named, and delivered whole once at the session's first prompt or
+# action (`later`, hooks/session.py LATER).
+RULES_HEADER = "Rules this repository's rule files apply in every session (agentctx, each whole):"
+RULES_NAMED = ("These rules also apply in every session; their whole text comes with your first prompt "
+               "(or run `agentctx rules show <path>`):")
+LATER_HEADER = "Rules this repository's rule files apply in every session (agentctx, each whole; no room at start):"
 
-    out: "dict[str, dict[str, list[str]]]" = {}
+
+def _always_rules(conn: "sqlite3.Connection", project_id: str) -> "list[Record]":
+    from ..store import rulefiles
+
     try:
-        rows = agentmem.skip_rows(conn, project_id)
-    except Exception:  # a store before migration 16: nothing is skipped
-        return out
-    carried_ids = set(ids)
-    lines = text.splitlines()
-    for agent, rid, _why in rows:
-        if rid not in carried_ids:
-            continue
-        record = records.get(conn, rid)
-        if record is None:
-            continue
-        title = f"{record.title} (team file)" if record.confidence == "team" else record.title
-        mine = [ln for ln in lines if ln == f"- {title}" or ln.startswith(f"- {title}: ")
-                or ln == _clip(f"- {title}")]
-        if mine:
-            entry = out.setdefault(agent, {"lines": [], "ids": []})
-            entry["lines"] += [ln for ln in mine if ln not in entry["lines"]]
-            entry["ids"].append(rid)
-    return out
+        return rulefiles.always_records(conn, project_id)
+    except Exception:  # a store from before migration 17
+        return []
+
+
+def _own_ids(conn: "sqlite3.Connection", project_id: str, agent: str, rows: "list[Record]") -> "frozenset[str]":
+    """The ids among `rows` that `agent` loads itself (`memory.native`: its memory's and its rule files')."""
+    from .native import loaded_ids
+
+    try:
+        return frozenset(loaded_ids(conn, project_id, agent, rows))
+    except Exception:  # a store before migration 16: only rule files
+        from .native import native_agents
+
+        return frozenset(r.id for r in rows if r.source == "rule_file" and agent in native_agents(r))
+
+
+def rule_block(record: "Record") -> str:
+    """One always-apply rule, whole: `- <path> (<title>):` then its text, without a first heading that only repeats
+    the title."""
+    from .native import provenance
+
+    label, origin = provenance(record)
+    path = origin.strip()[len("(rule file: "):-1] if origin else record.title
+    lines = record.body.strip().splitlines()
+    if lines and lines[0].lstrip("#").strip().rstrip(".").lower() == label.rstrip(".").lower():
+        lines = lines[1:]
+    body = "\n".join(lines).strip()
+    head = f"- {path} ({label}):" if label != path else f"- {path}:"
+    return f"{head}\n{body}" if body else head
+
+
+def _named(record: "Record") -> str:
+    from .native import provenance
+
+    label, origin = provenance(record)
+    path = origin.strip()[len("(rule file: "):-1] if origin else record.title
+    return _clip(f"- {path}: {label}" if label != path else f"- {path}")
+
+
+def _rules_section(rules: "list[Record]", room: int) -> "tuple[str, list[str], list[Record]]":
+    """(the section, the ids it carries whole, the rules left for later) within `room` tokens."""
+    from ..base import tokens
+
+    whole: "list[str]" = []
+    ids: "list[str]" = []
+    rest = list(rules)
+    while rest:
+        trial = [RULES_HEADER, *whole, rule_block(rest[0])]
+        named = [RULES_NAMED, *(_named(r) for r in rest[1:])] if rest[1:] else []
+        if tokens.estimate("\n".join(trial + named)) > room:
+            break
+        whole.append(rule_block(rest[0]))
+        ids.append(rest[0].id)
+        rest.pop(0)
+    parts = [RULES_HEADER, *whole] if whole else []
+    if rest:
+        named = [RULES_NAMED, *(_named(r) for r in rest)]
+        kept = tokens.fit(named, max(0, room - tokens.estimate("\n".join(parts)) - 1), separator="\n")
+        if len(kept) > 1:
+            parts += kept
+    return "\n".join(parts), ids, rest
+
+
+def _view(conn: "sqlite3.Connection", project_id: str, common: "dict[str, str]", rows: "list[Record]",
+          prefs: "list[Record]", rules: "list[Record]", own: "frozenset[str]") -> "dict[str, object]":
+    """The digest as one agent gets it: without the records in `own`, the always-apply rules in the room left."""
+    from ..base import tokens
+
+    sections = {
+        "profile": common["profile"],
+        "rules": "",
+        "decisions": decisions_section(conn, project_id, rows=rows, skip=own),
+        "handover": common["handover"],
+        "preferences": preferences_section(conn, own, prefs),
+        "mcp_hint": common["mcp_hint"],
+        "drift_hint": common["drift_hint"],
+    }
+    sections = {name: tokens.truncate(text, SECTION_BUDGETS[name]) if name in SECTION_BUDGETS else text
+                for name, text in sections.items()}
+    mine = [r for r in rules if r.id not in own]
+    rule_ids: "list[str]" = []
+    later: "list[Record]" = []
+    if mine:
+        others = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
+        room = tokens.SESSION_START_BUDGET - tokens.estimate(others) - 1
+        sections["rules"], rule_ids, later = _rules_section(mine, room)
+        while True:  # estimates of parts and whole may differ by a token: the whole is what must fit
+            text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
+            if tokens.estimate(text) < tokens.SESSION_START_BUDGET or not rule_ids:
+                break
+            room -= 8
+            sections["rules"], rule_ids, later = _rules_section(mine, room)
+    text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
+    ids = [i for i in carried(conn, project_id, text, rows=[r for r in rows if not _always_rule(r)], prefs=prefs)
+           if i not in own] + rule_ids
+    later_text = "\n".join([LATER_HEADER, *(rule_block(r) for r in later)]) if later else ""
+    return {"sections": sections, "text": text, "tokens": tokens.estimate(text), "ids": ids,
+            "later": {"text": tokens.truncate(later_text, tokens.PROMPT_BUDGET), "ids": [r.id for r in later]}}
+
+
+def for_agent(data: "dict[str, object] | None", agent: str) -> "dict[str, object]":
+    """The digest as `agent`'s sessions get it: {text, ids, sections, later} (its own view when the digest has
+    one, else the common text without the lines `own` lists: a digest written before per-agent views)."""
+    agents = data.get("agents") if isinstance(data, dict) else None
+    view = agents.get(agent) if isinstance(agents, dict) else None
+    if isinstance(view, dict) and isinstance(view.get("text"), str):
+        ids = view.get("ids")
+        return {"text": view["text"], "ids": [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else [],
+                "sections": view.get("sections") if isinstance(view.get("sections"), dict) else {},
+                "later": view.get("later") if isinstance(view.get("later"), dict) else {}}
+    text, ids = carried_of(data)
+    if text:
+        text, ids = without_own(data, agent, text, ids)
+    sections = data.get("sections") if isinstance(data, dict) else None
+    later = data.get("later") if isinstance(data, dict) else None
+    return {"text": text, "ids": ids, "sections": sections if isinstance(sections, dict) else {},
+            "later": later if isinstance(later, dict) else {}}
 
 
 def without_own(data: "dict[str, object] | None", agent: str, text: str, ids: "list[str]") -> "tuple[str, list[str]]":
-    """`text` and `ids` without the lines of records `agent` already loads itself (the digest's `own`)."""
+    """`text` and `ids` without the lines of records `agent` already loads itself (the `own` of a digest written
+    before per-agent views, `for_agent`)."""
     own = data.get("own") if isinstance(data, dict) else None
     mine = own.get(agent) if isinstance(own, dict) else None
     if not isinstance(mine, dict):

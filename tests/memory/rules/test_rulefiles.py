@@ -145,8 +145,59 @@ def test_digest_has_always_rules_not_path_scoped_ones(repo, conn):
     _write(repo, ".cursor/rules/api.mdc", API)
     project = detect(str(repo))
     rulefiles.sync(conn, project)
-    text = digest.decisions_section(conn, project.id)
-    assert "Use pnpm" in text and "API error handling" not in text
+    data = digest.compose(conn, project.id)
+    text = data["text"]
+    # The always-apply rule's text, whole, in its own section (not a decision line), named by its file.
+    assert "- .cursor/rules/always.mdc (Use pnpm):\nNever npm." in text and "API error handling" not in text
+    assert "Use pnpm" not in digest.decisions_section(conn, project.id)
+    assert data["agents"]["claude"]["text"] == text  # a Cursor rule: no agent we serve loads it itself
+
+
+def test_always_rules_whole_to_every_agent_but_its_own(repo, conn):
+    from agentctx.memory import digest
+
+    _write(repo, ".claude/rules/style.md", "# Style\nTabs, not spaces. Lines under 100 characters.")
+    _write(repo, ".cursor/rules/tests.mdc", "---\nalwaysApply: true\n---\n# Writing tests\nOne assert per idea.")
+    _write(repo, ".github/instructions/all.instructions.md", '---\napplyTo: "**/*"\n---\nSay why in comments.')
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    data = digest.compose(conn, project.id)
+    claude, codex = data["agents"]["claude"]["text"], data["agents"]["codex"]["text"]
+    copilot = data["agents"]["copilot"]["text"]
+    assert "Tabs, not spaces" not in claude and "One assert per idea" in claude and "Say why in comments" in claude
+    assert "Tabs, not spaces" in codex and "One assert per idea" in codex and "Say why in comments" in codex
+    assert "Say why in comments" not in copilot and "Tabs, not spaces" in copilot
+    # The line names the file and the title once: the heading that repeats the title is not its text.
+    assert "- .cursor/rules/tests.mdc (Writing tests):\nOne assert per idea." in codex
+    assert "# Writing tests" not in codex
+
+
+def test_an_always_rule_that_does_not_fit_comes_whole_at_the_first_prompt(repo, conn, monkeypatch):
+    from agentctx import cli
+    from agentctx.hooks import Payload, prompt, session
+    from agentctx.memory import digest
+
+    # Bodies are kept up to ~1,800 characters (~450 tokens): four such rules cannot all fit in 1,500 tokens.
+    for n in range(4):
+        big = "\n".join(f"Step {i} of rule {n}: keep the migration idempotent, reversible, dated." for i in range(22))
+        _write(repo, f".cursor/rules/big{n}.mdc", f"---\nalwaysApply: true\n---\n# Migrations {n}\n" + big)
+    _write(repo, ".cursor/rules/small.mdc", "---\nalwaysApply: true\n---\n# Small\nNo print().")
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    data = digest.refresh(conn, project.id, project=project)
+    text = data["agents"]["codex"]["text"]
+    assert "No print()." in text and digest.estimate(text) <= 1500
+    later = data["agents"]["codex"]["later"]
+    assert later["ids"] and all(f"Step 21 of rule {n}" in text + later["text"] for n in range(4))
+    named = [n for n in range(4) if f"Step 21 of rule {n}" in later["text"]]
+    assert all(f"- .cursor/rules/big{n}.mdc: Migrations {n}" in text for n in named) and "agentctx rules show" in text
+    out = session.session_start(Payload(session_id="w1", cwd=str(repo), source="startup", agent="codex"))
+    assert "No print()." in out["hookSpecificOutput"]["additionalContext"]
+    first = prompt.user_prompt_submit(Payload(session_id="w1", cwd=str(repo), prompt="hello there", agent="codex"))
+    assert f"Step 21 of rule {named[0]}" in first["hookSpecificOutput"]["additionalContext"]
+    again = prompt.user_prompt_submit(Payload(session_id="w1", cwd=str(repo), prompt="hello there", agent="codex"))
+    assert again is None  # delivered once
+    assert cli.main(["-C", str(repo), "rules", "show", ".cursor/rules/big0.mdc"]) == 0
 
 
 def test_consolidation_reads_them(repo, conn):
