@@ -33,6 +33,12 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         from . import log
 
         log("SessionStart", f"team file check: {type(exc).__name__}: {exc}")
+    try:
+        _rules_check(payload.cwd, project_id)
+    except Exception as exc:  # as the team file: a side errand
+        from . import log
+
+        log("SessionStart", f"rule files check: {type(exc).__name__}: {exc}")
     plugin = bool(os.environ.get("CLAUDE_PLUGIN_ROOT") and os.environ.get("AGENTCTX_PLUGIN_ROOT"))
     setting_up = plugin and _set_up(payload.cwd, project_id)
     if payload.source in ("compact", "clear") and payload.session_id:
@@ -249,6 +255,21 @@ def _team_check(cwd: str, project_id: str) -> None:
     from ..base.spawn import agentctx_argv, detached
 
     detached(agentctx_argv("-C", root, "team", "import", "--auto"), cwd=root)
+
+
+def _rules_check(cwd: str, project_id: str) -> None:
+    """A rule file changed since it was last read (one `stat` per file of the cached list, `memory.rulestamp`):
+    a detached `agentctx rules sync` reads it again, outside the hook's budget (SPEC §4.12)."""
+    from ..base import paths
+    from ..base.roots import git_root
+    from ..memory import rulestamp
+
+    root = git_root(cwd)
+    if root is None or not os.path.exists(paths.db_file()):
+        return
+    root = os.path.realpath(root)
+    if rulestamp.changed(root, project_id):
+        rulestamp.start_sync(root, project_id)
 
 
 def _track(payload: "Payload", project_id: str) -> None:

@@ -233,6 +233,7 @@ def sync(conn: "sqlite3.Connection", project: "Project", *, force: bool = False)
     report["files"] = len(found)
     skipped += [f"{p}: {why}" for p, why in missed]
     report["skipped"] = skipped
+    _remember(str(project.root), project.id, found)
     known = sql.rows(conn, project.id)
     if not force and {c.path: (c.size, c.mtime_ns) for c in found} == {p: (r.size, r.mtime_ns) for p, r in known.items()}:
         return report
@@ -262,6 +263,17 @@ def sync(conn: "sqlite3.Connection", project: "Project", *, force: bool = False)
         sql.save(conn, project.id, rows)
         sql.forget(conn, project.id, [p for p in known if p not in {r.path for r in rows}])
     return report
+
+
+def _remember(root: str, project_id: str, found: "list[Candidate]") -> None:
+    """What SessionStart compares to notice a changed rule file (`memory.rulestamp`): the files found, and the rule
+    folders holding them (a file added there changes their mtime)."""
+    from . import rulestamp
+
+    folders = {f"{a}/{b}" for a, b in RULE_DIRS}
+    folders |= {c.path.rsplit("/", 1)[0] for c in found if any(c.path.startswith(f + "/") for f in list(folders))}
+    rulestamp.remember(os.path.realpath(root), project_id, [(c.path, c.size, c.mtime_ns) for c in found],
+                       sorted(folders))
 
 
 def _apply(conn: "sqlite3.Connection", project_id: str, parsed: "list[rulefmt.ParsedRule]",
