@@ -61,6 +61,15 @@ class Native(tuple):  # type: ignore[type-arg]
         return self[1]
 
 
+def rule_paths(record: "Record") -> "list[str]":
+    """The rule files a rule_file record was read from, from its title (`rulefiles.title_of`)."""
+    if record.source != "rule_file":
+        return []
+    head = record.title.split(": ", 1)[0]
+    first, _, also = head.partition(" (also ")
+    return [first] + [p.strip() for p in also.rstrip(")").split(",") if p.strip()]
+
+
 def _format_of(path: str) -> "str | None":
     from .rulefmt import format_of
 
@@ -87,8 +96,6 @@ def _older(version: str, than: str) -> bool:
 def of_record(record: "Record", versions: "Mapping[str, str] | None" = None) -> Native:
     """Who loads a rule-file record themselves (nobody, for any other record): `versions` (agent -> version),
     when known, drops an agent whose version predates the behaviour (VERSIONED)."""
-    from .rulefiles import rule_paths
-
     always: set[str] = set()
     below: dict[str, str] = {}
     for path in rule_paths(record):
@@ -173,8 +180,6 @@ def loaded_by(conn: "sqlite3.Connection", project_id: str, records: "Iterable[Re
 def provenance(record: "Record") -> "tuple[str, str]":
     """(title, label) a rule-file record is shown with: the rule's own title and " (rule file: <path>)" (the team
     file does not carry these); any other record: its title and ""."""
-    from .rulefiles import rule_paths
-
     paths = rule_paths(record)
     if not paths:
         return record.title, ""

@@ -16,6 +16,7 @@ import stat
 
 from ..base.models import BODY_MAX, TITLE_MAX, NewRecord, record_type
 from . import rulefmt
+from .native import rule_paths  # noqa: F401 (where callers found it; it reads titles `title_of` writes)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -173,15 +174,6 @@ def body_of(rule: "rulefmt.ParsedRule") -> str:
     cut = body.rfind("\n", 0, BODY_ROOM)
     cut = cut if cut > BODY_ROOM // 2 else BODY_ROOM
     return body[:cut].rstrip() + f"\n(… the rest is in {rule.path})"
-
-
-def rule_paths(record: "Record") -> list[str]:
-    """The rule files a rule_file record was read from, from its title."""
-    if record.source != "rule_file":
-        return []
-    head = record.title.split(": ", 1)[0]
-    first, _, also = head.partition(" (also ")
-    return [first] + [p.strip() for p in also.rstrip(")").split(",") if p.strip()]
 
 
 def native_agents(record: "Record") -> frozenset[str]:
