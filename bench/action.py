@@ -320,6 +320,10 @@ def main(argv: list[str] | None = None) -> int:
                                                                    t["pairs"] + t["native_pairs"]), 3),
                             f"{agent}{label}_noise": round(ratio(t["noisy"], t["edits"]), 3),
                             f"{agent}{label}_tokens_per_edit": round(ratio(t["tokens"], t["edits"]), 1)})
+            if label:  # what the agent has on every repository, fit half included (nothing here is fitted)
+                every = totals([measure(r, agent, built[str(r["repo"])][0], built[str(r["repo"])]) for r in data])
+                summary[f"{agent}_covered_all"] = round(ratio(every["hits"] + every["native_pairs"],
+                                                              every["pairs"] + every["native_pairs"]), 3)
             if not label:
                 summary.update({f"{agent}_pairs": int(t["pairs"]), f"{agent}_native_pairs": int(t["native_pairs"]),
                                 f"{agent}_tokens_per_session": round(ratio(t["tokens"], t["sessions"]), 1),
