@@ -139,3 +139,52 @@ def test_start_sync_runs_at_most_once_a_minute(repo, monkeypatch):
     assert rulestamp.start_sync(str(repo), "p1") is True
     assert rulestamp.start_sync(str(repo), "p1") is False
     assert calls and calls[0][-3:] == [str(repo), "rules", "sync"] or calls[0][-2:] == ["rules", "sync"]
+
+
+def test_a_removed_always_rule_leaves_every_digest_view_after_the_next_sync(repo, conn, pid):
+    from agentctx.memory import digest
+
+    path = _write(repo, ".cursor/rules/style.mdc", "---\nalwaysApply: true\n---\n# Style\nNo print() in library code.")
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    assert "No print()" in digest.for_agent(digest.read(pid), "codex")["text"]
+    os.unlink(path)
+    rulefiles.sync(conn, project)
+    data = digest.read(pid)
+    assert all("No print()" not in digest.for_agent(data, a)["text"] for a in ("claude", "codex", "gemini"))
+
+
+def test_the_first_action_delivers_the_rules_the_digest_had_no_room_for_when_no_prompt_came_first(repo, conn, pid):
+    from agentctx.hooks import Payload
+    from agentctx.hooks.action import pre_tool_use
+    from agentctx.hooks.session import session_start
+    from agentctx.memory import digest
+
+    for n in range(4):
+        body = "\n".join(f"Rule {n} step {i}: keep every handler small and named by what it does." for i in range(24))
+        _write(repo, f".cursor/rules/r{n}.mdc", f"---\nalwaysApply: true\n---\n# Rule {n}\n{body}")
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    digest.refresh(conn, pid, project=project)
+    later = digest.for_agent(digest.read(pid), "gemini")["later"]
+    assert later["ids"]
+    session_start(Payload(session_id="a1", cwd=str(repo), source="startup", agent="codex"))
+    edit = {"file_path": str(repo / "README.md"), "new_string": "x"}
+    first = pre_tool_use(Payload(session_id="a1", cwd=str(repo), tool_name="Edit", agent="codex", tool_input=edit))
+    text = first["hookSpecificOutput"]["additionalContext"]
+    assert "no room at start" in text and all(f"Rule {n} step 23" in text or f"Rule {n} step 23"
+                                               in digest.for_agent(digest.read(pid), "codex")["text"]
+                                               for n in range(4))
+    assert pre_tool_use(Payload(session_id="a1", cwd=str(repo), tool_name="Edit", agent="codex",
+                                tool_input=edit)) is None  # once
+
+
+def test_drift_leaves_rule_files_out(repo, conn, pid):
+    from agentctx.memory import drift
+
+    _write(repo, "CLAUDE.md", "# Project\nUse pytest.\n")
+    _write(repo, ".cursor/rules/style.mdc", "---\nalwaysApply: true\n---\n# Style\nNo print() in library code.")
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    report = drift.scan(conn, project)
+    assert not any(".cursor/rules" in m["title"] for m in report.missing)
