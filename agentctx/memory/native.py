@@ -178,10 +178,10 @@ def loaded_by(conn: "sqlite3.Connection", project_id: str, records: "Iterable[Re
 
 
 def provenance(record: "Record") -> "tuple[str, str]":
-    """(title, label) a rule-file record is shown with: the rule's own title and " (rule file: <path>)" (the team
-    file does not carry these); any other record: its title and ""."""
+    """(title, label) a rule-file record is shown with: the rule's own title and " (rule file: <path>)", its first
+    file (a copy elsewhere says the same; the team file does not carry these); any other record: its title and ""."""
     paths = rule_paths(record)
     if not paths:
         return record.title, ""
     head, sep, label = record.title.partition(": ")
-    return (label if sep and label else record.title), f" (rule file: {', '.join(paths)})"
+    return (label if sep and label else record.title), f" (rule file: {paths[0]})"
