@@ -306,7 +306,9 @@ def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
     from .notice import stats
 
     total = sum(records.counts_by_type(conn, project_id).values())  # counting costs ~12 ms at 100K records: once
-    rules = _always_rules(conn, project_id)
+    from .digest_rules import always_rules
+
+    rules = always_rules(conn, project_id)
     common = {
         "profile": profile_section(conn, project_id),
         "handover": handover_section(conn, project_id),
@@ -325,24 +327,6 @@ def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
             "ids": base["ids"], "later": base["later"], "agents": agents}
 
 
-# The always-apply rules section (SPEC §4.3): whole rule texts, the smallest first, in the room the other sections
-# leave under SESSION_START_BUDGET; the rest are named, and delivered whole once at the session's first prompt or
-# action (`later`, hooks/session.py LATER).
-RULES_HEADER = "Rules this repository's rule files apply in every session (agentctx, each whole):"
-RULES_NAMED = ("These rules also apply in every session; their whole text comes with your first prompt "
-               "(or run `agentctx rules show <path>`):")
-LATER_HEADER = "Rules this repository's rule files apply in every session (agentctx, each whole; no room at start):"
-
-
-def _always_rules(conn: "sqlite3.Connection", project_id: str) -> "list[Record]":
-    from ..store import rulefiles
-
-    try:
-        return rulefiles.always_records(conn, project_id)
-    except Exception:  # a store from before migration 17
-        return []
-
-
 def _own_ids(conn: "sqlite3.Connection", project_id: str, agent: str, rows: "list[Record]") -> "frozenset[str]":
     """The ids among `rows` that `agent` loads itself (`memory.native`: its memory's and its rule files')."""
     from .native import loaded_ids
@@ -355,57 +339,11 @@ def _own_ids(conn: "sqlite3.Connection", project_id: str, agent: str, rows: "lis
         return frozenset(r.id for r in rows if r.source == "rule_file" and agent in native_agents(r))
 
 
-def rule_block(record: "Record") -> str:
-    """One always-apply rule, whole: `- <path> (<title>):` then its text, without a first heading that only repeats
-    the title."""
-    from .native import provenance
-
-    label, origin = provenance(record)
-    path = origin.strip()[len("(rule file: "):-1] if origin else record.title
-    lines = record.body.strip().splitlines()
-    if lines and lines[0].lstrip("#").strip().rstrip(".").lower() == label.rstrip(".").lower():
-        lines = lines[1:]
-    body = "\n".join(lines).strip()
-    head = f"- {path} ({label}):" if label != path else f"- {path}:"
-    return f"{head}\n{body}" if body else head
-
-
-def _named(record: "Record") -> str:
-    from .native import provenance
-
-    label, origin = provenance(record)
-    path = origin.strip()[len("(rule file: "):-1] if origin else record.title
-    return _clip(f"- {path}: {label}" if label != path else f"- {path}")
-
-
-def _rules_section(rules: "list[Record]", room: int) -> "tuple[str, list[str], list[Record]]":
-    """(the section, the ids it carries whole, the rules left for later) within `room` tokens."""
-    from ..base import tokens
-
-    whole: "list[str]" = []
-    ids: "list[str]" = []
-    rest = list(rules)
-    while rest:
-        trial = [RULES_HEADER, *whole, rule_block(rest[0])]
-        named = [RULES_NAMED, *(_named(r) for r in rest[1:])] if rest[1:] else []
-        if tokens.estimate("\n".join(trial + named)) > room:
-            break
-        whole.append(rule_block(rest[0]))
-        ids.append(rest[0].id)
-        rest.pop(0)
-    parts = [RULES_HEADER, *whole] if whole else []
-    if rest:
-        named = [RULES_NAMED, *(_named(r) for r in rest)]
-        kept = tokens.fit(named, max(0, room - tokens.estimate("\n".join(parts)) - 1), separator="\n")
-        if len(kept) > 1:
-            parts += kept
-    return "\n".join(parts), ids, rest
-
-
 def _view(conn: "sqlite3.Connection", project_id: str, common: "dict[str, str]", rows: "list[Record]",
           prefs: "list[Record]", rules: "list[Record]", own: "frozenset[str]") -> "dict[str, object]":
     """The digest as one agent gets it: without the records in `own`, the always-apply rules in the room left."""
     from ..base import tokens
+    from .digest_rules import LATER_HEADER, rule_block, rules_section
 
     sections = {
         "profile": common["profile"],
@@ -424,13 +362,13 @@ def _view(conn: "sqlite3.Connection", project_id: str, common: "dict[str, str]",
     if mine:
         others = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
         room = tokens.SESSION_START_BUDGET - tokens.estimate(others) - 1
-        sections["rules"], rule_ids, later = _rules_section(mine, room)
+        sections["rules"], rule_ids, later = rules_section(mine, room)
         while True:  # estimates of parts and whole may differ by a token: the whole is what must fit
             text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
             if tokens.estimate(text) < tokens.SESSION_START_BUDGET or not rule_ids:
                 break
             room -= 8
-            sections["rules"], rule_ids, later = _rules_section(mine, room)
+            sections["rules"], rule_ids, later = rules_section(mine, room)
     text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
     ids = [i for i in carried(conn, project_id, text, rows=[r for r in rows if not _always_rule(r)], prefs=prefs)
            if i not in own] + rule_ids
