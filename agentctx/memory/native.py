@@ -37,7 +37,7 @@ AT_START_BELOW: dict[str, frozenset[str]] = {"agents_md": frozenset({"codex"})}
 # (agent, format) -> (the first version known to load it as ALWAYS says, what older versions miss). Claude Code
 # 2.1.197 did not load a `paths` rule after a Write of a matching file (fact 8a): a caller that knows the version
 # passes it; the hooks do not (no agent sends its version), so they follow the current behaviour.
-VERSIONED: dict[tuple[str, str], str] = {("claude", "claude_rules"): "2.1.332"}
+VERSIONED: dict[tuple[str, str], str] = {("claude", "claude_rules"): "2.1.332"}  # path-scoped rules only
 
 _TAGS = {".cursor/rules/": "cursor", ".claude/rules/": "claude_rules", ".github/instructions/": "copilot",
          "AGENTS.md": "agents_md", "CLAUDE.md": "claude_md", "GEMINI.md": "gemini_md"}
@@ -104,7 +104,8 @@ def of_record(record: "Record", versions: "Mapping[str, str] | None" = None) -> 
             continue
         for agent in ALWAYS.get(fmt, ()):
             first = VERSIONED.get((agent, fmt))
-            if first and versions and versions.get(agent) and _older(versions[agent], first):
+            # What changed is loading at a Write of a matching file: a rule for every session loads at start in all.
+            if first and not record.pinned and versions and versions.get(agent) and _older(versions[agent], first):
                 continue
             always.add(agent)
         folder = path.rsplit("/", 1)[0] if "/" in path else ""

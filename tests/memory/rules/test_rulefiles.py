@@ -115,6 +115,10 @@ def test_native_agents_by_format(conn, add):
     # Claude Code 2.1.197 missed a `paths` rule after a Write (vendor-notes fact 8a): a known older version loads less.
     assert native.native_agents(rule(".claude/rules/b.md: B"), versions={"claude": "2.1.197"}) == frozenset()
     assert native.native_agents(rule(".claude/rules/c.md: C"), versions={"claude": "2.1.332"}) == {"claude"}
+    every = records.insert(conn, records.NewRecord(type="convention", title=".claude/rules/d.md: D", body="x",
+                                                   project_id="p", confidence="team", source="rule_file",
+                                                   pinned=True))[0]
+    assert native.native_agents(every, versions={"claude": "2.1.197"}) == {"claude"}  # loaded at start by both
     assert native.provenance(nested) == ("A", " (rule file: pkg/AGENTS.md)")
 
 
