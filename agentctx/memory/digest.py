@@ -87,10 +87,11 @@ def _write_json(target: str, data: object) -> None:
 
 
 def _first_line(record: "Record") -> str:
-    """The first body line that does not just repeat the title."""
+    """The first body line that does not just repeat the title (a Markdown heading of it included)."""
+    title = record.title.rstrip(".").lower()
     for line in record.body.splitlines():
         line = line.strip().lstrip("-* ").strip()
-        if line and line.rstrip(".").lower() != record.title.rstrip(".").lower():
+        if line and line.rstrip(".").lower() != title and line.lstrip("#").strip().rstrip(".").lower() != title:
             return line
     return ""
 
