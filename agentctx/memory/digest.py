@@ -344,7 +344,7 @@ def _view(conn: "sqlite3.Connection", project_id: str, common: "dict[str, str]",
           prefs: "list[Record]", rules: "list[Record]", own: "frozenset[str]") -> "dict[str, object]":
     """The digest as one agent gets it: without the records in `own`, the always-apply rules in the room left."""
     from ..base import tokens
-    from .digest_rules import LATER_HEADER, rule_block, rules_section
+    from .digest_rules import LATER_HEADER, RULES_FLOOR, RULES_HEADER, rule_block, rules_section
 
     sections = {
         "profile": common["profile"],
@@ -361,13 +361,15 @@ def _view(conn: "sqlite3.Connection", project_id: str, common: "dict[str, str]",
     rule_ids: "list[str]" = []
     later: "list[Record]" = []
     if mine:
+        # The rules come first: at least RULES_FLOOR tokens when they need it (the sections after them are cut or
+        # dropped first), else the room the others leave.
+        needed = tokens.estimate("\n".join([RULES_HEADER, *(rule_block(r) for r in mine)]))
         others = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
-        room = tokens.SESSION_START_BUDGET - tokens.estimate(others) - 1
+        room = max(tokens.SESSION_START_BUDGET - tokens.estimate(others) - 1, min(RULES_FLOOR, needed))
         sections["rules"], rule_ids, later = rules_section(mine, room)
-        while True:  # estimates of parts and whole may differ by a token: the whole is what must fit
-            text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
-            if tokens.estimate(text) < tokens.SESSION_START_BUDGET or not rule_ids:
-                break
+        # Estimates of parts and whole may differ by a token: the section must be in the composed text whole.
+        while rule_ids and sections["rules"] not in tokens.compose(list(sections.values()),
+                                                                   tokens.SESSION_START_BUDGET):
             room -= 8
             sections["rules"], rule_ids, later = rules_section(mine, room)
     text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)

@@ -13,12 +13,13 @@ def clip(line: str) -> str:
     return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1].rstrip() + "…"
 
 
-# The always-apply rules section (SPEC §4.3): whole rule texts, the smallest first, in the room the other sections
-# leave under SESSION_START_BUDGET; the rest are named, and delivered whole once at the session's first prompt or
+# The always-apply rules section (SPEC §4.3): whole rule texts, the smallest first, right after the profile, in at
+# least RULES_FLOOR tokens when they need them, else the room the other sections leave under SESSION_START_BUDGET; the rest are named, and delivered whole once at the session's first prompt or
 # action (`later`, hooks/session.py LATER).
 RULES_HEADER = "Rules this repository's rule files apply in every session (agentctx, each whole):"
 RULES_NAMED = ("These rules also apply in every session; their whole text comes with your first prompt "
                "(or run `agentctx rules show <path>`):")
+RULES_FLOOR = 500  # tokens the rules may take from the sections after them (profile stays first)
 LATER_HEADER = "Rules this repository's rule files apply in every session (agentctx, each whole; no room at start):"
 
 

@@ -348,3 +348,21 @@ def test_two_passes_at_once_write_each_record_once(repo, conn, monkeypatch):
         t.join(30)
     assert sorted(r["added"] for r in reports) == [0, 1]
     assert len(_rules(conn, project)) == 1
+
+
+def test_the_rules_come_first_in_a_full_digest(repo, conn, add):
+    from agentctx.memory import digest
+
+    for i in range(10):
+        add(f"Decision {i} about the payment flow", "Because " + "the ledger must balance and stay auditable " * 6)
+    add("Handover", "Working on the refund path. " * 60, type_="handover")
+    for i in range(8):  # the developer's global preferences fill their section too
+        add(f"Preference {i}: answer in short paragraphs, name the file and the function, then say why", "x",
+            type_="preference", scope="global")
+    body = "\n".join(f"Line {i}: every public function has type hints and a docstring." for i in range(26))
+    _write(repo, ".cursor/rules/style.mdc", "---\nalwaysApply: true\n---\n# Style\n" + body)
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    text = digest.compose(conn, project.id)["agents"]["codex"]["text"]
+    assert "Line 25: every public function" in text and digest.estimate(text) <= 1500
+    assert text.index("Rules this repository") < text.index("Active decisions")
