@@ -50,13 +50,33 @@ _FAILED_TEST = re.compile(r"(?m)^(?:FAILED|ERROR) (\S+::\S+|\S+\.py)(?=\s|$)|^(\
                           r"|^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)|^\s*--- FAIL: (\S+)|^test (\S+) \.\.\. FAILED$"
                           r"|^\s*FAIL (\S+\.\w+ > [^\n]+?)\s*$|^\s+● ([^\n]+ › [^\n]+?)\s*$")
 FAILED_TESTS_KEPT = 20
+# The tests a passing run shows it ran, as each runner prints them: pytest -v (`path::test PASSED`) and its -rA
+# summary, unittest -v (`test_x (mod.Class.test_x) ... ok`), `go test -v`, cargo, vitest and jest (`✓ name`).
+_PASSED_TEST = re.compile(r"(?m)^(\S+::\S+) PASSED(?=\s|$)|^PASSED (\S+::\S+)(?=\s|$)"
+                          r"|^(\w+) \(([\w.]+)\) \.\.\. ok$|^\s*--- PASS: (\S+)|^test (\S+) \.\.\. ok$"
+                          r"|^\s*[✓√] (\S+\.\w+ > [^\n]+?)(?:\s+\d+\s*ms)?\s*$")
+# Options of a test runner that take a value (the value is not a test to run), and those that run only some of the
+# tests a path names (then a path covers nothing by itself: only the tests the output shows passed).
+_VALUE_OPTIONS = frozenset(("-k", "-m", "-p", "-c", "-n", "-o", "-W", "--deselect", "--ignore", "--rootdir",
+                            "--maxfail", "--tb", "--durations", "-run", "--run", "-t", "--testNamePattern",
+                            "--reporter", "--config", "--project", "-r"))
+_SUBSET_OPTIONS = ("-k", "-m", "--lf", "--last-failed", "--deselect", "-run", "--run", "-t", "--testNamePattern",
+                   "--sw", "--stepwise")
+# Room kept at the end of a stub's body for nothing: the status line goes right after the command, never at the
+# cut end, and the list of failing tests is what gets shortened (issue 42: a 2,000-character body lost it).
+STUB_BODY_MAX = 2000
+# agentctx's own command, however it is started: its errors are never the project's (issue 42 item 6).
+_OWN = re.compile(r"^(?:\w+=\S*\s+)*(?:(?:uvx|pipx\s+run|uv\s+(?:tool\s+)?run)\s+(?:--\S+\s+)*"
+                  r"|python[\d.]*\s+-m\s+|\S*/)?agentctx(?:\.exe)?(?=\s|$)")
+# Where one command of a shell line ends (`2>&1` is a redirection, not an `&`).
+_SEGMENTS = re.compile(r"\s*(?:&&|\|\||(?<![<>&])&(?!>)|[;|\n()])\s*")
 
 
 @dataclass(frozen=True)
 class Observation:
     """What one tool call showed: the kind of event and its (already redacted) details."""
 
-    kind: str  # file | branch | commit | test | error
+    kind: str  # file | branch | commit | test | error | ok (a command that succeeded: the log only)
     command: str = ""
     detail: str = ""
     outcome: str = ""  # test: passed | failed
@@ -104,6 +124,71 @@ def failed_tests(output: str) -> list[str]:
     return found
 
 
+def _segments(command: str) -> list[str]:
+    return [seg for seg in _SEGMENTS.split(command) if seg.strip()]
+
+
+def own_command(command: str) -> bool:
+    """Whether `command` runs agentctx itself (`agentctx`, `python -m agentctx`, `uvx agentctx`, a path to it) in
+    any of its parts: what it prints is about agentctx, never the project's error or test run."""
+    return any(_OWN.match(seg.strip()) for seg in _segments(command))
+
+
+def _selections(command: str) -> tuple[list[str], bool]:
+    """The tests a test command names (paths, node ids, dotted names), and whether an option runs only some of
+    them (`-k`, `--lf`, `-run`: then a path says nothing about the tests in it)."""
+    import shlex
+
+    segment = next((seg for seg in _segments(command) if _TEST_CMD.search(seg) and not own_command(seg)), "")
+    try:
+        words = shlex.split(segment)
+    except ValueError:
+        words = segment.split()
+    m = _TEST_CMD.search(segment)
+    runner_words = len(segment[: m.end()].split()) if m else 0
+    chosen, subset, skip = [], False, False
+    for word in words[runner_words:]:
+        if skip:
+            skip = False
+            continue
+        if word.startswith("-"):
+            name = word.split("=", 1)[0]
+            subset = subset or name in _SUBSET_OPTIONS
+            skip = name in _VALUE_OPTIONS and "=" not in word
+            continue
+        if word in ("run", "test", "--") or word.startswith("./...") or any(c in word for c in "<>$`"):
+            continue
+        chosen.append(word[2:] if word.startswith("./") else word)
+    return chosen, subset
+
+
+def passed_tests(command: str, output: str) -> list[str]:
+    """What a passing run covered: the tests its output names as passed, and (unless an option ran only some of
+    them) the paths, node ids and dotted names its command selected. A failure stub is resolved when every test it
+    lists is covered (`covers`), whatever command failed it."""
+    found: list[str] = []
+    for m in _PASSED_TEST.finditer(output[:OUTPUT_CHARS]):
+        g = m.groups()
+        if g[2]:  # unittest
+            ident = g[3] if g[3].endswith("." + g[2]) else f"{g[3]}.{g[2]}"
+        else:
+            ident = next(x for x in g if x)
+        found.append(ident)
+    chosen, subset = _selections(command)
+    found += [w for w in chosen if "::" in w or not subset]
+    return list(dict.fromkeys(found))[:200]
+
+
+def covers(selection: str, test_id: str) -> bool:
+    """Whether a passing run's selection (a test id, a file, a directory, a module) includes `test_id`."""
+    sel = selection.rstrip("/")
+    if not sel:
+        return False
+    if test_id == sel:
+        return True
+    return any(test_id.startswith(sel + sep) for sep in ("::", " > ", ".", "/"))
+
+
 def error_line(output: str, failed: "bool | None") -> str | None:
     """The line that says what went wrong, or None when the call shows no error.
 
@@ -145,6 +230,7 @@ def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str,
     first = command.strip().splitlines()[0][:300]
     output = _output(tool_response)
     found: list[Observation] = []
+    own = own_command(command)
     if "git" in command:
         from . import gitcmd
 
@@ -154,7 +240,7 @@ def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str,
         for branch_name, sha, message in gitcmd.commits(command, output, failed):
             detail = f"{sha} {message}" if sha else message
             found.append(Observation("commit", command=first, detail=scrub_text(detail), path=branch_name))
-    if _TEST_CMD.search(command):
+    if _TEST_CMD.search(" ; ".join(seg for seg in _segments(command) if not own_command(seg))):
         fail = _TEST_FAIL.search(output)
         if fail:
             ids = failed_tests(output)
@@ -165,9 +251,10 @@ def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str,
             found.append(Observation("test", command=first, detail=line, outcome="failed",
                                      path=_first_path(line, output, cwd), subject=scrub_text("\n".join(ids))))
         elif _TEST_PASS.search(output):
-            found.append(Observation("test", command=first, outcome="passed"))
+            found.append(Observation("test", command=first, outcome="passed",
+                                     subject=scrub_text("\n".join(passed_tests(command, output)))))
         return found
-    error = error_line(output, failed)
+    error = None if own else error_line(output, failed)
     if error:
         line = scrub_text(error.strip())[:400]
         found.append(Observation("error", command=first, detail=line, path=_first_path(line, output, cwd)))
@@ -205,7 +292,7 @@ def store(conn: sqlite3.Connection, project_id: str, session_id: str, observatio
             elif ob.kind in ("branch", "commit") and (ob.detail if ob.kind == "branch" else ob.path):
                 graph.upsert_node(conn, project_id, "branch", ob.detail if ob.kind == "branch" else ob.path)
             elif ob.kind == "test" and ob.outcome == "passed":
-                _resolve_stubs(conn, project_id, session_id, ob.command)
+                _resolve_stubs(conn, project_id, session_id, ob.command, [t for t in ob.subject.splitlines() if t])
             elif ob.kind in ("test", "error"):
                 stub = _stub(conn, project_id, session_id, ob)
                 if stub:
@@ -246,27 +333,83 @@ def _stub(conn: sqlite3.Connection, project_id: str, session_id: str, ob: Observ
     existing = capture_sql.current_by_title(conn, project_id, "bugfix", title)
     record_id = existing.id if existing else None
     if existing is None:
-        failing = f"\nFailed tests: {', '.join(tests)}" if tests else ""
-        body = f"Command: {ob.command}{failing}\nObserved: {ob.detail}"
-        record, _ = records.insert(conn, NewRecord(type="bugfix", title=title, body=body[:2000], project_id=project_id,
-                                                   source="hook_observation", session_id=session_id or None,
-                                                   anchors=_stub_anchors(ob)))
+        record, _ = records.insert(conn, NewRecord(type="bugfix", title=title, body=stub_body(ob.command, ob.detail,
+                                                                                               tests),
+                                                   project_id=project_id, source="hook_observation",
+                                                   session_id=session_id or None, anchors=_stub_anchors(ob)))
         record_id = record.id
     if ob.path:
         graph.link(conn, record_id, [graph.upsert_node(conn, project_id, "file", ob.path)])
     return None if existing else record_id
 
 
-def _resolve_stubs(conn: sqlite3.Connection, project_id: str, session_id: str, command: str) -> None:
-    """A test command that failed before now passes: each open stub it left gains its resolution (a superseding
-    record). Its stubs are the current test-failure stubs whose body starts with the same command."""
-    for open_stub in capture_sql.open_stubs_of(conn, project_id, "Test failure: ", f"Command: {command}\n"):
+RESOLVED_TITLE = "Test failure fixed"
+# The status line's room: it goes right after the command, so no cut of the body can lose it.
+STATUS_ROOM = 400
+
+
+def stub_body(command: str, detail: str, tests: list[str]) -> str:
+    """The stub's text: its command, what it showed, then the failing tests one a line, as many as fit in the body
+    with room kept for its status line (`Resolved: …`, written right after the command when it passes)."""
+    head = f"Command: {command}\nObserved: {detail}"
+    room = STUB_BODY_MAX - STATUS_ROOM - len(head)
+    listed: list[str] = []
+    for test in tests:
+        line = f"\n- {test}"
+        if sum(len(x) for x in listed) + len(line) > room - 40:
+            listed.append(f"\n- … and {len(tests) - len(listed)} more")
+            break
+        listed.append(line)
+    return head + ("\nFailed tests:" + "".join(listed) if listed else "")
+
+
+def stub_tests(body: str) -> list[str]:
+    """The failing tests a stub lists: one a line under `Failed tests:`, or (stubs written before) after it, comma
+    separated. A list cut short (`… and N more`) names only some: it is resolved by its named ones."""
+    tests: list[str] = []
+    lines = body.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("Failed tests:"):
+            rest = line[len("Failed tests:"):].strip()
+            if rest:
+                return [t.strip() for t in rest.split(", ") if t.strip() and not t.endswith("…")]
+            for item in lines[i + 1:]:
+                if not item.startswith("- "):
+                    break
+                if not item.startswith("- … and "):
+                    tests.append(item[2:].strip())
+            break
+    return tests
+
+
+def _resolve_stubs(conn: sqlite3.Connection, project_id: str, session_id: str, command: str,
+                   covered: "list[str] | None" = None) -> None:
+    """A test run passed: each open test-failure stub it settles gains its resolution (a superseding record, titled
+    as fixed, with the stub's anchors and files). It settles the stubs the same command left, and those whose
+    failing tests it ran and passed, whatever command failed them (the test alone after a failing full suite)."""
+    covered = covered or []
+    for open_stub in capture_sql.open_stubs_of(conn, project_id, "Test failure: ", "Command: "):
         if "\nResolved:" in open_stub.body:
+            continue  # written before resolutions were titled as fixed
+        same = open_stub.body.startswith(f"Command: {command}\n")
+        tests = stub_tests(open_stub.body) or [open_stub.title[len("Test failure: "):]]
+        if not same and not (covered and all(any(covers(c, t) for c in covered) for t in tests)):
             continue
-        body = f"{open_stub.body}\nResolved: the same command passed later ({now_iso()})."
-        records.insert(conn, NewRecord(type="bugfix", title=open_stub.title, body=body[:2000], project_id=project_id,
-                                       source="hook_observation", session_id=session_id or None),
-                       supersedes=open_stub.id)
+        how = "the same command passed later" if same else f"`{_clip(command, 200)}` ran these tests and they passed"
+        first, _, rest = open_stub.body.partition("\n")
+        body = f"{first}\nResolved: {how} ({now_iso()}).\n{rest}"
+        new, _ = records.insert(conn, NewRecord(type="bugfix", title=_stub_title(RESOLVED_TITLE,
+                                                                                 open_stub.title[len("Test failure: "):]),
+                                                body=body[:STUB_BODY_MAX], project_id=project_id,
+                                                source="hook_observation", session_id=session_id or None,
+                                                anchors=open_stub.anchors),
+                                supersedes=open_stub.id)
+        capture_sql.link_all(conn, [new.id], capture_sql.entity_ids(conn, open_stub.id))
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # --- the session's working log (derived; read by PreCompact and the rule-based handover) ----------------------
@@ -286,6 +429,23 @@ def append_log(session_id: str, observations: list[Observation]) -> None:
         os.write(fd, lines.encode("utf-8"))
     finally:
         os.close(fd)
+
+
+def note_success(session_id: str, tool_name: str, tool_input: Any) -> None:
+    """A shell command that succeeded, in a session whose log holds an error (`ok`: no record, no database): what
+    tells the handover that the retry fixed it (snapshot.open_errors). Nothing when the log holds no error."""
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if not session_id or tool_name != "Bash" or not isinstance(command, str) or not command.strip():
+        return
+    from ..base.safeio import read_tail
+
+    try:
+        raw, _ = read_tail(os.fspath(log_path(session_id)), 32 * 1024)
+    except OSError:
+        return
+    if b'"kind": "error"' not in raw:
+        return
+    append_log(session_id, [Observation("ok", command=scrub_text(command).strip().splitlines()[0][:300])])
 
 
 def read_log(session_id: str) -> list[dict[str, Any]]:

@@ -62,7 +62,8 @@ def wrap_session(conn: sqlite3.Connection, project: Project, session_id: str, tr
     if not (rich and current[0].session_id == session_id):
         body = snapshot.handover_body(snapshot.recent_prompts(transcript) if transcript else [], log,
                                       when=f"at session end, {now_iso()}",
-                                      current=current[0].body if current else None, current_is_snapshot=not rich)
+                                      current=current[0].body if current else None, current_is_snapshot=not rich,
+                                      root=project.root_dir)
         if body:
             records.insert(conn, NewRecord(type="handover", title="Handover: end-of-session snapshot", body=body,
                                            project_id=project.id, source="hook_observation", session_id=session_id))
