@@ -308,9 +308,9 @@ def stats(req: Request) -> dict[str, Any]:
     rows = []
     for rid, u in sorted(uses.items(), key=lambda kv: (-kv[1]["tokens"], kv[0]))[: req.integer("limit", 50, 1, 500)]:
         rec = records.get(req.conn, rid)
-        followed = u["followed"] + max(0, u["stopped"] - u["ignored"] - u["followed"])
+        followed, used = sessions.earned(u)
         rows.append({"id": rid, "title": rec.title if rec else "(deleted)", "guard": bool(rec and rec.guard), **u,
-                     "followed": followed, "never_used": not (followed or u["fetched"])})
+                     "followed": followed, "never_used": not used})
     return {"items": rows}
 
 
