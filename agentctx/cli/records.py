@@ -227,9 +227,10 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
 
 def _explain(query: str, ctx: Context) -> int:
     """The prompt hook's decision for the query: every candidate against its threshold, and why."""
+    from ..hooks.prompt import select
     from ..retrieval.explain import by_other_names, describe, explain
 
-    rows = explain(ctx.conn, query, ctx.project.id)
+    rows = explain(ctx.conn, query, ctx.project.id, select)  # the hook's own selection, in a new session
     if ctx.json:
         ctx.emit(rows)
         return 0

@@ -98,6 +98,22 @@ def log_prompt(conn: sqlite3.Connection, *, session_id: str, project_id: str, pr
                                                    created_at or now_iso()))
 
 
+def prompt_texts(conn: sqlite3.Connection, project_id: str,
+                 keys: "list[tuple[object, object]]") -> "dict[tuple[str, str], str]":
+    """(session id, prompt hash) -> the prompt's kept words (cleaned when drained), for the keys that have them."""
+    wanted = {(s, h) for s, h in keys if isinstance(s, str) and isinstance(h, str)}
+    if not wanted:
+        return {}
+    found: dict[tuple[str, str], str] = {}
+    sids = sorted({s for s, _ in wanted})
+    marks = ", ".join("?" * len(sids))
+    for sid, digest, text in conn.execute(f"SELECT session_id, prompt_hash, text FROM prompts WHERE project_id = ? "
+                                          f"AND session_id IN ({marks})", (project_id, *sids)):
+        if (sid, digest) in wanted and text:
+            found[(sid, digest)] = text
+    return found
+
+
 # Ledger rows that delivered something (SessionStart, UserPromptSubmit, PreToolUse); rows whose event has a `/`
 # (`PreToolUse/guard`, `PostToolUse/followed`, ...) note what an action did with a delivery, with no tokens.
 DELIVERED = "instr(event, '/') = 0"
