@@ -412,6 +412,18 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def retire_own_errors(conn: sqlite3.Connection, project_id: str) -> int:
+    """Retire the current error stubs captured from agentctx's own commands before capture left them out (a
+    `record --rationale` usage error stored as the project's bug fix): they are not the project's. Returns how many."""
+    gone = 0
+    for stub in capture_sql.open_stubs_of(conn, project_id, "Error observed: ", "Command: "):
+        command = stub.body.split("\n", 1)[0][len("Command: "):]
+        if own_command(command):
+            records.retire(conn, stub.id, project_id)
+            gone += 1
+    return gone
+
+
 # --- the session's working log (derived; read by PreCompact and the rule-based handover) ----------------------
 
 def log_path(session_id: str) -> "os.PathLike[str]":

@@ -103,3 +103,21 @@ def test_handover_names_files_relative_to_the_repository(repo):
     log = [{"kind": "file", "path": str(repo / "src/linter/rules.py")}, {"kind": "file", "path": "/etc/hosts"}]
     body = snapshot.compose([], log, when="now", root=str(repo))
     assert "Files changed:\n- src/linter/rules.py\n- /etc/hosts" in body
+
+
+def test_consolidation_retires_error_stubs_of_agentctx_own_commands(conn, repo):
+    """Stores written before capture left agentctx out hold its usage error as the project's bug fix."""
+    from agentctx.base.models import NewRecord
+    from agentctx.memory import consolidate
+
+    pid = detect(repo).id
+    own, project = (records.insert(conn, NewRecord(type="bugfix", title=f"Error observed: {cmd}", body=f"Command: {cmd}\n"
+                                                   f"Observed: {line}", project_id=pid, source="hook_observation",
+                                                   confidence="inferred"))[0]
+                    for cmd, line in (("agentctx record --type decision --rationale x",
+                                       "agentctx: error: unrecognized arguments: --rationale"),
+                                      ("node scripts/migrate.js", "TypeError: cannot read x")))
+    report = consolidate.run(detect(repo))
+    assert report["own_errors_retired"] == 1
+    assert [r.id for r in _bugfixes(conn, repo)] == [project.id]
+    assert records.get(conn, own.id).superseded_at is not None  # retired, kept in history
