@@ -28,7 +28,15 @@ def expand_soon(record: "Record", root: str | None) -> str:
             return "off"
     except Exception:  # a damaged config: the record is written; `agentctx expand` will say what is wrong
         return "off"
-    from ..base.spawn import agentctx_argv, detached
+    from ..base.spawn import agentctx_argv
 
     argv = agentctx_argv(*(("-C", root) if root else ()), "expand", "--limit", str(LIMIT))
-    return "started" if detached(argv, cwd=root) is not None else "failed"
+    return "started" if start(argv, root) is not None else "failed"
+
+
+def start(argv: "list[str]", cwd: "str | None") -> "int | None":
+    """Start the pass detached (base/spawn.py); its pid, or None. The test suite replaces it (tests/conftest.py):
+    a pass started by every record a test writes would race the test's own."""
+    from ..base.spawn import detached
+
+    return detached(argv, cwd=cwd)

@@ -7,16 +7,13 @@ import json
 
 import pytest
 
-from agentctx.base import spawn
 from agentctx.memory.history import chain
 from agentctx.store import records
 
 
 @pytest.fixture
-def spawned(monkeypatch):
-    started = []
-    monkeypatch.setattr(spawn, "detached", lambda argv, *, cwd=None, lifetime=None: started.append((argv, cwd)) or 4242)
-    return started
+def spawned(fake_expansion_start):
+    return fake_expansion_start  # FAKE (tests/conftest.py): what would have been started, never started
 
 
 def test_record_takes_a_rationale_as_supersede_does(in_p, spawned):

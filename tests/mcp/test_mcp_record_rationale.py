@@ -3,14 +3,13 @@ only (issue 42 items 7, 8)."""
 
 from __future__ import annotations
 
-from agentctx.base import spawn
 from agentctx.memory.history import chain
 from agentctx.store import records
 
 
-def test_ctx_record_takes_a_rationale_and_says_when_it_will_not_be_expanded(ctx_a, helpers, monkeypatch):
-    started = []
-    monkeypatch.setattr(spawn, "detached", lambda argv, **kw: started.append(argv) or 1)
+def test_ctx_record_takes_a_rationale_and_says_when_it_will_not_be_expanded(ctx_a, helpers, monkeypatch,
+                                                                           fake_expansion_start):
+    started = fake_expansion_start
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.setenv("PATH", "/nonexistent")  # no `claude` CLI: no backend
     result = helpers.call(ctx_a, "ctx_record", {"type": "decision", "title": "Ruff replaces flake8",
