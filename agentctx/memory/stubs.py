@@ -9,7 +9,7 @@ from ..base.ids import now_iso
 from ..base.models import TITLE_MAX, NewRecord
 from ..store import capture as capture_sql
 from ..store import graph, records
-from .testruns import covers, own_command
+from .testruns import WHOLE, covers, own_command, runner
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -102,18 +102,22 @@ def stub_tests(body: str) -> list[str]:
 def resolve_stubs(conn: sqlite3.Connection, project_id: str, session_id: str, command: str,
                    covered: "list[str] | None" = None) -> None:
     """A test run passed: each open test-failure stub it settles gains its resolution (a superseding record, titled
-    as fixed, with the stub's anchors and files). It settles the stubs the same command left, and those whose
-    failing tests it ran and passed, whatever command failed them (the test alone after a failing full suite)."""
-    covered = covered or []
+    as fixed, with the stub's anchors and files). It settles the stubs the same command left, those whose failing
+    tests it ran and passed, whatever command failed them (the test alone after a failing full suite), and, when it
+    ran a runner's whole suite (no path, no `-k`), every stub that runner left."""
+    whole = {c[len(WHOLE):] for c in covered or () if c.startswith(WHOLE)}  # runners whose whole suite passed
+    ids = [c for c in covered or () if not c.startswith(WHOLE)]
     for open_stub in capture_sql.open_stubs_of(conn, project_id, "Test failure: ", "Command: "):
         if "\nResolved:" in open_stub.body:
             continue  # written before resolutions were titled as fixed
-        same = open_stub.body.startswith(f"Command: {command}\n")
-        tests = stub_tests(open_stub.body) or [open_stub.title[len("Test failure: "):]]
-        if not same and not (covered and all(any(covers(c, t) for c in covered) for t in tests)):
-            continue
-        how = "the same command passed later" if same else f"`{_clip(command, 200)}` ran these tests and they passed"
         first, _, rest = open_stub.body.partition("\n")
+        same = first == f"Command: {command}"
+        suite = bool(whole) and runner(first[len("Command: "):]) in whole
+        tests = stub_tests(open_stub.body) or [open_stub.title[len("Test failure: "):]]
+        if not (same or suite or (ids and all(any(covers(c, t) for c in ids) for t in tests))):
+            continue
+        how = ("the same command passed later" if same else f"the whole suite passed (`{_clip(command, 200)}`)"
+               if suite else f"`{_clip(command, 200)}` ran these tests and they passed")
         body = f"{first}\nResolved: {how} ({now_iso()}).\n{rest}"
         new, _ = records.insert(conn, NewRecord(type="bugfix", title=_stub_title(RESOLVED_TITLE,
                                                                                  open_stub.title[len("Test failure: "):]),

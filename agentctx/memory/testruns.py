@@ -26,8 +26,8 @@ _PASSED_TEST = re.compile(r"(?m)^(\S+::\S+) PASSED(?=\s|$)|^PASSED (\S+::\S+)(?=
                           r"|^\s*[✓√] (\S+\.\w+ > [^\n]+?)(?:\s+\d+\s*ms)?\s*$")
 # Options of a test runner that take a value (the value is not a test to run), and those that run only some of the
 # tests a path names (then a path covers nothing by itself: only the tests the output shows passed).
-_VALUE_OPTIONS = frozenset(("-k", "-m", "-p", "-c", "-n", "-o", "-W", "--deselect", "--ignore", "--rootdir",
-                            "--maxfail", "--tb", "--durations", "-run", "--run", "-t", "--testNamePattern",
+_VALUE_OPTIONS = frozenset(("-k", "-m", "-p", "-c", "-n", "-o", "-W", "-e", "--env", "--deselect", "--ignore",
+                            "--rootdir", "--maxfail", "--tb", "--durations", "-run", "--run", "-t", "--testNamePattern",
                             "--reporter", "--config", "--project", "-r"))
 _SUBSET_OPTIONS = ("-k", "-m", "--lf", "--last-failed", "--deselect", "-run", "--run", "-t", "--testNamePattern",
                    "--sw", "--stepwise")
@@ -107,7 +107,31 @@ def passed_tests(command: str, output: str) -> list[str]:
         found.append(ident)
     chosen, subset = _selections(command)
     found += [w for w in chosen if "::" in w or not subset]
-    return list(dict.fromkeys(found))[:200]
+    found = list(dict.fromkeys(found))[:200]
+    family = runner(command)
+    if not chosen and not subset and family:  # the whole suite passed: every test of that runner
+        found.append(WHOLE + family)
+    return found
+
+
+# A passing run's coverage entry for "every test of this runner" (a whole-suite run: no path, no -k).
+WHOLE = "*"
+
+
+# A test command's runner family, by the first pattern its match holds (`playwright test` before a bare `test`).
+_RUNNERS = ((r"py\.?test", "pytest"), (r"unittest", "unittest"), (r"\btox\b", "tox"), (r"\bnox\b", "nox"),
+            (r"\bgo\s", "go test"), (r"\bcargo\s", "cargo test"), (r"\bvitest\b", "vitest"), (r"\bjest\b", "jest"),
+            (r"\bmocha\b", "mocha"), (r"\bplaywright\b", "playwright test"), (r"\btest\b", "npm test"))
+
+
+def runner(command: str) -> "str | None":
+    """The test runner a command starts, by family (`python -m pytest` and `py.test` are `pytest`, `npx vitest run`
+    is `vitest`, `pnpm run test` is `npm test`), or None when it starts none."""
+    segment = next((seg for seg in segments(command) if TEST_CMD.search(seg) and not own_command(seg)), "")
+    m = TEST_CMD.search(segment)
+    if not m:
+        return None
+    return next((family for pattern, family in _RUNNERS if re.search(pattern, m.group(0))), None)
 
 
 def covers(selection: str, test_id: str) -> bool:

@@ -121,3 +121,15 @@ def test_consolidation_retires_error_stubs_of_agentctx_own_commands(conn, repo):
     assert report["own_errors_retired"] == 1
     assert [r.id for r in _bugfixes(conn, repo)] == [project.id]
     assert records.get(conn, own.id).superseded_at is not None  # retired, kept in history
+
+
+def test_a_whole_suite_pass_resolves_what_its_runner_failed_under_another_command(hook, conn, repo):
+    test = "tests/test_config.py::test_reads_pyproject_section"
+    _bash(hook, repo, f"pytest {test} -x", f"FAILED {test} - KeyError\n1 failed", failed=True)
+    _bash(hook, repo, "npm test", "Tests:  12 passed, 12 total")  # another runner's suite: not these tests
+    assert _bugfixes(conn, repo)[0].title.startswith("Test failure: ")
+    _bash(hook, repo, "pytest -k pyproject", "1 passed, 251 deselected")  # only some tests: says nothing of this one
+    assert _bugfixes(conn, repo)[0].title.startswith("Test failure: ")
+    _bash(hook, repo, "python -m pytest -q", "252 passed in 4.0s")
+    (fixed,) = _bugfixes(conn, repo)
+    assert fixed.body.splitlines()[1].startswith("Resolved: the whole suite passed (`python -m pytest -q`)")
