@@ -15,9 +15,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .capture import Observation
 
-# Room kept at the end of a stub's body for nothing: the status line goes right after the command, never at the
-# cut end, and the list of failing tests is what gets shortened (issue 42: a 2,000-character body lost it).
+# A stub's body, as a record's: the status line goes right after the command, never at the end a cut loses, and the
+# list of failing tests is what gets shortened (issue 42: a 2,000-character body lost its "Resolved:" line).
 STUB_BODY_MAX = 2000
+RESOLVED_TITLE = "Test failure fixed"
+STATUS_ROOM = 400  # of STUB_BODY_MAX, kept for the status line a resolution adds
+
 
 def _stub_title(prefix: str, command: str) -> str:
     title = f"{prefix}: {' '.join(command.split())}"
@@ -58,11 +61,6 @@ def write_stub(conn: sqlite3.Connection, project_id: str, session_id: str, ob: "
     if ob.path:
         graph.link(conn, record_id, [graph.upsert_node(conn, project_id, "file", ob.path)])
     return None if existing else record_id
-
-
-RESOLVED_TITLE = "Test failure fixed"
-# The status line's room: it goes right after the command, so no cut of the body can lose it.
-STATUS_ROOM = 400
 
 
 def stub_body(command: str, detail: str, tests: list[str]) -> str:

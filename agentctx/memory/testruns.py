@@ -33,7 +33,7 @@ _SUBSET_OPTIONS = ("-k", "-m", "--lf", "--last-failed", "--deselect", "-run", "-
                    "--sw", "--stepwise")
 # agentctx's own command, however it is started: its errors are never the project's (issue 42 item 6).
 _OWN = re.compile(r"^(?:\w+=\S*\s+)*(?:(?:uvx|pipx\s+run|uv\s+(?:tool\s+)?run)\s+(?:--\S+\s+)*"
-                  r"|python[\d.]*\s+-m\s+|\S*/)?agentctx(?:\.exe)?(?=\s|$)")
+                  r"|python[\d.]*\s+-m\s+|\S*/)?agentctx(?:\.exe|[@=]\S*)?(?=\s|$)")
 # Where one command of a shell line ends (`2>&1` is a redirection, not an `&`).
 _SEGMENTS = re.compile(r"\s*(?:&&|\|\||(?<![<>&])&(?!>)|[;|\n()])\s*")
 
