@@ -66,7 +66,7 @@ def test_a_subset_run_resolves_only_the_tests_its_output_shows_passed(hook, conn
 def test_agentctx_own_cli_error_is_not_the_projects(hook, conn, repo):
     error = "usage: agentctx [-h] ...\nagentctx: error: unrecognized arguments: --rationale"
     for command in ("agentctx record --type decision --title T --body B --rationale why",
-                    "python -m agentctx record --rationale x", "uvx agentctx record --rationale x",
+                    "python -m agentctx record --rationale x", "uvx agentctx@latest record --rationale x",
                     "/home/dev/.local/bin/agentctx record --rationale x",
                     "cd /work/linter && AGENTCTX_HOME=/tmp/h agentctx record --rationale x"):
         _bash(hook, repo, command, error, failed=True)
