@@ -325,7 +325,8 @@ def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
         agents[agent] = base if not own else _view(conn, project_id, common, rows, prefs, rules, own)
     return {"version": VERSION, "projectId": project_id, "generatedAt": now_iso(), "sections": base["sections"],
             "text": base["text"], "tokens": base["tokens"], "stats": stats(conn, project_id, total),
-            "ids": base["ids"], "later": base["later"], "agents": agents}
+            "ids": base["ids"], "later": base["later"], "lines": base["lines"],
+            "handoverSession": base["handoverSession"], "agents": agents}
 
 
 def _own_ids(conn: "sqlite3.Connection", project_id: str, agent: str, rows: "list[Record]") -> "frozenset[str]":
@@ -377,26 +378,62 @@ def _view(conn: "sqlite3.Connection", project_id: str, common: "dict[str, str]",
            if i not in own] + rule_ids
     later_text = "\n".join([LATER_HEADER, *(rule_block(r) for r in later)]) if later else ""
     return {"sections": sections, "text": text, "tokens": tokens.estimate(text), "ids": ids,
-            "later": {"text": tokens.truncate(later_text, tokens.PROMPT_BUDGET), "ids": [r.id for r in later]}}
+            "later": {"text": tokens.truncate(later_text, tokens.PROMPT_BUDGET), "ids": [r.id for r in later]},
+            **record_lines(conn, text, ids, sections["handover"])}
+
+
+def record_lines(conn: "sqlite3.Connection", text: str, ids: "list[str]", handover: str) -> "dict[str, object]":
+    """`lines`: per carried record, its lines in `text` (the handover: its section, `handover`; an always-apply
+    rule: its whole block), and `handoverSession`: the session that wrote the carried handover. A resumed session
+    gets only the lines of records its conversation has not had, never the handover it wrote itself
+    (hooks/session.py)."""
+    from ..store import records
+    from .digest_rules import rule_block
+
+    out: "dict[str, list[str]]" = {}
+    lines = text.splitlines()
+    session = None
+    for rid in ids:
+        record = records.get(conn, rid)
+        if record is None:
+            continue
+        if record.type == "handover":
+            if handover and handover in text:
+                out[rid] = handover.splitlines()
+                session = record.session_id
+            continue
+        if _always_rule(record):
+            block = rule_block(record)
+            if block in text:
+                out[rid] = block.splitlines()
+            continue
+        title = _shown_title(record, {})
+        mine = [ln for ln in lines if ln == f"- {title}" or ln.startswith(f"- {title}: ") or ln == _clip(f"- {title}")]
+        if mine:
+            out[rid] = mine
+    return {"lines": out, "handoverSession": session}
 
 
 def for_agent(data: "dict[str, object] | None", agent: str) -> "dict[str, object]":
-    """The digest as `agent`'s sessions get it: {text, ids, sections, later} (its own view when the digest has
-    one, else the common text without the lines `own` lists: a digest written before per-agent views)."""
+    """The digest as `agent`'s sessions get it: {text, ids, sections, later, lines, handoverSession} (its own view
+    when the digest has one, else the common text without the lines `own` lists: a digest written before per-agent
+    views)."""
     agents = data.get("agents") if isinstance(data, dict) else None
     view = agents.get(agent) if isinstance(agents, dict) else None
-    if isinstance(view, dict) and isinstance(view.get("text"), str):
-        ids = view.get("ids")
-        return {"text": view["text"], "ids": [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else [],
-                "sections": view.get("sections") if isinstance(view.get("sections"), dict) else {},
-                "later": view.get("later") if isinstance(view.get("later"), dict) else {}}
-    text, ids = carried_of(data)
-    if text:
-        text, ids = without_own(data, agent, text, ids)
-    sections = data.get("sections") if isinstance(data, dict) else None
-    later = data.get("later") if isinstance(data, dict) else None
+    own_view = isinstance(view, dict) and isinstance(view.get("text"), str)
+    source = view if own_view else data
+    if own_view:
+        ids = view.get("ids")  # type: ignore[union-attr]
+        text, ids = view["text"], [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []  # type: ignore[index]
+    else:
+        text, ids = carried_of(data)
+        if text:
+            text, ids = without_own(data, agent, text, ids)
+    get = source.get if isinstance(source, dict) else (lambda key: None)  # noqa: E731
+    sections, later, lines = get("sections"), get("later"), get("lines")
     return {"text": text, "ids": ids, "sections": sections if isinstance(sections, dict) else {},
-            "later": later if isinstance(later, dict) else {}}
+            "later": later if isinstance(later, dict) else {}, "lines": lines,
+            "handoverSession": get("handoverSession")}
 
 
 def without_own(data: "dict[str, object] | None", agent: str, text: str, ids: "list[str]") -> "tuple[str, list[str]]":

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from ..base.models import Record
 
-# Every agent this decides for (`agents.NAMES`, and Copilot CLI's entries for when it is served, issue 46).
+# Every agent this decides for (`agents.NAMES`).
 AGENTS = ("claude", "codex", "gemini", "copilot")
 
 # Format -> the agents that load a file of it themselves, wherever their session started (vendor-notes/rule-files.md):
@@ -22,13 +22,15 @@ AGENTS = ("claude", "codex", "gemini", "copilot")
 #                 Edits a matching file (facts 5, 6, 8a: 2.1.332; see VERSIONED for 2.1.197).
 #   claude_md:    a nested CLAUDE.md loads when Claude Code reads files in its folder (fact 7).
 #   gemini_md:    Gemini CLI loads a folder's GEMINI.md just in time when a tool touches it (fact 17).
-#   copilot:      Copilot CLI applies `.github/instructions/*.instructions.md` by `applyTo` (fact 9).
-#   agents_md:    Copilot CLI also reads AGENTS.md in "any directories nested in the path of a file it is working
-#                 on" (docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions).
+#   copilot:      Copilot CLI loads `.github/instructions/*.instructions.md` by `applyTo` and `.claude/rules` by
+#                 `paths` when a matching file is read, those without `paths` at start, and the AGENTS.md,
+#                 CLAUDE.md and GEMINI.md of a folder whose file it reads (vendor-notes/copilot-cli.md fact 13,
+#                 observed; its docs: "any directories nested in the path of a file it is working on").
 #   cursor:       no agent agentctx serves reads `.cursor/rules`.
 ALWAYS: dict[str, frozenset[str]] = {
-    "claude_rules": frozenset({"claude"}), "claude_md": frozenset({"claude"}), "gemini_md": frozenset({"gemini"}),
-    "copilot": frozenset({"copilot"}), "agents_md": frozenset({"copilot"}), "cursor": frozenset()}
+    "claude_rules": frozenset({"claude", "copilot"}), "claude_md": frozenset({"claude", "copilot"}),
+    "gemini_md": frozenset({"gemini", "copilot"}), "copilot": frozenset({"copilot"}),
+    "agents_md": frozenset({"copilot"}), "cursor": frozenset()}
 # Format -> the agents that load a file of it only when their session's working directory is at or below the
 # file's folder: Codex builds its AGENTS.md chain once, from the project root down to its working directory
 # (developers.openai.com/codex/guides/agents-md; openai/codex#12115), so `web/AGENTS.md` reaches a Codex started at

@@ -87,7 +87,7 @@ def test_copies_in_two_formats_are_one_record_skipped_by_both_natives(repo, conn
     assert report["files"] == 3 and report["added"] == 2
     by_path = {rulefiles.rule_paths(r)[0]: r for r in _rules(conn, project)}
     models = by_path[".claude/rules/models.md"] if ".claude/rules/models.md" in by_path else by_path[".cursor/rules/models.mdc"]
-    assert rulefiles.native_agents(models) == {"claude"}
+    assert rulefiles.native_agents(models) == {"claude", "copilot"}
     # Codex loads lib/AGENTS.md only in a session started in lib/ or below (its chain runs root -> cwd).
     from agentctx.memory import native
 
@@ -103,22 +103,23 @@ def test_native_agents_by_format(conn, add):
                                                       confidence="team", source="rule_file"))[0]
 
     assert rulefiles.native_agents(rule(".cursor/rules/a.mdc: A")) == frozenset()
+    # Copilot CLI loads its own instructions, .claude/rules and every folder's AGENTS/CLAUDE/GEMINI.md (issue 46)
     assert rulefiles.native_agents(rule(".github/instructions/a.instructions.md: A")) == {"copilot"}
-    assert rulefiles.native_agents(rule(".claude/rules/x/a.md: A")) == {"claude"}
-    assert rulefiles.native_agents(rule("pkg/GEMINI.md: A")) == {"gemini"}
-    assert rulefiles.native_agents(rule("pkg/CLAUDE.md: A")) == {"claude"}
+    assert rulefiles.native_agents(rule(".claude/rules/x/a.md: A")) == {"claude", "copilot"}
+    assert rulefiles.native_agents(rule("pkg/GEMINI.md: A")) == {"gemini", "copilot"}
+    assert rulefiles.native_agents(rule("pkg/CLAUDE.md: A")) == {"claude", "copilot"}
     assert rulefiles.native_agents(add("pkg/AGENTS.md: not a rule file's record", "x")) == frozenset()
     from agentctx.memory import native
 
     nested = rule("pkg/AGENTS.md: A")
     assert native.of_record(nested) == ({"copilot"}, {"codex": "pkg"})
     # Claude Code 2.1.197 missed a `paths` rule after a Write (vendor-notes fact 8a): a known older version loads less.
-    assert native.native_agents(rule(".claude/rules/b.md: B"), versions={"claude": "2.1.197"}) == frozenset()
-    assert native.native_agents(rule(".claude/rules/c.md: C"), versions={"claude": "2.1.332"}) == {"claude"}
+    assert native.native_agents(rule(".claude/rules/b.md: B"), versions={"claude": "2.1.197"}) == {"copilot"}
+    assert native.native_agents(rule(".claude/rules/c.md: C"), versions={"claude": "2.1.332"}) == {"claude", "copilot"}
     every = records.insert(conn, records.NewRecord(type="convention", title=".claude/rules/d.md: D", body="x",
                                                    project_id="p", confidence="team", source="rule_file",
                                                    pinned=True))[0]
-    assert native.native_agents(every, versions={"claude": "2.1.197"}) == {"claude"}  # loaded at start by both
+    assert native.native_agents(every, versions={"claude": "2.1.197"}) == {"claude", "copilot"}  # at start by all
     assert native.provenance(nested) == ("A", " (rule file: pkg/AGENTS.md)")
 
 
@@ -170,7 +171,9 @@ def test_always_rules_whole_to_every_agent_but_its_own(repo, conn):
     copilot = data["agents"]["copilot"]["text"]
     assert "Tabs, not spaces" not in claude and "One assert per idea" in claude and "Say why in comments" in claude
     assert "Tabs, not spaces" in codex and "One assert per idea" in codex and "Say why in comments" in codex
-    assert "Say why in comments" not in copilot and "Tabs, not spaces" in copilot
+    # Copilot CLI loads its instructions and `.claude/rules` itself (vendor-notes/copilot-cli.md fact 13).
+    assert "Say why in comments" not in copilot and "Tabs, not spaces" not in copilot
+    assert "One assert per idea" in copilot
     # The line names the file and the title once: the heading that repeats the title is not its text.
     assert "- .cursor/rules/tests.mdc (Writing tests):\nOne assert per idea." in codex
     assert "# Writing tests" not in codex
@@ -241,7 +244,7 @@ def test_the_pre_action_hook_gets_the_rule_in_every_agent_but_its_own(repo, conn
     rulefiles.sync(conn, project)
     entries = anchormap.build(conn, project.id)["entries"]
     by_title = {e["origin"].split(": ", 1)[1]: e for e in entries}  # "rule file: <path>"
-    assert by_title[".claude/rules/db.md"]["skip_agents"] == ["claude"]
+    assert by_title[".claude/rules/db.md"]["skip_agents"] == ["claude", "copilot"]
     assert by_title[".claude/rules/db.md"]["title"] == "Migrations"
     assert "(rule file: .claude/rules/db.md)" in select(entries, Target("Edit", ("migrations/1.sql",)), "codex",
                                                          set())[0].block
@@ -283,7 +286,7 @@ def test_a_folders_dot_claude_claude_md_is_read(repo, conn):
     assert sorted(found) == [".claude/CLAUDE.md", "svc/.claude/CLAUDE.md"]
     rulefiles.sync(conn, detect(str(repo)))
     (rec,) = _rules(conn, detect(str(repo)))
-    assert rec.anchors == ("path:svc/",) and rulefiles.native_agents(rec) == {"claude"}
+    assert rec.anchors == ("path:svc/",) and rulefiles.native_agents(rec) == {"claude", "copilot"}
 
 
 def test_a_deleted_project_leaves_no_rule_file_rows(repo, conn):
@@ -366,3 +369,26 @@ def test_the_rules_come_first_in_a_full_digest(repo, conn, add):
     text = digest.compose(conn, project.id)["agents"]["codex"]["text"]
     assert "Line 25: every public function" in text and digest.estimate(text) <= 1500
     assert text.index("Rules this repository") < text.index("Active decisions")
+
+
+def test_rules_sync_says_what_a_pass_that_only_retired_did(repo, conn, capsys):
+    """Issue 42 item 11: the linter's rule files removed, `rules sync` said "0 unchanged, nothing read" while it
+    retired their records."""
+    paths = [_write(repo, ".claude/rules/testing.md", "---\npaths: tests/**\n---\nOne test file per module."),
+             _write(repo, ".cursor/rules/api.mdc", API)]
+    assert cli.main(["-C", str(repo), "rules", "sync"]) == 0
+    capsys.readouterr()
+    for path in paths:
+        path.unlink()
+    assert cli.main(["-C", str(repo), "rules", "sync"]) == 0
+    out = capsys.readouterr().out
+    assert "records 2 retired" in out and "unchanged" not in out
+    assert _rules(conn, detect(str(repo))) == []
+    assert cli.main(["-C", str(repo), "rules", "sync"]) == 0  # and now nothing changed: it says so
+    assert "0 unchanged, nothing read" in capsys.readouterr().out
+
+
+def test_an_always_apply_rule_whose_globs_are_dropped_on_purpose_has_no_note(repo, conn):
+    _write(repo, ".cursor/rules/style.mdc", "---\nalwaysApply: true\nglobs: src/**/*.{py,pyi}\n---\nRuff format.")
+    report = rulefiles.sync(conn, detect(str(repo)))
+    assert report["added"] == 1 and not any("no glob could be kept" in s for s in report["skipped"])

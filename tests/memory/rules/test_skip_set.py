@@ -84,8 +84,8 @@ def test_ctx_search_marks_what_an_agent_loads_itself(repo, conn):
         found = {r["title"].split(":")[0]: r for r in ctx_search(ctx, {"query": "migrations"})["results"]}
     finally:
         ctx.close()
-    assert found[".claude/rules/migrations.md"]["loaded_by"] == ["claude"]
-    assert "loaded by claude itself" in found[".claude/rules/migrations.md"]["note"]
+    assert found[".claude/rules/migrations.md"]["loaded_by"] == ["claude", "copilot"]
+    assert "loaded by claude, copilot itself" in found[".claude/rules/migrations.md"]["note"]
     assert "loaded_by" not in found[".cursor/rules/api.mdc"]
 
 
