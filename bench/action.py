@@ -16,7 +16,9 @@ with an earlier call (the read) or with the one-time stop of the edit (`_first`:
 Ground truth is each format's own semantics as documented (vendor-notes/rule-files.md), matched here by a separate
 implementation (a glob is matched against the whole repository-relative path: `*` and `?` within a segment, `**`
 across segments, `{a,b}` alternatives; a nested AGENTS.md/CLAUDE.md/GEMINI.md governs its folder), not by
-base/anchors. Measured per agent (a rule the agent loads natively is its own job and is counted apart):
+base/anchors. Measured per agent (a rule the agent loads natively is its own job and is counted apart; what it
+loads is `memory.native`'s decision for a session started at the repository root, as each commit is replayed: Codex
+loads only the AGENTS.md files on the way from the root to its working directory, so a nested one is agentctx's job):
   hit        share of (edit of an existing file, governing rule) pairs whose rule reached the model before the edit
              (read, then edit); `before`: the same with the agent's own loading (native pairs) counted in;
              `shell_hit`, `shell_first_hit`: `sed -i` edits without and with the one-time stop; `new_hit`,
@@ -203,8 +205,8 @@ def read_target(agent: str, file: str) -> "object":
 
     if agent == "codex":
         line = f"sed -n 1,200p {shlex.quote(file)}"
-        return Target("Bash", (), line, "", shellpaths.line_reads(line))
-    return Target("Read", (), "", "", (file,))
+        return Target("Bash", (), line, "", read=shellpaths.line_reads(line))
+    return Target("Read", (), "", "", read=(file,))
 
 
 def edit_target(file: str, new: bool, shell: bool) -> "object":
@@ -217,7 +219,8 @@ def edit_target(file: str, new: bool, shell: bool) -> "object":
 
     if shell:
         line = f"sed -i 's/a/b/' {shlex.quote(file)}"
-        return Target("Bash", shellpaths.line_writes(line), line, "", ())
+        written = shellpaths.line_writes(line)
+        return Target("Bash", written, line, "", writes=written)
     return Target("Write" if new else "Edit", (file,))
 
 
@@ -232,10 +235,10 @@ def deliver(entries: list[dict[str, object]], target: "object", agent: str, deli
     from agentctx.hooks.action import READ_BUDGET
 
     budget = read_budget if read_budget and getattr(target, "read", ()) and not getattr(target, "paths", ()) else None
-    picks = select(entries, target, agent, delivered, budget)
+    picks = select(entries, target, agent, delivered, budget=budget)
     stopped = first and bool(getattr(target, "paths", ())) and any(not p.decision for p in picks)
     if stopped:  # the stop carries what a read would (hooks/action.pre_tool_use)
-        picks = select(entries, target, agent, delivered, read_budget or READ_BUDGET)
+        picks = select(entries, target, agent, delivered, budget=read_budget or READ_BUDGET)
     return [str(p.entry["id"]) for p in picks], estimate(render(picks)) if picks else 0, stopped
 
 
@@ -255,7 +258,7 @@ def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, ob
     edit: delivered at an earlier call of the session (the read before it included) or with the stop of the edit
     itself. What the hook returns for the edit otherwise arrives with its result, after the edit: today's only
     delivery (`today_tokens`, its tokens per session)."""
-    from agentctx.memory.rulefiles import native_agents
+    from agentctx.memory.native import native_agents
     from agentctx.store import records
 
     _, ids, conn = built
@@ -264,7 +267,7 @@ def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, ob
     native = {}
     for t in scoped:
         rec = records.get(conn, ids[t.path]) if t.path in ids else None  # type: ignore[arg-type]
-        native[t.path] = bool(rec) and agent in native_agents(rec)
+        native[t.path] = bool(rec) and agent in native_agents(rec, cwd="")  # each session starts at the root
     out: dict[str, float] = {"edits": 0, "calls": 0, "noisy": 0, "tokens": 0, "today_tokens": 0, "sessions": 0,
                              "session_tokens_max": 0, "native_pairs": 0, "native_new_pairs": 0,
                              "unmatched_rules": sum(1 for t in scoped if t.path not in ids)}
@@ -426,6 +429,7 @@ def main(argv: list[str] | None = None) -> int:
                 # before the edit, agentctx's delivery and the agent's own loading counted apart, then together
                 f"{agent}_pairs": int(pairs), f"{agent}_native_pairs": int(native_pairs),
                 f"{agent}_before": round(ratio(t["read_existing_hits"] + native_pairs, pairs + native_pairs), 3),
+                f"{agent}_covered": round(ratio(t["read_existing_hits"] + native_pairs, pairs + native_pairs), 3),
                 f"{agent}_shell_hit": round(share(t, "shell_existing"), 3),
                 f"{agent}_shell_first_hit": round(share(t, "shell_first_existing"), 3),
                 f"{agent}_new_hit": round(share(t, "read_new"), 3),

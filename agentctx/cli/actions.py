@@ -70,15 +70,16 @@ def cmd_stats(args: argparse.Namespace, ctx: Context) -> int:
     from ..store import records, sessions
 
     pending.drain_pending(ctx.conn)  # the hooks append ledger rows to a file; bring them in first
+    if args.sessions:
+        return _session_costs(ctx, sessions.session_costs(ctx.conn, ctx.project.id, args.limit))
     uses = sessions.record_uses(ctx.conn, ctx.project.id)
     rows = []
     for rid, u in uses.items():
         rec = records.get(ctx.conn, rid)
-        followed = u["followed"] + max(0, u["stopped"] - u["ignored"] - u["followed"])  # a stop that held
-        used = followed > 0 or u["fetched"] > 0
+        followed, used = sessions.earned(u)
         rows.append({"id": rid, "title": rec.title if rec else "(deleted)", "type": rec.type if rec else None,
                      "current": bool(rec and rec.is_current), "guard": bool(rec and rec.guard),
-                     "prompts": u["prompts"], "actions": u["actions"], "followed": followed,
+                     "digests": u["digests"], "prompts": u["prompts"], "actions": u["actions"], "followed": followed,
                      "ignored": u["ignored"], "acted": u["acted"], "fetched": u["fetched"], "tokens": u["tokens"],
                      "stops": u["stops"], "retries": u["retries"], "arrived": u["arrived"],
                      "not_found": u["not_found"], "never_used": not used})
@@ -91,17 +92,40 @@ def cmd_stats(args: argparse.Namespace, ctx: Context) -> int:
     if not rows:
         ctx.out("nothing injected yet")
         return 0
-    ctx.out("per record: injected at prompts / at actions, followed, ignored, fetched (ctx_get), tokens spent")
-    ctx.out(f"{'id':<12} {'prompts':>7} {'actions':>7} {'followed':>8} {'ignored':>7} {'fetched':>7} {'tokens':>7}  title")
+    ctx.out("per record: in the SessionStart digest, injected at prompts / at actions, followed, ignored, "
+            "fetched (ctx_get), tokens spent")
+    ctx.out(f"{'id':<12} {'digests':>7} {'prompts':>7} {'actions':>7} {'followed':>8} {'ignored':>7} {'fetched':>7} "
+            f"{'tokens':>7}  title")
     for r in rows:
-        note = "  (never used)" if r["never_used"] else ""
+        # What is known: a record only shown (digest, prompts) may have been read; nothing says it was used.
+        note = "  (only shown: never followed, acted on or fetched)" if r["never_used"] else ""
         guard = " [guard]" if r["guard"] else ""
         stops = f"  (stopped once {r['stops']}, retried {r['retries']})" if r["stops"] else ""
-        ctx.out(f"{r['id'][:12]:<12} {r['prompts']:>7} {r['actions']:>7} {r['followed']:>8} {r['ignored']:>7} "
-                f"{r['fetched']:>7} {r['tokens']:>7}  {r['title']}{guard}{stops}{note}")
+        ctx.out(f"{r['id'][:12]:<12} {r['digests']:>7} {r['prompts']:>7} {r['actions']:>7} {r['followed']:>8} "
+                f"{r['ignored']:>7} {r['fetched']:>7} {r['tokens']:>7}  {r['title']}{guard}{stops}{note}")
     for agent, a in sorted(arrival.items()):
         ctx.out(f"action-time deliveries of {agent}: {a['arrived']} of {a['checked']} found in its transcript"
                 + (f" ({a['not_found']} not found)" if a["not_found"] else ""))
+    return 0
+
+
+def _session_costs(ctx: Context, rows: "list[dict[str, object]]") -> int:
+    """`stats --sessions`: tokens per session by channel and by source, so an audit is one command."""
+    if ctx.json:
+        ctx.emit({"sessions": rows})
+        return 0
+    if not rows:
+        ctx.out("nothing injected yet")
+        return 0
+    ctx.out("per session: tokens sent, by channel (digest, prompt, action) and by source (records, rule files, "
+            "agents' memories, other)")
+    ctx.out(f"{'session':<14} {'agent':<8} {'tokens':>6} {'digest':>6} {'prompt':>6} {'action':>6}  "
+            f"{'records':>7} {'rules':>6} {'memory':>6} {'other':>6}  started")
+    for r in rows:
+        c, s = r["channels"], r["sources"]
+        ctx.out(f"{str(r['session_id'])[:14]:<14} {str(r['agent'])[:8]:<8} {r['tokens']:>6} {c['digest']:>6} "  # type: ignore[index]
+                f"{c['prompt']:>6} {c['action']:>6}  {s['records']:>7} {s['rule_files']:>6} "  # type: ignore[index]
+                f"{s['agent_memory']:>6} {s['other']:>6}  {r['started_at'] or ''}")  # type: ignore[index]
     return 0
 
 
@@ -131,7 +155,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_json(p)
     p.set_defaults(handler=cmd_before)
 
-    p = sub.add_parser("stats", help="per record: injected at prompts and at actions, followed, ignored, tokens")
+    p = sub.add_parser("stats", help="per record: in digests, injected at prompts and at actions, followed, ignored, "
+                                     "tokens")
     p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--sessions", action="store_true",
+                   help="per session instead: tokens by channel (digest, prompt, action) and by source (records, "
+                        "rule files, agents' memories)")
     add_json(p)
     p.set_defaults(handler=cmd_stats)

@@ -204,6 +204,8 @@ def block(entry: dict, decision: str = "") -> str:  # type: ignore[type-arg]
     flag = f" {entry['flag']}" if entry.get("flag") else ""
     if entry.get("confidence") == "inferred":  # a capture stub or an unconfirmed extraction: said as such
         flag = " (unconfirmed pattern)" + flag
+    elif entry.get("origin"):  # a rule file's record: that file, not the team file, says it
+        flag = f" ({entry['origin']})" + flag
     elif entry.get("confidence") == "team":
         flag = " (from the team file)" + flag
     head = f"[{entry.get('type') or 'record'}] {entry.get('title') or ''}{flag} (id {entry['id']})"
@@ -221,12 +223,13 @@ def budget_of(target: Target) -> int:
     return READ_BUDGET if target.read and not (target.paths or target.writes) else ACTION_BUDGET
 
 
-def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[str] | frozenset[str]",
-           budget: "int | None" = None) -> "list[Pick]":  # type: ignore[type-arg]
+def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[str] | frozenset[str]",  # type: ignore[type-arg]
+           cwd_rel: str = "", budget: "int | None" = None) -> "list[Pick]":
     """The records to deliver before this action, within `budget` tokens (header included; default
-    `budget_of(target)`): every guard the action
-    trips, then the entries whose anchors match, in map order, skipping those already delivered this session and
-    those the agent loads natively. Pure: the hook and bench/action.py call exactly this."""
+    `budget_of(target)`): every guard the action trips, then the entries whose anchors match, in map order, skipping
+    those already delivered this session and those the agent loads itself in a session started at `cwd_rel`
+    (`memory.native.entry_skips`). Pure: the hook and bench/action.py call exactly this."""
+    from ..memory.native import entry_skips
     from .guardcheck import stop
 
     guarded: list[Pick] = []
@@ -241,7 +244,7 @@ def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[st
         if decision:
             guarded.append(Pick(e, "guard", decision, block(e, decision), why))
             continue
-        if rid in delivered or agent in (e.get("skip_agents") or ()):
+        if rid in delivered or entry_skips(e, agent, cwd_rel):
             continue
         anchor = next((a for a in e.get("anchors") or () if isinstance(a, str) and matches(a, target)), "")
         if anchor:
@@ -360,48 +363,51 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     if found is None:
         return None
     project_id, root = found
+    from .session import take_later
+
+    # The always-apply rules the session's digest had no room for: whole, once, at its first prompt or action.
+    later, later_ids = take_later(payload.session_id) if payload.session_id else ("", [])
     data = _read_map(project_id)
-    if data is None:
-        return None
+    if data is None and not later:
+        return None  # no anchored record in this project: the common case
     target = target_of(payload.tool_name, payload.tool_input, payload.cwd, root)
     if target.outside or "agentctx" in target.command or "/guard" in target.command or any(
             ".agentctx" in w for w in target.writes):
         stopped = _tamper(data, target, project_id, payload.cwd)
         if stopped is not None:
             return stopped
-    pool = candidates(data, target)
-    if not pool:
-        return None
+    pool = candidates(data, target) if data is not None else []
     rows = notes(payload.session_id)
-    picks = select(pool, target, payload.agent, _delivered(rows))
+    cwd_rel = _rel(payload.cwd, payload.cwd, root) if payload.cwd else ""
+    picks = select(pool, target, payload.agent, _delivered(rows), cwd_rel) if pool else []
     if picks and payload.agent == "gemini":
         from ..agents.gemini import CARRIED
 
         if target.tool not in CARRIED:  # no AfterTool for this tool: a delivery would never reach the model
             picks = [p for p in picks if p.decision]
     retried = _retry(payload, project_id, rows) if any("stop" in r for r in rows) else False
-    if not picks:
+    if not picks and not later:
         return None
     from ..base import control
 
     off, _notify = control.check(project_id, payload.cwd)
     if off is not None:  # turned off for this project: nothing delivered, nothing enforced
         return None
-    text = render(picks)
+    text = "\n\n".join(t for t in (later, render(picks)) if t)
     key = action_key(payload, target)
     specific: dict[str, object] = {"hookEventName": "PreToolUse", "additionalContext": text}
     stop = next((p for p in picks if p.decision == "deny"), None) or next((p for p in picks if p.decision), None)
     firsts = [] if stop or retried or not (target.paths or target.writes) else [
         p for p in picks if not p.decision and p.entry.get("before")]
     if firsts:  # the rule must come first: this one call is denied with it, the same call again goes through
-        picks = select(pool, target, payload.agent, _delivered(rows), READ_BUDGET)  # its one chance, as a read's
-        text = render(picks)
+        picks = select(pool, target, payload.agent, _delivered(rows), cwd_rel, budget=READ_BUDGET)  # as a read's
+        text = "\n\n".join(t for t in (later, render(picks)) if t)
         specific["additionalContext"] = text
         specific["permissionDecision"] = "deny"
         specific["permissionDecisionReason"] = first_reason(text)
-        _note(payload, project_id, target, picks, key, text, stop_key=input_key(payload))
+        _note(payload, project_id, target, picks, key, text, later_ids, stop_key=input_key(payload))
     else:
-        _note(payload, project_id, target, picks, key, text)
+        _note(payload, project_id, target, picks, key, text, later_ids)
     if stop is not None:
         specific["permissionDecision"] = stop.decision
         specific["permissionDecisionReason"] = reason(stop)
@@ -480,7 +486,7 @@ def reason(pick: Pick) -> str:
 
 
 def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick]", key: str, text: str,
-          stop_key: str = "") -> None:
+          later: "list[str] | None" = None, stop_key: str = "") -> None:
     """The delivery, three ways, none of them the database: the ledger row (pending file), the session's notes
     (the post-action hook and once-per-session delivery read them) and the decisions log `agentctx why` reads."""
     from ..base import jsonfast, paths, tokens
@@ -490,8 +496,9 @@ def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick
     ids = [p.entry["id"] for p in picks]
     decisions = [p.decision for p in picks]
     n_tokens = tokens.estimate(text)
+    shown = (later or []) + [i for i in ids if i not in (later or [])]  # the ledger: every record shown
     record_pending({"event": "PreToolUse", "session_id": payload.session_id, "project_id": project_id,
-                    "prompt_hash": key, "record_ids": ids, "scores": [1.0] * len(ids), "tokens": n_tokens,
+                    "prompt_hash": key, "record_ids": shown, "scores": [1.0] * len(shown), "tokens": n_tokens,
                     "agent": payload.agent, "guards": [i for i, d in zip(ids, decisions) if d],
                     **({"stops": [i for i, d in zip(ids, decisions) if not d]} if stop_key else {})})
     what = {"tool": target.tool, "paths": list((target.paths + target.read)[:8])}

@@ -99,17 +99,18 @@ def pre_compact(payload: "Payload") -> None:
     if not os.path.exists(paths.db_file()) or _off(payload.cwd):
         return None
     prompts = snapshot.recent_prompts(payload.transcript_path) if payload.transcript_path else []
-    body = snapshot.compose(prompts, read_log(payload.session_id) if payload.session_id else [],
-                            when=f"before {payload.trigger or 'a'} compaction at {now_iso()}")
+    project = detect(payload.cwd)
+    log = read_log(payload.session_id) if payload.session_id else []
+    body = snapshot.compose(prompts, log, when=f"before {payload.trigger or 'a'} compaction at {now_iso()}",
+                            root=project.root_dir)
     if not body:
         return None
     if payload.session_id:
         snapshot.leave_for_compaction(payload.session_id, body)
-    project = detect(payload.cwd)
     try:
         conn = db.connect(paths.db_file(), timeout=lock_wait("pre-compact"))
         try:
-            snapshot.save(conn, project.id, payload.session_id, body, SNAPSHOT_TITLE)
+            snapshot.save(conn, project.id, payload.session_id, body, SNAPSHOT_TITLE, log)
         finally:
             conn.close()
     except (StoreError, sqlite3.Error) as exc:  # locked past the budget, or a statement failed: queued
@@ -131,11 +132,12 @@ def session_end(payload: "Payload") -> None:
     try:
         if payload.session_id:
             open_sessions.mark_closed(payload.session_id)  # it ended normally: nobody needs to close it later
-            try:  # the prompt hook's dedup: nothing follows a session's end
-                os.unlink(paths.dedup_file(payload.session_id))
-            except OSError:
-                pass
-            _check_arrival(payload, final=True)  # then the pre-action hook's notes go
+            for done in (paths.dedup_file(payload.session_id), paths.dedup_file(payload.session_id) + ".later"):
+                try:  # the prompt hook's dedup, the rules left for later (session.py)
+                    os.unlink(done)
+                except OSError:
+                    pass
+            _check_arrival(payload, final=True)  # then the pre-action hook's notes go, after the arrival check
         off = _off(payload.cwd)  # off: no session row, no consolidation (and so no final extraction)
         if not off and os.path.exists(paths.db_file()) and payload.session_id:
             _end_session(payload)

@@ -145,9 +145,22 @@ def ctx_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         records.touch(ctx.conn, [h.record.id for h in hits])
     except Exception as exc:  # derived counters only: a busy store must not fail the read
         sys.stderr.write(f"agentctx mcp: access counters not updated: {exc}\n")
+    from ..memory.native import loaded_by
+
+    try:  # what an agent loads itself (its rule files, its memory): said, so it need not fetch it again
+        loaders = loaded_by(ctx.conn, ctx.project.id, [h.record for h in hits])
+    except Exception as exc:  # derived: a failure only leaves the entries unmarked
+        sys.stderr.write(f"agentctx mcp: loaded-by marks skipped: {exc}\n")
+        loaders = {}
     # The rank score (keyword, or fused with vectors), so entries read in the order they are listed.
-    return {"results": [index_entry(_flagged(h.record, marks), h.score, now) for h in hits],
-            "degraded": result.degraded}
+    results = []
+    for h in hits:
+        entry = index_entry(_flagged(h.record, marks), h.score, now)
+        if h.record.id in loaders:
+            entry["loaded_by"] = loaders[h.record.id]
+            entry["note"] = f"loaded by {', '.join(loaders[h.record.id])} itself"
+        results.append(entry)
+    return {"results": results, "degraded": result.degraded}
 
 
 def _flagged(record: Record, marks: dict[str, dict[str, str]]) -> Record:
@@ -212,14 +225,22 @@ def _root(ctx: ToolContext) -> str | None:
 
 
 def ctx_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    new = NewRecord(type=args["type"], title=_scrub(args["title"]), body=_scrub(args["body"]),
+    body = records.with_rationale(_scrub(args["body"]), _scrub(args["rationale"]) if args.get("rationale") else None)
+    new = NewRecord(type=args["type"], title=_scrub(args["title"]), body=body,
                     project_id=ctx.project.id, scope=args.get("scope", "project"), confidence="explicit",
                     source="mcp_tool", session_id=ctx.session(), questions=tuple(args.get("questions") or ()),
                     aliases=tuple(args.get("aliases") or ()),
                     anchors=records.anchor_items(args.get("anchors"), _root(ctx)))
     record, superseded = records.insert(ctx.conn, new, supersedes=args.get("supersedes"))
+    from ..extract.later import expand_soon
+
+    # Without questions and aliases: the expansion pass writes them in the background when a backend is on.
+    expansion = expand_soon(record, _root(ctx))
     out = {"id": record.id, "type": record.type, "title": record.title, "scope": record.scope,
            "recorded_at": record.recorded_at, "superseded": [s.id for s in superseded]}
+    if expansion == "off":
+        out["note"] = ("found only by its own words: no LLM backend writes its questions and aliases; pass "
+                       "`questions` and `aliases` to be found when someone asks in other words")
     return {**out, **_guard_kept(record)}
 
 

@@ -30,7 +30,9 @@ NULLABLE_STR = {"type": ["string", "null"]}
 INDEX_ENTRY = {
     "type": "object",
     "properties": {"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
-                   "age": {"type": "string"}, "confidence": {"type": "string"}, "score": {"type": "number"}},
+                   "age": {"type": "string"}, "confidence": {"type": "string"}, "score": {"type": "number"},
+                   # A record some agent loads itself (its rule files, its memory, memory/native.py).
+                   "loaded_by": {"type": "array", "items": {"type": "string"}}, "note": {"type": "string"}},
     "required": ["id", "type", "title", "age", "confidence", "score"],
 }
 RECORD = {
@@ -167,11 +169,14 @@ _TOOL_LIST = (
         _obj({"type": {"type": "string", "enum": list(RECORD_TYPES)},
               "title": {"type": "string", "minLength": 1, "maxLength": TITLE_MAX},
               "body": {"type": "string", "minLength": 1, "maxLength": BODY_MAX},
+              "rationale": {"type": "string", "minLength": 1, "maxLength": 1000,
+                            "description": "why (a decision's reason): stored after the body"},
               "supersedes": ID, "scope": {"type": "string", "enum": list(SCOPES)}, **ASKED, **ANCHORS},
              ("type", "title", "body")),
         _out({"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
               "scope": {"type": "string"}, "recorded_at": {"type": "string"},
-              "superseded": {"type": "array", "items": {"type": "string"}}, "guard": {"type": "string"}},
+              "superseded": {"type": "array", "items": {"type": "string"}}, "note": {"type": "string"},
+              "guard": {"type": "string"}},
              ("id", "type", "title", "scope")),
         WRITE, handlers.ctx_record,
     ),

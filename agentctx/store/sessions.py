@@ -98,6 +98,22 @@ def log_prompt(conn: sqlite3.Connection, *, session_id: str, project_id: str, pr
                                                    created_at or now_iso()))
 
 
+def prompt_texts(conn: sqlite3.Connection, project_id: str,
+                 keys: "list[tuple[object, object]]") -> "dict[tuple[str, str], str]":
+    """(session id, prompt hash) -> the prompt's kept words (cleaned when drained), for the keys that have them."""
+    wanted = {(s, h) for s, h in keys if isinstance(s, str) and isinstance(h, str)}
+    if not wanted:
+        return {}
+    found: dict[tuple[str, str], str] = {}
+    sids = sorted({s for s, _ in wanted})
+    marks = ", ".join("?" * len(sids))
+    for sid, digest, text in conn.execute(f"SELECT session_id, prompt_hash, text FROM prompts WHERE project_id = ? "
+                                          f"AND session_id IN ({marks})", (project_id, *sids)):
+        if (sid, digest) in wanted and text:
+            found[(sid, digest)] = text
+    return found
+
+
 # Ledger rows that delivered something (SessionStart, UserPromptSubmit, PreToolUse); rows whose event has a `/`
 # (`PreToolUse/guard`, `PostToolUse/followed`, ...) note what an action did with a delivery, with no tokens.
 DELIVERED = "instr(event, '/') = 0"
@@ -140,15 +156,23 @@ def stats(conn: sqlite3.Connection, project_id: str) -> dict[str, object]:
 
 # Per-record counters of `record_uses` (SPEC §4.11): deliveries by where they happened, what the actions did after a
 # delivery before them, and the record's share of the tokens of each delivery.
-USE_KEYS = ("prompts", "actions", "stopped", "acted", "followed", "ignored", "fetched", "tokens", "stops", "retries",
-            "arrived", "not_found")
+USE_KEYS = ("digests", "prompts", "actions", "stopped", "acted", "followed", "ignored", "fetched", "tokens", "stops",
+            "retries", "arrived", "not_found")
 # Ledger events counted under a key of their own (the rest: PostToolUse/<outcome> under <outcome>).
 _USE_EVENTS = {"PreToolUse": "actions", "PreToolUse/guard": "stopped", "PreToolUse/stop": "stops",
                "PreToolUse/retry": "retries", "PreToolUse/arrived": "arrived", "PreToolUse/not_found": "not_found"}
 
 
+def earned(uses: "dict[str, int]") -> "tuple[int, bool]":
+    """(followed, used) of one record's counters: followed counts the guard stops no `ignored` followed (the action
+    never ran); used is followed, acted on (an action ran with it delivered) or fetched (`ctx_get` after it was
+    injected or delivered). A record only ever shown at SessionStart or at prompts is not known to be used."""
+    followed = uses["followed"] + max(0, uses["stopped"] - uses["ignored"] - uses["followed"])
+    return followed, bool(followed or uses["acted"] or uses["fetched"])
+
+
 def record_uses(conn: sqlite3.Connection, project_id: str) -> dict[str, dict[str, int]]:
-    """Record id -> its counters over the project's whole ledger: `prompts` (SessionStart and prompt injections),
+    """Record id -> its counters over the project's whole ledger: `digests` (SessionStart), `prompts` (prompt injections),
     `actions` (before a tool call), `stopped` (a guard asked or denied), `acted`/`followed`/`ignored`/`fetched`
     (what came after an action-time delivery), `tokens` (each row's tokens shared among its records), `stops` and
     `retries` (a record marked "before" stopped a call once, and the call came again) and `arrived`/`not_found`
@@ -160,8 +184,9 @@ def record_uses(conn: sqlite3.Connection, project_id: str) -> dict[str, dict[str
             ids = [i for i in json.loads(raw) if isinstance(i, str)]
         except (ValueError, TypeError):
             continue
-        key = ("prompts" if event in ("SessionStart", "UserPromptSubmit") else _USE_EVENTS[event]
-               if event in _USE_EVENTS else event[len("PostToolUse/"):] if event.startswith("PostToolUse/") else "")
+        key = ("digests" if event == "SessionStart" else "prompts" if event == "UserPromptSubmit"
+               else _USE_EVENTS[event] if event in _USE_EVENTS else event[len("PostToolUse/"):]
+               if event.startswith("PostToolUse/") else "")
         for rid in ids:
             uses = out.setdefault(rid, dict.fromkeys(USE_KEYS, 0.0))
             if key in uses:
@@ -193,3 +218,58 @@ def arrival_by_agent(conn: sqlite3.Connection, project_id: "str | None") -> dict
         # Stopped arriving: the last sessions checked found none of their deliveries.
         a["stopped_arriving"] = bool(last) and all(s[0] == 0 and s[1] > 0 for s in last)
     return out
+
+
+# What a session's injections cost (`agentctx stats --sessions`): by channel, the ledger's event; by source, what the
+# records shown were (SPEC §4.11).
+CHANNELS = {"SessionStart": "digest", "UserPromptSubmit": "prompt", "PreToolUse": "action"}
+COST_SOURCES = ("records", "rule_files", "agent_memory", "other")
+
+
+def session_costs(conn: sqlite3.Connection, project_id: str, limit: int = 20) -> "list[dict[str, object]]":
+    """The project's most recent sessions, newest first: {session_id, agent, started_at, tokens, channels:
+    {digest, prompt, action}, sources: {records, rule_files, agent_memory, other}}. A row's tokens are shared among
+    its records; a row that shows none (a digest of hints only) counts as `other`."""
+    sessions = conn.execute(
+        "SELECT s.session_id, s.agent, s.started_at FROM sessions s WHERE s.project_id = ? AND EXISTS "
+        "(SELECT 1 FROM injections i WHERE i.session_id = s.session_id) ORDER BY s.started_at DESC, s.session_id "
+        "LIMIT ?", (project_id, limit)).fetchall()
+    out: "list[dict[str, object]]" = []
+    kinds: "dict[str, str]" = {}
+    for sid, agent, started in sessions:
+        channels = dict.fromkeys(CHANNELS.values(), 0.0)
+        sources = dict.fromkeys(COST_SOURCES, 0.0)
+        for event, raw, tokens in conn.execute(
+                "SELECT event, record_ids, tokens FROM injections WHERE session_id = ? AND project_id = ?",
+                (sid, project_id)):
+            channel = CHANNELS.get(event)
+            if channel is None or not tokens:
+                continue
+            channels[channel] += tokens
+            try:
+                ids = [i for i in json.loads(raw) if isinstance(i, str)]
+            except (ValueError, TypeError):
+                ids = []
+            if not ids:
+                sources["other"] += tokens
+                continue
+            for rid in ids:
+                if rid not in kinds:
+                    kinds[rid] = _source_kind(conn, rid)
+                sources[kinds[rid]] += tokens / len(ids)
+        out.append({"session_id": sid, "agent": agent or "unknown", "started_at": started,
+                    "tokens": int(round(sum(channels.values()))),
+                    "channels": {k: int(round(v)) for k, v in channels.items()},
+                    "sources": {k: int(round(v)) for k, v in sources.items()}})
+    return out
+
+
+def _source_kind(conn: sqlite3.Connection, record_id: str) -> str:
+    row = conn.execute("SELECT source FROM records WHERE id = ?", (record_id,)).fetchone()
+    if row is not None and row[0] == "rule_file":
+        return "rule_files"
+    try:
+        mem = conn.execute("SELECT 1 FROM agent_memory WHERE record_id = ? LIMIT 1", (record_id,)).fetchone()
+    except sqlite3.OperationalError:  # a store before migration 16
+        mem = None
+    return "agent_memory" if mem else "records" if row is not None else "other"

@@ -332,9 +332,9 @@ def stats(req: Request) -> dict[str, Any]:
     rows = []
     for rid, u in sorted(uses.items(), key=lambda kv: (-kv[1]["tokens"], kv[0]))[: req.integer("limit", 50, 1, 500)]:
         rec = records.get(req.conn, rid)
-        followed = u["followed"] + max(0, u["stopped"] - u["ignored"] - u["followed"])
+        followed, used = sessions.earned(u)
         rows.append({"id": rid, "title": rec.title if rec else "(deleted)", "guard": bool(rec and rec.guard), **u,
-                     "followed": followed, "never_used": not (followed or u["fetched"])})
+                     "followed": followed, "never_used": not used})
     arrival = sessions.arrival_by_agent(req.conn, req.scope) if req.scope != browse.ALL_PROJECTS else {}
     return {"items": rows, "arrival": arrival}
 
@@ -360,6 +360,14 @@ def list_sessions(req: Request) -> dict[str, Any]:
     offset = req.integer("offset", 0, 0, 10_000_000)
     limit = req.integer("limit", 50, 1, browse.MAX_PAGE)
     total, rows = browse.sessions(req.conn, req.scope, offset=offset, limit=limit)
+    if req.scope != browse.ALL_PROJECTS:  # what each session cost, by channel and by source (`stats --sessions`)
+        from ..store import sessions
+
+        costs = {c["session_id"]: c for c in sessions.session_costs(req.conn, req.scope, offset + limit)}
+        for row in rows:
+            cost = costs.get(row.get("session_id"))
+            if cost is not None:
+                row["channels"], row["sources"] = cost["channels"], cost["sources"]
     return {"total": total, "offset": offset, "limit": limit, "items": rows}
 
 
@@ -446,6 +454,7 @@ def _candidate(cand: dict[str, Any]) -> dict[str, Any]:
 
 def explain_query(req: Request) -> dict[str, Any]:
     """`agentctx search --explain`: what the prompt hook would inject for `q`, each candidate against its threshold."""
+    from ..hooks.prompt import select
     from ..retrieval import explain
 
     query = (req.param("q") or "").strip()
@@ -454,7 +463,7 @@ def explain_query(req: Request) -> dict[str, Any]:
     if len(query) > 2000:
         raise ApiError(400, "field_too_long", "q is longer than 2000 characters")
     project_id = req.project.id if req.scope == browse.ALL_PROJECTS else req.scope
-    rows = explain.explain(req.conn, query, project_id)
+    rows = explain.explain(req.conn, query, project_id, select)  # the hook's own selection, as the CLI's
     return {"query": query, "prompt_class": rows[0]["prompt_class"] if rows else None,
             "threshold": rows[0]["threshold"] if rows else None, "candidates": rows}
 
