@@ -167,6 +167,16 @@ def _git(repo_dir: Path, *args: str) -> str:
                           check=True).stdout
 
 
+def kept_apart(path: Path | None = None) -> frozenset[str]:
+    """The repositories of ../shared/bench/kept-apart-repos.txt (lower case): the lead's kept-apart checks use them, so
+    they are never harvested for fitting or development (some of the sources below joined that list later)."""
+    path = path or ROOT.parent / "shared" / "bench" / "kept-apart-repos.txt"
+    if not path.is_file():
+        return frozenset()
+    return frozenset(line.strip().lower() for line in path.read_text(encoding="utf-8").splitlines()
+                     if line.strip() and not line.startswith("#"))
+
+
 def _mirror(mirror: Path, repo: str) -> Path:
     return mirror / repo.replace("/", "+") / "repo"
 
@@ -260,7 +270,10 @@ def parse_adr(text: str) -> dict | None:
 
 def adrs(mirror: Path) -> list[dict]:
     rows = []
+    apart = kept_apart()
     for repo, folder in ADR_SOURCES:
+        if repo.lower() in apart:
+            continue
         git_dir = _mirror(mirror, repo)
         commit = _git(git_dir, "rev-parse", "HEAD").strip()
         listed = _git(git_dir, "ls-tree", "-r", "--name-only", commit, "--", folder).splitlines()
@@ -387,7 +400,10 @@ def _log(git_dir: Path, path: str, kind: str) -> list[tuple[str, str, str]]:
 def prompts(mirror: Path, avoid: list[str]) -> list[dict]:
     rows: list[dict] = []
     seen = [_norm(p) for p in avoid]
+    apart = kept_apart()
     for repo, path, kind in PROMPT_SOURCES:
+        if repo.lower() in apart:
+            continue
         kept: list[tuple[str, str, str]] = []
         for raw, name, commit in _log(_mirror(mirror, repo), path, kind):
             p = _keep(raw)
