@@ -83,7 +83,7 @@ def collect(args: argparse.Namespace, store: str) -> list[dict]:
                                                   and injection.in_force(a)):
                 continue  # with expansions: only the repositories whose every decision has them
             bench = injection.Bench([a for a in kept if a["repo"] == repo], [q for q in asked if q["repo"] == repo],
-                                    prompts, [], [], padding, expansions)
+                                    prompts, [], [], padding, expansions, args.meaning)
             rows += _rows(bench, store, f"{store}:{repo}")
         return rows
     if which == "kept":
@@ -93,7 +93,7 @@ def collect(args: argparse.Namespace, store: str) -> list[dict]:
         adrs, questions = injection._jsonl(args.adrs), injection._jsonl(args.questions)
         own_records = injection._jsonl(Path(args.cases) / "handwritten-records.jsonl")
         own_questions = injection._jsonl(Path(args.cases) / "handwritten-questions.jsonl")
-    bench = injection.Bench(adrs, questions, prompts, own_records, own_questions, padding, expansions)
+    bench = injection.Bench(adrs, questions, prompts, own_records, own_questions, padding, expansions, args.meaning)
     return _rows(bench, store, store)
 
 
@@ -187,8 +187,15 @@ def _tops(rows: list[dict]) -> list[dict]:
     return [r for r in rows if r.get("rank") == 0 and r["features"]]
 
 
-def fit(rows: list[dict]) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+def features_of(klass: str) -> tuple[str, ...]:
+    """The features a class's model reads: the lexical ones, and the semantic ones for the `_m` classes."""
+    return FEATURES + (relevance.SEMANTIC_FEATURES if klass.endswith(relevance.SEMANTIC) else ())
+
+
+def fit(rows: list[dict], feats: tuple[str, ...] | None = None
+        ) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
     """(coefficients incl. bias, means, scales) of the L2 logistic regression: best candidates, label = related."""
+    FEATURES = feats or globals()["FEATURES"]  # noqa: N806 - the same name as the module's, for this class
     data = _tops(rows)
     mean = {f: sum(r["features"][f] for r in data) / len(data) for f in FEATURES}
     scale = {f: math.sqrt(sum((r["features"][f] - mean[f]) ** 2 for r in data) / len(data)) or 1.0 for f in FEATURES}
@@ -230,20 +237,32 @@ def fit(rows: list[dict]) -> tuple[dict[str, float], dict[str, float], dict[str,
 
 
 def prob(model: tuple, feats: dict) -> float:
+    """As relevance.probability: for a record with questions or other names, the better of the two readings."""
+    p = _prob(model, feats)
+    if "own:relevance" in feats:
+        own = dict(feats, relevance=feats["own:relevance"], cover=feats["own:cover"], telling=feats["own:telling"],
+                   question_cover=0.0, expanded=0.0)
+        p = max(p, _prob(model, own))
+    return p
+
+
+def _prob(model: tuple, feats: dict) -> float:
     coef, mean, scale = model[:3]
-    z = coef["bias"] + sum(coef[f] * (feats[f] - mean[f]) / scale[f] for f in FEATURES)
+    z = coef["bias"] + sum(coef[f] * (feats[f] - mean[f]) / scale[f] for f in coef if f != "bias")
     return 1 / (1 + math.exp(-max(-40.0, min(40.0, z))))
 
 
 def fit_classes(rows: list[dict], target: float) -> dict[str, tuple]:
     """Per prompt class: (coef, mean, scale, threshold)."""
     models = {}
-    for klass in relevance.CLASSES:
+    classes = relevance.CLASSES + tuple(c + relevance.SEMANTIC for c in relevance.CLASSES
+                                        if any(r.get("klass") == c + relevance.SEMANTIC for r in rows))
+    for klass in classes:
         part = [r for r in rows if r.get("klass") == klass]
         if not _tops(part):
             raise SystemExit(f"fit_relevance: no {klass} prompt with a candidate to fit on (in a fold's training "
                              "side or in all): more decisions, questions or prompts are needed")
-        model = fit(part)
+        model = fit(part, features_of(klass))
         models[klass] = model + (pick_threshold(part, model, target),)
     return models
 
@@ -382,6 +401,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="unrelated share allowed to inject on the training side (see --rule)")
     parser.add_argument("--features", default=",".join(relevance.FEATURES), help="comma-separated features to fit on")
     parser.add_argument("--cache", metavar="FILE", help="keep the collected candidates here (re-used if present)")
+    parser.add_argument("--meaning", metavar="TABLE",
+                        help="a static token table (agentctx embed --static): every store gets its record vectors, "
+                             "and the `_m` classes (lexical and semantic features) are fitted beside the lexical ones")
+    parser.add_argument("--lexical", action="store_true",
+                        help="judge every prompt by the lexical model, as an install without the meaning data does")
     parser.add_argument("--write", action="store_true", help="write agentctx/retrieval/relevance.txt")
     args = parser.parse_args(argv)
     FEATURES = tuple(args.features.split(","))
@@ -406,6 +430,13 @@ def main(argv: list[str] | None = None) -> int:
             for r in fresh:
                 fh.write(json.dumps(r) + "\n")
     rows += fresh
+    for r in rows:  # the class each prompt's gate reads: with the semantic features, its `_m` model (not --lexical)
+        klass = r.get("klass")
+        if klass and klass.endswith(relevance.SEMANTIC):
+            klass = klass[: -len(relevance.SEMANTIC)]
+        if klass and not args.lexical and "semantic" in (r["features"] or {}):
+            klass += relevance.SEMANTIC
+        r["klass"] = klass
     folds = fold_of(rows)
     k_folds = sorted(set(folds.values()))
     pooled: dict[str, list[int]] = defaultdict(list)
@@ -425,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
                 per_fold[tag][kind].append(sum(v) / len(v) if v else float("nan"))
         held = sorted({r["group"] for r in test if r["kind"] != "unrelated"})
         source = [s for s in SOURCES if folds[f"source:{s}"] == k]
-        cuts = "/".join(f"{models[c][3]:.3f}" for c in relevance.CLASSES)
+        cuts = "/".join(f"{models[c][3]:.3f}" for c in models)
         lines.append(f"fold {k} (held out: {', '.join(held)}; prompts of {', '.join(source)}; thresholds {cuts}): "
                      f"{fmt(rates(out))}")
     lines.append(f"held-out, pooled over folds: {fmt(rates(pooled))}")
@@ -438,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     lines.append(f"fitted on everything, in-sample: {fmt(rates(outcomes(rows, models)))}")
     print("\n".join(lines))
     for klass, (coef, mean, scale, t) in models.items():
-        print(f"{klass} (threshold {t:.3f}): " + " ".join(f"{f}={coef[f]:+.2f}" for f in ("bias",) + FEATURES))
+        print(f"{klass} (threshold {t:.3f}): " + " ".join(f"{f}={coef[f]:+.2f}" for f in ("bias",) + features_of(klass)))
     if args.write:
         path = ROOT / "agentctx" / "retrieval" / relevance.MODEL_FILE
         with open(path, "w", encoding="ascii") as fh:
@@ -450,9 +481,9 @@ def main(argv: list[str] | None = None) -> int:
                 fh.write(f"# {line}\n")
             for klass, (coef, mean, scale, t) in models.items():
                 fh.write(f"{klass}.threshold {t:.6f}\n")
-                for f in ("bias",) + FEATURES:
+                for f in ("bias",) + features_of(klass):
                     fh.write(f"{klass}.{f} {coef[f]:.6f}\n")
-                for f in FEATURES:
+                for f in features_of(klass):
                     fh.write(f"{klass}.mean:{f} {mean[f]:.6f}\n{klass}.scale:{f} {scale[f]:.6f}\n")
         print(f"wrote {path}")
     return 0

@@ -248,7 +248,7 @@ def _note(payload: "Payload", project_id: str, weighed: "list[Assessed]", chosen
     row = {"at": now_iso(), "session_id": payload.session_id, "project_id": project_id,
            "prompt_hash": sha256_hex(payload.prompt)[:16], "prompt_chars": len(payload.prompt),
            "prompt_class": weighed[0].klass if weighed else None,
-           "threshold": relevance.threshold(weighed[0].klass) if weighed and weighed[0].klass in relevance.CLASSES
+           "threshold": relevance.threshold(weighed[0].klass) if weighed and weighed[0].klass in relevance.load()
            else None, "candidates": rows}
     path = paths.decisions_log_file()
     line = (jsonfast.dumps(row) + "\n").encode("utf-8")

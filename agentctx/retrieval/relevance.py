@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from ..base.models import SearchHit, SearchResult
+    from .meaning import Meaning
 
 # The features of a prompt's best candidate the gate reads, in the order of the model file. Each is cheap: the search
 # already knows which query stems a record contains and how specific each query stem is; only the record's title is
@@ -27,6 +28,10 @@ MODEL_FILE = "relevance.txt"
 # own fitted gate: a long prompt collects rare words by chance, a short one shares one or two words with its record.
 SHORT_TERMS = 12
 CLASSES = ("short", "long")
+# With the static meaning data (retrieval/meaning.py: the `[vectors]` extra built it), each class has a second model
+# that also reads the candidates' semantic features, "short_m" and "long_m" in the model file.
+SEMANTIC = "_m"
+SEMANTIC_FEATURES = ("semantic", "semantic_gap")
 # Candidates the prompt hook asks search for: top 3 injected, 3 spare for records already injected this session
 # (pool: 32 candidates).
 SEARCH_LIMIT = 6
@@ -192,7 +197,22 @@ def features(hit: "SearchHit", specific: "dict[str, float]", question: bool,
         # only then does question_cover say anything. Without it the gate read one meaning into the overlap of
         # records with and without them; with it, measured held-out, more questions and less noise for both.
         "expanded": 1.0 if hit.record.questions or hit.record.aliases else 0.0,
+        **(_own_text(matched, asked, specific, weight) if hit.record.questions or hit.record.aliases else {}),
     }
+
+
+def _own_text(matched: "dict[str, float]", asked: "dict[str, bool]", specific: "dict[str, float]",
+              weight: "dict[str, float]") -> "dict[str, float]":
+    """What a record with questions or other names shares with the prompt through its own title and body alone, as
+    the features of the same record without them (`own:` keys; probability() takes the better of the two): its
+    questions and other names may add a hit, never take one away (issue 45: 33-43 prompts that reached a record by
+    its own words missed it once it carried them, the `expanded` feature weighing against it)."""
+    from . import search
+
+    own = {s: w for s, w in matched.items() if not asked.get(s)}
+    return {"own:relevance": math.log1p(search.relevance(own, len(specific), specific)),
+            "own:cover": sum(weight.get(s, 0.0) for s in own) / (sum(weight.values()) or 1.0),
+            "own:telling": float(sum(1 for s in own if specific.get(s, 1.0) >= TELLING))}
 
 
 def phrase_stems(aliases: "tuple[str, ...]", prompt: "dict[str, float]") -> "frozenset[str]":
@@ -219,7 +239,10 @@ def question_cover(questions: "tuple[str, ...]", specific: "dict[str, float]") -
         words = text.content_tokens(question)
         if words:
             found = sum(1 for stem in text.stems(words) if stem in specific)
-            best = max(best, found / max(len(words), QUESTION_WORDS_MIN))
+            # One word of a stored question of two or more says no more than one shared word: "user profiles" is
+            # not half of "Route53 Profiles?" (it opened the gate at cover 0.31).
+            if found >= min(len(words), QUESTION_WORDS_MIN):
+                best = max(best, found / max(len(words), QUESTION_WORDS_MIN))
     return best
 
 
@@ -259,12 +282,24 @@ def prompt_words(prompt: str) -> "dict[str, str]":
 
 
 def probability(feats: "dict[str, float]", klass: str) -> float:
-    coef, _, mean, scale = load()[klass]
+    """p under the class's model; for a record with questions or other names, the better of that and of the same
+    record judged by its own title and body alone (the `own:` features, see _own_text)."""
+    model = load()[klass]
+    p = _logistic(feats, model)
+    if "own:relevance" in feats:
+        own = dict(feats, relevance=feats["own:relevance"], cover=feats["own:cover"], telling=feats["own:telling"],
+                   question_cover=0.0, expanded=0.0)
+        p = max(p, _logistic(own, model))
+    return p
+
+
+def _logistic(feats: "dict[str, float]", model: "tuple[dict[str, float], float, dict[str, float], dict[str, float]]"
+              ) -> float:
+    coef, _, mean, scale = model
     z = coef.get("bias", 0.0)
-    for name in FEATURES:
-        w = coef.get(name)
-        if w:
-            z += w * (feats[name] - mean.get(name, 0.0)) / (scale.get(name) or 1.0)
+    for name, w in coef.items():
+        if w and name != "bias":
+            z += w * (feats.get(name, 0.0) - mean.get(name, 0.0)) / (scale.get(name) or 1.0)
     if z < -40:
         return 0.0
     return 1.0 / (1.0 + math.exp(-z))
@@ -308,7 +343,31 @@ class Assessed:
         self.inject, self.reason, self.klass = inject, reason, klass
 
 
-def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER) -> "list[Assessed]":
+def semantic(hits: "list[SearchHit]", meaning: "Meaning | None") -> "list[dict[str, float]] | None":
+    """Per hit, the semantic features (`semantic`: the cosine of the prompt's static vector with the record's;
+    `semantic_gap`: how far it stands above the best of the other candidates'), or None when the meaning data is
+    missing or any of the first GATE_RANKS hits has no vector (a record written since the last consolidation): then
+    the lexical model decides the whole prompt."""
+    if meaning is None or not hits:
+        return None
+    from .meaning import checksum
+
+    sims = []
+    for h in hits:
+        r = h.record
+        sims.append(meaning.similarity(r.id, checksum(r.title, r.body, r.questions, r.aliases)))
+    if any(v is None for v in sims[:GATE_RANKS]):
+        return None
+    values = [v if v is not None else 0.0 for v in sims]
+    out = []
+    for i, v in enumerate(values):
+        others = [o for j, o in enumerate(values) if j != i]
+        out.append({"semantic": v, "semantic_gap": v - max(others) if others else 0.0})
+    return out
+
+
+def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER,
+           meaning: "Meaning | None" = None) -> "list[Assessed]":
     """The best `consider` hits of a search, each weighed by the fitted model of the prompt's class. The gate is the
     most probable of the first GATE_RANKS; when it reaches the class's threshold, that candidate and the others
     scoring at least COMPANION of it pass (the hook injects the first 3 of them not already injected this session).
@@ -330,10 +389,15 @@ def assess(result: "SearchResult", prompt: str, *, consider: int = CONSIDER) -> 
     weight = weights(specific, result.frequency)
     klass = prompt_class(len(specific))
     question = is_question(prompt, len(specific))
+    sem = semantic(hits, meaning)
+    if sem is not None and klass + SEMANTIC in load():
+        klass += SEMANTIC
     cut = threshold(klass)
     weighed = []
-    for hit in hits:
+    for i, hit in enumerate(hits):
         feats = features(hit, specific, question, weight, result.frequency[0] if result.frequency else 0)
+        if sem is not None:
+            feats.update(sem[i])
         weighed.append((hit, feats, probability(feats, klass)))
     # The gate: the most probable of the first GATE_RANKS candidates (the record meant is often a close second).
     lead = max(range(min(GATE_RANKS, len(weighed))), key=lambda i: weighed[i][2])
@@ -381,7 +445,13 @@ def decide(conn: "sqlite3.Connection", prompt: str, project_id: str) -> "list[As
 
     # No expansion: measured, it cost more unrelated injections than it brought related ones (docs/benchmarks.md).
     result = search.search(conn, prompt, project_id, limit=SEARCH_LIMIT, floor=0.0, expand=False)
-    weighed = assess(result, prompt)
+    found = None
+    if result.hits and result.specific:
+        from ..base import paths
+        from .meaning import for_prompt
+
+        found = for_prompt(paths.db_file(), list(result.terms), result.specific)
+    weighed = assess(result, prompt, meaning=found)
     intent = profile_intent(prompt, result.specific) if result.specific else None
     return _answer_profile(conn, weighed, intent, project_id) if intent else weighed
 
