@@ -12,13 +12,13 @@ the lexical gate decides alone. No json, re or typing here: it runs in the promp
 """
 
 import os
-import struct
 
 # Both files: a header, a hash table of keys (open addressing on crc32), the keys, one float32 scale per row, an
 # optional uint32 tag per row (the record file: a checksum of the text the vector was made from), int8 rows.
 TABLE_MAGIC = b"AXTOK001"
 RECORDS_MAGIC = b"AXREC001"
-_HEADER = struct.Struct("<8sIIIII")  # magic, dims, rows, slots (a power of two), ident, tagged
+HEADER = "<8sIIIII"  # magic, dims, rows, slots (a power of two), ident, tagged
+HEADER_SIZE = 28
 TABLE_NAME = "static-{}.bin"
 RECORDS_SUFFIX = "-meaning"
 # A word longer than this is one unknown token, as BERT's WordPiece treats it.
@@ -39,13 +39,15 @@ class VectorFile:
                  "_tag_at", "_row_at", "_row", "_mask")
 
     def __init__(self, data: "bytes | memoryview", magic: bytes) -> None:
-        if len(data) < _HEADER.size:
+        import struct  # here, not at the top: a store without the meaning data never loads it
+
+        if len(data) < HEADER_SIZE:
             raise ValueError("truncated header")
-        got, dims, n, slots, ident, tagged = _HEADER.unpack_from(data, 0)
+        got, dims, n, slots, ident, tagged = struct.unpack_from(HEADER, data, 0)
         if got != magic or not 0 < dims <= 1024 or slots < n or slots & (slots - 1) or tagged not in (0, 1):
             raise ValueError("not a vector file")
         self.data, self.dims, self.n, self.slots, self.ident, self.tagged = data, dims, n, slots, ident, tagged
-        self._slot_at = _HEADER.size
+        self._slot_at = HEADER_SIZE
         self._off_at = self._slot_at + 4 * slots
         blob_len = struct.unpack_from("<I", data, self._off_at + 4 * n)[0]
         self._blob_at = self._off_at + 4 * (n + 1)
@@ -59,6 +61,7 @@ class VectorFile:
 
     def find(self, key: bytes) -> int:
         """The row of `key`, or -1."""
+        import struct
         from zlib import crc32
 
         data, slot = self.data, crc32(key) & self._mask
@@ -77,10 +80,14 @@ class VectorFile:
         return -1
 
     def tag(self, i: int) -> int:
+        import struct
+
         return struct.unpack_from("<I", self.data, self._tag_at + 4 * i)[0] if self.tagged else 0
 
     def row(self, i: int) -> "tuple[float, tuple[int, ...]]":
         """(scale, int8 values) of row i."""
+        import struct
+
         if not 0 <= i < self.n:
             raise ValueError("row out of range")
         return (struct.unpack_from("<f", self.data, self._scale_at + 4 * i)[0],
@@ -93,14 +100,20 @@ def _open(path: str, magic: bytes) -> "VectorFile | None":
     if found is None:
         found = _UNAVAILABLE
         try:
-            with open(path, "rb") as fh:
-                import mmap
+            fh = open(path, "rb")
+        except OSError:  # the usual case without the meaning data: nothing more is imported
+            fh = None
+        if fh is not None:
+            import mmap
+            import struct
 
-                size = os.fstat(fh.fileno()).st_size
-                if size:
-                    found = VectorFile(memoryview(mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_READ)), magic)
-        except (OSError, ValueError, struct.error, OverflowError):
-            found = _UNAVAILABLE
+            with fh:
+                try:
+                    size = os.fstat(fh.fileno()).st_size
+                    if size:
+                        found = VectorFile(memoryview(mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_READ)), magic)
+                except (OSError, ValueError, struct.error, OverflowError):
+                    found = _UNAVAILABLE
         _cache[path] = found
     return None if found is _UNAVAILABLE else found  # type: ignore[return-value]
 
@@ -204,7 +217,7 @@ class Meaning:
             if i < 0 or self.records.tag(i) != check:
                 return None
             scale, values = self.records.row(i)
-        except (ValueError, struct.error):
+        except (ValueError, _struct_error()):
             return None
         dot = sum(p * v for p, v in zip(self.prompt, values)) * scale
         return max(-1.0, min(1.0, dot))
@@ -225,7 +238,7 @@ def for_prompt(db_file: str, terms: "list[str]", specific: "dict[str, float]") -
         words = terms[:MAX_WORDS]
         weighted = [(w, specific.get(s, 1.0)) for w, s in zip(words, text.stems(words))]
         prompt = vector(table, weighted)
-    except (ValueError, struct.error):
+    except (ValueError, _struct_error()):
         return None
     return Meaning(table, records, prompt) if prompt is not None else None
 
@@ -238,6 +251,12 @@ def _table_of(db_file: str) -> str:
             return fh.read(4096).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return ""
+
+
+def _struct_error() -> type:
+    import struct
+
+    return struct.error
 
 
 def reset() -> None:
