@@ -33,11 +33,14 @@ def weigh(conn, prompt):
 
 def test_the_model_file_has_both_prompt_classes_and_every_feature():
     model = relevance.load()
-    assert set(model) == set(relevance.CLASSES)
-    for coef, threshold, mean, scale in model.values():
+    assert set(relevance.CLASSES) <= set(model)
+    assert set(model) <= set(relevance.CLASSES) | {c + relevance.SEMANTIC for c in relevance.CLASSES}
+    for klass, (coef, threshold, mean, scale) in model.items():
         assert 0.0 < threshold < 1.0
         assert set(relevance.FEATURES) <= set(coef) and "bias" in coef
         assert set(relevance.FEATURES) <= set(mean) and all(scale[f] > 0 for f in relevance.FEATURES)
+        if klass.endswith(relevance.SEMANTIC):  # the model that also reads the static meaning data
+            assert set(relevance.SEMANTIC_FEATURES) <= set(coef) and set(relevance.SEMANTIC_FEATURES) <= set(mean)
 
 
 def test_a_question_naming_a_records_subject_injects_it(store):
@@ -228,3 +231,29 @@ def test_a_one_word_stored_question_is_never_wholly_said():
     assert relevance.question_cover(("how do we log?",), specific) == 0.5
     assert relevance.question_cover(("what log format do services use?", "how do we log?"), specific) == 0.5
     assert relevance.question_cover(("where do upload handlers log?",), specific) == 1.0
+
+
+@pytest.mark.parametrize("prompt", ["now whats the next step ?", "ok cool, whats next? pls continue",
+                                    "im not sure thats right, dont you think?", "didnt work, cant see why"])
+def test_contractions_without_apostrophes_and_chat_filler_inject_nothing(store, prompt):
+    from agentctx.base import text
+
+    assert not {"whats", "thats", "im", "dont", "didnt", "cant", "ok", "pls", "cool"} & set(text.query_tokens(prompt))
+    assert not any(a.inject for a in weigh(store, prompt))
+
+
+def test_one_word_of_a_short_stored_question_is_not_half_of_it():
+    stems = {"user": 1.0, "profil": 1.0}
+    assert relevance.question_cover(("Route53 Profiles?",), stems) == 0.0  # "profiles" alone
+    assert relevance.question_cover(("which user profiles exist?",), stems) == 2 / 3
+    assert relevance.question_cover(("how do we log?",), {"log": 1.0}) == 0.5  # one content word counts as two
+
+
+def test_questions_and_aliases_never_lower_the_probability_of_a_records_own_words(store):
+    prompt = "the CSV export is missing customers with accents in their names again"
+    before = weigh(store, prompt)[0]
+    records.set_asked(store, before.hit.record.id, P, questions=["how do we deploy the billing service?"],
+                      aliases=["billing deploy", "invoice run"])
+    after = next(a for a in weigh(store, prompt) if a.hit.record.id == before.hit.record.id)
+    assert after.features["expanded"] == 1.0 and "own:relevance" in after.features
+    assert after.p >= before.p - 1e-9
