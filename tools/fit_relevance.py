@@ -58,6 +58,7 @@ FEATURES = relevance.FEATURES
 L2 = 1.0
 TOP_K = 3
 COMPANION_P = relevance.COMPANION_P
+COMPANION = relevance.COMPANION
 RULE = "mean"
 
 
@@ -303,7 +304,7 @@ def outcomes(rows: list[dict], models: dict[str, tuple]) -> dict[str, list[int]]
             if lead is not None and gate >= models[klass][3]:
                 top = lead["score"] or 1e-9
                 cut = COMPANION_P * models[klass][3]
-                chosen = [r for r in case_rows if r is lead or (r["score"] / top >= relevance.COMPANION and r["features"]
+                chosen = [r for r in case_rows if r is lead or (r["score"] / top >= COMPANION and r["features"]
                                                                 and prob(models[klass], r["features"]) >= cut)][:TOP_K]
         out[kind].append(int(bool(chosen)) if kind == "unrelated" else int(any(r["right"] for r in chosen)))
         if kind != "unrelated":
@@ -371,7 +372,7 @@ def spread(values: list[float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global FEATURES, RULE
+    global FEATURES, RULE, COMPANION, COMPANION_P
     shared = ROOT.parent / "shared" / "bench"
     data = ROOT / "bench" / "data"
     kept = Path(os.environ.get("AGENTCTX_KEPT_DIR") or ROOT / "bench" / ".kept")  # tools/harvest_kept.py writes it
@@ -407,8 +408,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lexical", action="store_true",
                         help="judge every prompt by the lexical model, as an install without the meaning data does")
     parser.add_argument("--write", action="store_true", help="write agentctx/retrieval/relevance.txt")
+    parser.add_argument("--companion", type=float, default=relevance.COMPANION,
+                        help="replay companions at this share of the gate candidate's score (to compare rules)")
+    parser.add_argument("--companion-p", type=float, default=relevance.COMPANION_P,
+                        help="... and this share of the threshold as their own probability")
     args = parser.parse_args(argv)
     FEATURES = tuple(args.features.split(","))
+    COMPANION, COMPANION_P = args.companion, args.companion_p
     RULE = args.rule
     stores = args.stores.split(",")
     needed = args.prompts.split(",") + ([args.kept_adrs] if any(s.startswith("kept") for s in stores) else [])
