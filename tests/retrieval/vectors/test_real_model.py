@@ -77,6 +77,22 @@ def test_cli_embed_then_hybrid_search_then_doctor(model_dir, tmp_path, monkeypat
     assert cli.main(["embed", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["embedded"] == 3 and report["remaining"] == 0 and report["dims"] == 384
+    # The prompt hook's meaning data (SPEC §7.4): the model's token table, then the three records' vectors.
+    static = report["static"]
+    assert static["table"]["tokens"] > 29_000 and static["table"]["dims"] == 64
+    assert static["records"]["records"] == 3 and static["records"]["bytes"] > 0
+    from agentctx.retrieval import meaning, relevance
+    from agentctx.base import paths
+    from agentctx.base.project import detect
+    from agentctx.store import db as store_db
+
+    meaning.reset()
+    conn = store_db.connect(paths.db_path())
+    try:
+        weighed = relevance.decide(conn, "should state persist in one SQLite file?", detect(project).id)
+    finally:
+        conn.close()
+    assert weighed and "semantic" in weighed[0].features
     # No shared word with the record, nor another name of one (agentctx/retrieval/expansion.py: "database" would find
     # SQLite): keyword search finds nothing, hybrid finds it by meaning.
     assert cli.main(["search", "--keyword-only", "--json", "which", "embedded", "engine", "keeps", "everything"]) == 0
