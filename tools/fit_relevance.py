@@ -259,7 +259,10 @@ def fit_classes(rows: list[dict], target: float) -> dict[str, tuple]:
     classes = relevance.CLASSES + tuple(c + relevance.SEMANTIC for c in relevance.CLASSES
                                         if any(r.get("klass") == c + relevance.SEMANTIC for r in rows))
     for klass in classes:
-        part = [r for r in rows if r.get("klass") == klass]
+        # A lexical class is fitted on every prompt of its class (it judges those whose candidates lack vectors);
+        # a semantic class on the prompts whose candidates have them.
+        part = [r for r in rows if r.get("klass") == klass or (klass in relevance.CLASSES and r.get("klass") and
+                                                               r["klass"] == klass + relevance.SEMANTIC)]
         if not _tops(part):
             raise SystemExit(f"fit_relevance: no {klass} prompt with a candidate to fit on (in a fold's training "
                              "side or in all): more decisions, questions or prompts are needed")
@@ -481,8 +484,11 @@ def main(argv: list[str] | None = None) -> int:
         with open(path, "w", encoding="ascii") as fh:
             fh.write("# The prompt hook's injection gate (agentctx/retrieval/relevance.py): per prompt class, a logistic regression\n"
                      "# over standardized features of the best candidate, written by tools/fit_relevance.py "
-                     f"--stores {args.stores} --rule {args.rule} --target {args.target}.\n# Do not edit by hand. Cross-validated by "
-                     "repository and prompt source:\n")
+                     f"--stores {args.stores} --rule {args.rule} --target {args.target}"
+                     f"{' --lexical' if args.lexical else ''} --companion {COMPANION} --companion-p {COMPANION_P}.\n"
+                     "# Data: adr-dev and prompts-dev, the hand-written cases, and the sets tools/harvest_kept.py gives "
+                     "(which leaves out every repository of kept-apart-repos.txt).\n# Do not edit by hand. "
+                     "Cross-validated by repository and prompt source:\n")
             for line in lines:
                 fh.write(f"# {line}\n")
             for klass, (coef, mean, scale, t) in models.items():

@@ -40,8 +40,10 @@ CONSIDER = 6
 # The gate reads the most probable of the first GATE_RANKS candidates (by the model of the prompt's class).
 GATE_RANKS = 3
 # Once the gate opens, that candidate is injected and so is each of the next two whose score is at least this
-# share of the best one's (a close second is often the record meant too; a distant one is noise).
-COMPANION = 0.4
+# share of the best one's: a companion rides along only when it is nearly as relevant as the first (a close second
+# is often the record meant too; a distant one is noise). Measured held out (docs/benchmarks.md, issue 45): 0.6
+# instead of 0.4 cuts the wrong records per related prompt by a quarter (1.15 -> 0.88) for about a point of hits.
+COMPANION = 0.6
 # ... and whose own probability is at least this share of the threshold: a candidate that outscores the gate's on
 # common words ("where do the release notes for my change go?" against a data-migration decision that says
 # "changes" and "notes") is no companion.
@@ -343,6 +345,13 @@ class Assessed:
         self.inject, self.reason, self.klass = inject, reason, klass
 
 
+def reads_meaning() -> bool:
+    """Whether the shipped gate has a model that reads the semantic features (the `_m` classes): only then does the
+    hook look for the meaning data, and `agentctx embed` build it (measured, they add nothing yet: docs/benchmarks.md)."""
+    model = load()
+    return any(klass + SEMANTIC in model for klass in CLASSES)
+
+
 def semantic(hits: "list[SearchHit]", meaning: "Meaning | None") -> "list[dict[str, float]] | None":
     """Per hit, the semantic features (`semantic`: the cosine of the prompt's static vector with the record's;
     `semantic_gap`: how far it stands above the best of the other candidates'), or None when the meaning data is
@@ -446,7 +455,7 @@ def decide(conn: "sqlite3.Connection", prompt: str, project_id: str) -> "list[As
     # No expansion: measured, it cost more unrelated injections than it brought related ones (docs/benchmarks.md).
     result = search.search(conn, prompt, project_id, limit=SEARCH_LIMIT, floor=0.0, expand=False)
     found = None
-    if result.hits and result.specific:
+    if result.hits and result.specific and reads_meaning():
         from ..base import paths
         from .meaning import for_prompt
 

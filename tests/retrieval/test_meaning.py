@@ -146,16 +146,18 @@ def test_rebuilding_keeps_the_rows_of_unchanged_records(store, tmp_path):
     assert again["reused"] == 3
 
 
-def test_the_gate_reads_the_semantic_features_when_the_data_is_there(store, tmp_path):
+def test_the_gate_reads_the_semantic_features_when_the_data_is_there(store, tmp_path, monkeypatch):
     built(store, tmp_path)
+    monkeypatch.setattr(relevance, "reads_meaning", lambda: True)  # a model file with the `_m` classes
     weighed = relevance.decide(store, "redis caching for sessions", P)
     assert "semantic" in weighed[0].features and "semantic_gap" in weighed[0].features
     assert weighed[0].features["semantic"] > 0.9
 
 
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "remove", "other-table"])
-def test_missing_or_damaged_meaning_data_means_the_lexical_gate(store, tmp_path, damage):
+def test_missing_or_damaged_meaning_data_means_the_lexical_gate(store, tmp_path, damage, monkeypatch):
     built(store, tmp_path)
+    monkeypatch.setattr(relevance, "reads_meaning", lambda: True)
     lexical = relevance.assess(search.search(store, "redis caching for sessions", P, limit=6, floor=0.0,
                                              expand=False), "redis caching for sessions")
     path = meaning.records_path(paths.db_file())
@@ -179,7 +181,17 @@ def test_missing_or_damaged_meaning_data_means_the_lexical_gate(store, tmp_path,
     assert [a.inject for a in weighed] == [a.inject for a in lexical]
 
 
-def test_the_prompt_hook_survives_a_damaged_record_file(store, tmp_path, repo):
+def test_the_shipped_gate_without_semantic_models_neither_reads_nor_builds_the_data(store, tmp_path):
+    if relevance.reads_meaning():
+        pytest.skip("the shipped model file reads the semantic features")
+    built(store, tmp_path)
+    weighed = relevance.decide(store, "redis caching for sessions", P)
+    assert weighed and all("semantic" not in a.features for a in weighed)
+    assert "skipped" in static.update_records(store, "any/model")
+
+
+def test_the_prompt_hook_survives_a_damaged_record_file(store, tmp_path, repo, monkeypatch):
+    monkeypatch.setattr(relevance, "reads_meaning", lambda: True)
     from agentctx.hooks import Payload
     from agentctx.hooks.prompt import user_prompt_submit
 

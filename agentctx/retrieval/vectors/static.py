@@ -203,7 +203,10 @@ def refresh(conn, embedder, *, rebuild: bool = False) -> dict[str, object]:  # n
     """`agentctx embed`'s static step: the model's token table (built when missing, or with `rebuild`), then the
     store's record file. {table: {...}, records: {...}}."""
     from ...base import paths
+    from ..relevance import reads_meaning
 
+    if not reads_meaning():
+        return {"skipped": "the shipped injection gate does not read it (docs/benchmarks.md, issue 45)"}
     table_file = meaning.table_path(embedder.name)
     out: dict[str, object] = {}
     if rebuild or meaning._open(table_file, meaning.TABLE_MAGIC) is None:
@@ -219,8 +222,11 @@ def update_records(conn, model_name: str) -> dict[str, object]:  # noqa: ANN001
     """Consolidation's static step: the record file again (unchanged records keep their rows) when the model's
     token table exists; needs no extra."""
     from ...base import paths
+    from ..relevance import reads_meaning
 
     table_file = meaning.table_path(model_name)
+    if not reads_meaning():
+        return {"skipped": "the shipped injection gate does not read it"}
     if not os.path.isfile(table_file):
         return {"skipped": "no token table (agentctx embed builds it)"}
     return build_records(conn, paths.db_file(), table_file)
