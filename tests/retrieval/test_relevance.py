@@ -89,11 +89,13 @@ def _record(title):
 def test_only_close_followers_pass_with_an_open_gate(monkeypatch):
     monkeypatch.setattr(relevance, "probability", lambda feats, klass: 0.99)
     specific = {"sqlite": 1.0, "wal": 1.0}
-    hits = (_hit("SQLite WAL", 10.0, {"sqlite": 2.0, "wal": 2.0}), _hit("SQLite notes", 5.0, {"sqlite": 1.0}),
-            _hit("WAL aside", 1.0, {"wal": 1.0}))
+    hits = (_hit("SQLite WAL", 10.0, {"sqlite": 2.0, "wal": 2.0}), _hit("SQLite notes", 6.5, {"sqlite": 1.0}),
+            _hit("SQLite aside", 5.0, {"sqlite": 1.0}), _hit("WAL aside", 1.0, {"wal": 1.0}))
     weighed = relevance.assess(SearchResult(hits, None, ("sqlite", "wal"), specific), "sqlite wal")
-    assert [a.inject for a in weighed] == [True, True, False]
-    assert "0.10 of the gate's candidate < 0.4" in weighed[2].reason
+    # A companion needs to be nearly as relevant as the first: 0.65 of its score rides along, 0.5 does not.
+    assert [a.inject for a in weighed] == [True, True, False, False]
+    assert f"0.50 of the gate's candidate < {relevance.COMPANION}" in weighed[2].reason
+    assert "0.10 of the gate's candidate" in weighed[3].reason
     monkeypatch.setattr(relevance, "probability", lambda feats, klass: 0.01)
     weighed = relevance.assess(SearchResult(hits, None, ("sqlite", "wal"), specific), "sqlite wal")
     assert not any(a.inject for a in weighed)
@@ -118,12 +120,12 @@ def test_the_gate_reads_the_most_probable_of_the_first_candidates(monkeypatch):
     # The first candidate outscores it on shared words but is no companion: its own probability is far below the
     # threshold (issue 37: a data-migration decision came along with the release-notes record).
     assert [a.inject for a in weighed] == [False, True, False]
-    assert "1.25 of the gate's candidate >= 0.4, p=0.100 <" in weighed[0].reason
+    assert f"1.25 of the gate's candidate >= {relevance.COMPANION}, p=0.100 <" in weighed[0].reason
 
 
 def test_a_companion_needs_its_own_probability_too(monkeypatch):
     specific = {"sqlite": 1.0, "wal": 1.0}
-    hits = (_hit("SQLite WAL", 10.0, {"sqlite": 2.0, "wal": 2.0}), _hit("SQLite notes", 5.0, {"sqlite": 1.0}))
+    hits = (_hit("SQLite WAL", 10.0, {"sqlite": 2.0, "wal": 2.0}), _hit("SQLite notes", 7.0, {"sqlite": 1.0}))
     cut = relevance.threshold("short")
     for p_second, passes in ((relevance.COMPANION_P * cut + 0.01, True), (relevance.COMPANION_P * cut - 0.01, False)):
         monkeypatch.setattr(relevance, "probability",
