@@ -38,6 +38,7 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    monkeypatch.delenv("COPILOT_HOME", raising=False)  # Copilot CLI's user directory follows HOME in tests
     return home
 
 

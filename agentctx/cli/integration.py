@@ -184,7 +184,7 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("uninstall", help="remove agentctx from every agent (restoring your settings files)")
-    p.add_argument("--agent", action="append", choices=("claude", "codex", "gemini", "all"),
+    p.add_argument("--agent", action="append", choices=("claude", "codex", "gemini", "copilot", "all"),
                    help="only this agent (repeatable; default: every one)")
     p.add_argument("--project", action="store_true", help="also clean this project's .claude/settings.json")
     p.add_argument("--data", action="store_true", help="also delete the store and every record (asks first)")

@@ -43,6 +43,11 @@ BODY_ROOM = BODY_MAX - 200  # room for the pointer to the file, and for a scrubb
 NATIVE: dict[str, frozenset[str]] = {"claude_rules": frozenset({"claude"}), "claude_md": frozenset({"claude"}),
                                      "agents_md": frozenset({"codex"}), "gemini_md": frozenset({"gemini"}),
                                      "cursor": frozenset(), "copilot": frozenset()}
+# GitHub Copilot CLI (issue 46, vendor-notes/copilot-cli.md fact 13) loads `.github/instructions/*.instructions.md`
+# and `.claude/rules` by `applyTo`/`paths` when a matching file is read, the root AGENTS.md, CLAUDE.md and GEMINI.md
+# at start, and a nested one when a file in its folder is read.
+for _fmt in ("copilot", "claude_rules", "agents_md", "claude_md", "gemini_md"):
+    NATIVE[_fmt] = NATIVE[_fmt] | {"copilot"}
 
 
 class Candidate(record_type("Candidate", "path abspath size mtime_ns")):

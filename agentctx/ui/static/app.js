@@ -5,7 +5,7 @@
   const TOKEN_KEY = "agentctx-token";
   const PAGE = 50;
   const SEARCH_PAGE = 10;  // as `agentctx search` (its default --limit); pages go on to its 50 at most
-  const AGENTS = { claude: "Claude Code", codex: "Codex CLI", gemini: "Gemini CLI" };  // agents/__init__.py LABELS
+  const AGENTS = { claude: "Claude Code", codex: "Codex CLI", gemini: "Gemini CLI", copilot: "Copilot CLI" };  // agents/__init__.py LABELS
   const pageSize = () => (state.filters.q ? SEARCH_PAGE : PAGE);
   const state = { token: null, meta: null, project: null, filters: { q: "", type: "", confidence: "", source: "",
     pinned: "", superseded: "exclude", explain: false }, offset: 0, sel: -1 };
