@@ -238,16 +238,6 @@ def fit(rows: list[dict], feats: tuple[str, ...] | None = None
 
 
 def prob(model: tuple, feats: dict) -> float:
-    """As relevance.probability: for a record with questions or other names, the better of the two readings."""
-    p = _prob(model, feats)
-    if "own:relevance" in feats:
-        own = dict(feats, relevance=feats["own:relevance"], cover=feats["own:cover"], telling=feats["own:telling"],
-                   question_cover=0.0, expanded=0.0)
-        p = max(p, _prob(model, own))
-    return p
-
-
-def _prob(model: tuple, feats: dict) -> float:
     coef, mean, scale = model[:3]
     z = coef["bias"] + sum(coef[f] * (feats[f] - mean[f]) / scale[f] for f in coef if f != "bias")
     return 1 / (1 + math.exp(-max(-40.0, min(40.0, z))))
