@@ -35,6 +35,10 @@ the Codex and Gemini CLIs) with all its repositories: nothing of a held-out fold
 on. The held-out figures are printed per fold, per store with their spread over the folds, and pooled; `--write`
 then fits on everything and writes the model file with those figures in its header. Deterministic: same data, same
 file. `--cache F` keeps the collected candidates (re-used for the stores it holds).
+`--meaning TABLE` gives every store the static meaning data (agentctx/retrieval/meaning.py) so that the `_m` classes
+(the lexical features and `semantic`, `semantic_gap`) are fitted beside the lexical ones; `--lexical` judges every
+prompt by the lexical model (what the shipped file holds: measured, the semantic features add nothing yet);
+`--companion`/`--companion-p` replay other companion rules.
 """
 
 from __future__ import annotations
