@@ -29,6 +29,9 @@ log. None of these repositories is one of prompts-dev's 28. From 33 sources (29 
 logs have none left after filtering): 270 prompts, cursor 120, claude-code 61, copilot 43, codex 19, aider 15,
 gemini 12.
 
+Every repository of ../shared/bench/kept-apart-repos.txt is left out of both sets (`kept_apart`: the lead's
+kept-apart checks use them; eleven of the sources below joined that list, so the sets now hold 16 decision
+repositories, 407 records, and 210 prompts of 22 logs).
 Both files carry provenance on every line (repo, commit, path: for a folder, the file each prompt came from).
 Deterministic: same snapshots, same files. `--check`
 exits 1 when the harvested files in `--out` are missing or differ from what the snapshots give (skipped, exit 0,
