@@ -219,10 +219,10 @@ def candidates(data: object, target: Target) -> "list[dict]":  # type: ignore[ty
         return []
     if not isinstance(index, dict):
         return [e for e in entries if isinstance(e, dict)]
-    positions: set[int] = set()
+    # Every guard is checked (they are few, and first in the map): a guard may stop what its buckets cannot name (a
+    # line not read in full, a folder above its path, a shell glob, a symlinked folder, an expansion).
+    positions = {i for i, e in enumerate(entries) if isinstance(e, dict) and e.get("guard")}
     commands = [c.words for c in target.shell().commands] if target.command else []
-    if target.command and target.shell().unreadable:  # a guard may stop a line it could not read: look at all
-        positions.update(i for i, e in enumerate(entries) if isinstance(e, dict) and e.get("guard"))
     for key in target_keys(target.writes or target.paths, commands, target.tool, bool(target.text)):
         found = index.get(key)
         if isinstance(found, list):

@@ -12,6 +12,7 @@ import pytest
 
 from agentctx.base import guards
 from agentctx.hooks import action
+from agentctx.memory import anchormap
 
 FORCE = guards.make("never", ["command:git push --force"])
 ALWAYS = guards.make("always", ["command:make test"], record_anchors=("command:git push",))
@@ -358,7 +359,8 @@ def _decide(guard: str, record_anchors: "tuple[str, ...]", tool: str, tool_input
     entry = {"id": "g1", "title": "Guarded", "text": "x", "anchors": list(record_anchors), "guard": guard,
              "type": "decision"}
     target = action.target_of(tool, tool_input, root, root)
-    picks = action.select([entry], target, "claude", set())
+    data = {"entries": [entry], "index": anchormap.index([entry])}  # the map's buckets, as the hook reads them
+    picks = action.select(action.candidates(data, target), target, "claude", set())
     return next((p.decision for p in picks if p.decision), "")
 
 
@@ -488,3 +490,22 @@ def test_copilot_edit_tools_reach_the_guard(root: str) -> None:
     data = copilot.payload("pre-tool-use", {"sessionId": "s", "cwd": root, "toolName": "bash",
                                             "toolArgs": {"command": "git push -f"}})
     assert _decide(FORCE, (), data["tool_name"], data["tool_input"], root) == STOP
+
+
+def test_a_record_is_not_delivered_again_after_its_guard_stopped_the_action(add, conn, repo, hook) -> None:
+    from agentctx.base.project import detect
+    from agentctx.memory import consolidate
+    from agentctx.store import records
+
+    rec = add("No force pushes", "Never force-push main; open a PR.", anchors=("command:git push",))
+    records.set_guard(conn, rec.id, detect(repo).id, FORCE)
+    consolidate.run(detect(repo))
+
+    def call(line: str) -> dict:
+        return hook("pre-tool-use", {"session_id": "s1", "cwd": str(repo), "hook_event_name": "PreToolUse",
+                                     "tool_name": "Bash", "tool_input": {"command": line}}) or {}
+
+    stopped = call("git push -f")["hookSpecificOutput"]
+    assert stopped["permissionDecision"] == "ask" and rec.id in stopped["permissionDecisionReason"]
+    assert call("git push origin main") == {}  # its anchor matches: already quoted when the guard stopped the push
+    assert call("git push --force-with-lease")["hookSpecificOutput"]["permissionDecision"] == "ask"  # still a guard
