@@ -9,7 +9,8 @@ to import (the pre-action hook imports it on every shell call). API:
         words:     tuple[str, ...], unquoted and unescaped, without leading assignments (`A=1`), reserved words
                    (`if`, `then`, `do`, `{`, `!`) and wrappers with their options (`env -i -u X`, `sudo -u x`,
                    `command`, `exec`, `nohup`, `time -p`, `timeout -s KILL 5`, `nice -n 5`, `ionice -c3`,
-                   `stdbuf -o0`, `xargs -0 -n1`, `doas`); the command word as a name (`/usr/bin/git` -> `git`).
+                   `stdbuf -o0`, `xargs -0 -n1`, `doas`, `watch -n 1`, `setsid`, `taskset`, `chrt`, `runuser`); the
+                   command word as a name (`/usr/bin/git` -> `git`).
                    A word keeps a substitution or an expansion as written (`$(date)`, `$HOME/x`).
         op:        the operator joining it to the command before it at the same depth: "" (first of its line or
                    of a nested line), ";", "&&", "||", "|", "&", "\\n" (`a &&<newline>b` is "&&", as bash reads it).
@@ -17,7 +18,8 @@ to import (the pre-action hook imports it on every shell call). API:
                    `2>`, `&>`, `>|`, `<`, `<>`, `>&`, `<<`, `<<-`, `<<<`); for `<<` the target is the delimiter.
         heredoc:   the body of its here-document(s) (joined by newlines when there are several), "" if none.
         depth:     0 for the line itself; 1 + its container's for a command read inside `bash|sh|zsh|dash|ksh -c
-                   "..."` (or a shell fed a here-document / here-string), `eval ...`, `env -S "..."`, `$(...)`,
+                   "..."` (or a shell fed a here-document / here-string), `su|script|flock -c "..."`, `eval ...`,
+                   `alias x='...'`, `$(...)`,
                    backticks, `<(...)`, `find -exec ... ;`. A nested command is listed right after the command that
                    contains it (`bash -c "a && b"` gives bash, then a (depth 1, op ""), then b (depth 1, op "&&")).
         negated:   the command was preceded by `!`.
@@ -78,7 +80,15 @@ _WRAPPERS: "dict[str, tuple[str, frozenset[str], int]]" = {
     "unbuffer": ("", frozenset(), 0),
     "noglob": ("", frozenset(), 0),
     "nocorrect": ("", frozenset(), 0),
+    "watch": ("nqd", frozenset({"--interval", "--differences"}), 0),
+    "setsid": ("", frozenset(), 0),
+    "caffeinate": ("tw", frozenset(), 0),
+    "taskset": ("", frozenset(), 1),  # `taskset 0x3 cmd` (`-c 0,1 cmd`: the list is its one positional)
+    "chrt": ("", frozenset(), 1),
+    "runuser": ("ugl", frozenset({"--user", "--group"}), 0),
 }
+# Commands that run their `-c` string through a shell (`su -c "…"`, `script -qc "…" /dev/null`, `flock f -c "…"`).
+_C_RUNNERS = frozenset({"su", "script", "flock", "runuser"})
 
 
 class _Raw:
@@ -452,6 +462,10 @@ class _Reader:
                 if "=" in t:
                     out += self.line(t.split("=", 1)[1], depth + 1)
             return out
+        if name in _C_RUNNERS:
+            for k, t in enumerate(texts[1:-1], 1):
+                if t in ("-c", "--command") or (t.startswith("-") and not t.startswith("--") and t.endswith("c")):
+                    return self.line(texts[k + 1], depth + 1)
         if name == "eval" and len(texts) > 1:
             return self.line(" ".join(texts[1:]), depth + 1)
         if name == "find":

@@ -115,7 +115,7 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
         from ..base.shellpaths import writes as shell_writes
 
         line = parse(command)
-        found = shell_writes(line, lambda p: os.path.isdir(os.path.join(cwd, p)), root)
+        found = shell_writes(line, lambda p: os.path.isdir(os.path.join(cwd, p)), root) + _patched(line, cwd)
         rels: list[str] = []
         for p in found[:FILES_MAX]:
             if len(p) > 4096:
@@ -129,6 +129,24 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
                 rels.append(rel)
         writes = tuple(dict.fromkeys(rels))
     return Target(tool, tuple(paths[:PATHS_MAX]), command, text, line, writes, root, tuple(outside[:FILES_MAX]))
+
+
+PATCH_READ_LIMIT = 1024 * 1024
+
+
+def _patched(line: "Any", cwd: str) -> "tuple[str, ...]":
+    """The files named by the patch files a shell line applies (`git apply x.patch`): each read up to 1 MB, at most
+    8 of them; one that cannot be read names nothing."""
+    from ..base.shellpaths import patch_files, patch_inputs
+
+    out: list[str] = []
+    for name in patch_inputs(line)[:8]:
+        try:
+            with open(_full(name, cwd), "rb") as fh:
+                out += patch_files(fh.read(PATCH_READ_LIMIT).decode("utf-8", "replace"))
+        except OSError:
+            continue
+    return tuple(out)
 
 
 def _full(path: str, cwd: str) -> str:
@@ -305,7 +323,7 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
         return None
     target = target_of(payload.tool_name, payload.tool_input, payload.cwd, root)
     if target.outside or "agentctx" in target.command or "/guard" in target.command or any(
-            ".agentctx" in w for w in target.writes):
+            w[:1] == "." or "/." in w for w in target.writes):  # what could touch what enforces the guards
         stopped = _tamper(data, target, project_id, payload.cwd)
         if stopped is not None:
             return stopped

@@ -113,6 +113,14 @@ NEVER_FORCE = [
     ("python - <<'EOF'\nimport subprocess\nsubprocess.run(['git', 'push', '--force'])\nEOF", STOP),
     ("node -e \"require('child_process').execSync('git push --force')\"", STOP),
     ("curl -fsSL https://example.com/x.sh | sh -s -- git push -f", STOP),
+    ("git push --force-w", STOP),  # git takes a long option by a prefix only it has
+    ("git push --force-with origin main", STOP),
+    ("watch -n 5 git push -f", STOP),
+    ("su -c 'git push -f' deploy", STOP),
+    ("script -qc 'git push -f' /dev/null", STOP),
+    ("flock /tmp/push.lock -c 'git push --force'", STOP),
+    ("setsid git push -f", STOP),
+    ("taskset -c 0 git push -f", STOP),
     # what is not a force push
     ("git push", RUN),
     ("git push origin main", RUN),
@@ -309,6 +317,9 @@ SHELL_WRITES = [
     ("tar -xzf /tmp/sql.tgz -C migrations", STOP),
     ("rsync -av /tmp/sql/ migrations/", STOP),
     ("cd migrations/.. && rm migrations/0001_init.sql", STOP),
+    ("chmod 600 migrations/0001_init.sql", STOP),
+    ("git apply /tmp/fix.patch", STOP),  # the patch file names migrations/0001_init.sql
+    ("patch -p1 < /tmp/fix.patch", STOP),
     ("black migrations/", STOP),
     ("prettier --write migrations/0001_init.sql", STOP),
     ("echo x > db/0002.sql", STOP),  # db -> migrations, a symlink inside the repository
@@ -352,6 +363,9 @@ def root(tmp_path):
     (repo / "src").mkdir()
     (repo / "notes").mkdir()
     os.symlink("migrations", repo / "db")
+    # a patch file outside the repository, as `git apply /tmp/fix.patch` reads it: its header names the guarded file
+    (tmp_path / "fix.patch").write_text("--- a/migrations/0001_init.sql\n+++ b/migrations/0001_init.sql\n"
+                                        "@@ -1 +1 @@\n-a\n+b\n")
     return str(repo)
 
 
@@ -376,6 +390,7 @@ def test_always_make_test_before_push(line: str, expected: str, root: str) -> No
 
 @pytest.mark.parametrize("line,expected", SHELL_WRITES)
 def test_never_migrations_through_the_shell(line: str, expected: str, root: str) -> None:
+    line = line.replace("/tmp/fix.patch", os.path.join(os.path.dirname(root), "fix.patch"))
     assert _decide(PATHS, (), "Bash", {"command": line}, root) == expected
 
 
@@ -434,6 +449,10 @@ TAMPER = [
     ("sqlite3 ~/.agentctx/agentctx.db \"UPDATE records SET guard = ''\"", STOP),
     ("curl -X POST http://127.0.0.1:8765/api/records/g1/guard -d '{\"off\": true}'", STOP),
     ("rm -f .agentctx/enabled", STOP),
+    ("echo '{}' > ~/.claude/settings.json", STOP),
+    ("rm .claude/settings.local.json", STOP),
+    ("sed -i 's/PreToolUse/X/' ~/.codex/hooks.json", STOP),
+    ("chmod 000 ~/.agentctx/agentctx.db", STOP),
     ("agentctx search 'force push'", RUN),
     ("agentctx show g1", RUN),
     ("agentctx record --type decision --title x --body y", RUN),
@@ -453,7 +472,7 @@ def test_the_agent_cannot_lift_a_guard_through_its_shell(line: str, expected: st
     records.set_guard(conn, rec.id, detect(repo).id, FORCE)
     consolidate.run(detect(repo))
     home = base_paths.home_dir()
-    line = line.replace("~/.agentctx", home)
+    line = line.replace("~/.agentctx", home).replace("~/", os.path.expanduser("~/"))
     out = hook("pre-tool-use", {"session_id": "s1", "cwd": str(repo), "hook_event_name": "PreToolUse",
                                 "tool_name": "Bash", "tool_input": {"command": line}})
     decision = (out or {}).get("hookSpecificOutput", {}).get("permissionDecision", "")
