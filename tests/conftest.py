@@ -42,6 +42,17 @@ def isolated_home(tmp_path, monkeypatch):
     return home
 
 
+@pytest.fixture(autouse=True)
+def fake_expansion_start(monkeypatch):
+    """FAKE: the background expansion pass a record written by hand starts (extract/later.py) is recorded, never
+    started: with a backend on, every `record` of a test would start one racing the test's own pass."""
+    from agentctx.extract import later
+
+    started: list[tuple[list[str], object]] = []
+    monkeypatch.setattr(later, "start", lambda argv, cwd: started.append((argv, cwd)) or 4242)
+    return started
+
+
 # A git repository, an initialised store, records in it, and a hook run in-process: shared by the hooks, capture,
 # claude and consolidate tests (directories with fixtures of the same names define their own).
 @pytest.fixture

@@ -373,8 +373,11 @@ def governs(mode: str, anchors: "tuple[str, ...]") -> str:
 def describe(report: dict[str, object]) -> list[str]:
     """A sync report in words (consolidation's and `agentctx rules sync`'s)."""
     counts = [f"{report[k]} {k}" for k in ("added", "updated", "retired") if report.get(k)]
-    if not report.get("read"):
+    if not report.get("read") and not counts:
         line = f"rule files: {report.get('files', 0)} unchanged, nothing read"
+    elif not report.get("read"):  # every rule file is gone (or none is left to read): what it did is retire
+        line = (f"rule files: {report.get('files', 0)} found, none to read, records {', '.join(counts)} "
+                "(their files are gone)")
     else:
         line = f"rule files: {report.get('files', 0)} found, {report['read']} read" + (
             f", records {', '.join(counts)}" if counts else ", no record changed")

@@ -286,7 +286,7 @@
       r.guard_text ? h("p", { id: "guard" }, h("span", { class: "chip superseded" }, "guard"), " enforced before an agent's action: ", h("code", {}, r.guard_text))
         : null,
       h("p", { id: "uses", class: u ? "" : "muted" }, u
-        ? `Injected at prompts ${u.prompts}× · before actions ${u.actions}× · followed ${followed} · ignored ${u.ignored} · fetched ${u.fetched} · ${u.tokens} tokens` + (followed || u.fetched ? "" : " · never used")
+        ? `In digests ${u.digests || 0}× · injected at prompts ${u.prompts}× · before actions ${u.actions}× · followed ${followed} · acted on ${u.acted} · ignored ${u.ignored} · fetched ${u.fetched} · ${u.tokens} tokens` + (followed || u.acted || u.fetched ? "" : " · only shown")
         : "Never injected yet."));
   }
   function showAnchorsEdit(r, card) {

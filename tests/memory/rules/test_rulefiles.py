@@ -277,3 +277,26 @@ def test_two_passes_at_once_write_each_record_once(repo, conn, monkeypatch):
         t.join(30)
     assert sorted(r["added"] for r in reports) == [0, 1]
     assert len(_rules(conn, project)) == 1
+
+
+def test_rules_sync_says_what_a_pass_that_only_retired_did(repo, conn, capsys):
+    """Issue 42 item 11: the linter's rule files removed, `rules sync` said "0 unchanged, nothing read" while it
+    retired their records."""
+    paths = [_write(repo, ".claude/rules/testing.md", "---\npaths: tests/**\n---\nOne test file per module."),
+             _write(repo, ".cursor/rules/api.mdc", API)]
+    assert cli.main(["-C", str(repo), "rules", "sync"]) == 0
+    capsys.readouterr()
+    for path in paths:
+        path.unlink()
+    assert cli.main(["-C", str(repo), "rules", "sync"]) == 0
+    out = capsys.readouterr().out
+    assert "records 2 retired" in out and "unchanged" not in out
+    assert _rules(conn, detect(str(repo))) == []
+    assert cli.main(["-C", str(repo), "rules", "sync"]) == 0  # and now nothing changed: it says so
+    assert "0 unchanged, nothing read" in capsys.readouterr().out
+
+
+def test_an_always_apply_rule_whose_globs_are_dropped_on_purpose_has_no_note(repo, conn):
+    _write(repo, ".cursor/rules/style.mdc", "---\nalwaysApply: true\nglobs: src/**/*.{py,pyi}\n---\nRuff format.")
+    report = rulefiles.sync(conn, detect(str(repo)))
+    assert report["added"] == 1 and not any("no glob could be kept" in s for s in report["skipped"])
