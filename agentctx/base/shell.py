@@ -19,7 +19,8 @@ to import (the pre-action hook imports it on every shell call). API:
         heredoc:   the body of its here-document(s) (joined by newlines when there are several), "" if none.
         depth:     0 for the line itself; 1 + its container's for a command read inside `bash|sh|zsh|dash|ksh -c
                    "..."` (or a shell fed a here-document / here-string), `su|script|flock -c "..."`, `eval ...`,
-                   `alias x='...'`, `$(...)`,
+                   `alias x='...'`, a script the line itself wrote and then runs (`cat > x.sh <<EOF … EOF`
+                   then `bash x.sh`, `./x.sh`, `source x.sh`), `$(...)`,
                    backticks, `<(...)`, `find -exec ... ;`. A nested command is listed right after the command that
                    contains it (`bash -c "a && b"` gives bash, then a (depth 1, op ""), then b (depth 1, op "&&")).
         negated:   the command was preceded by `!`.
@@ -109,6 +110,7 @@ class _Reader:
         self.s, self.n = text, len(text)
         self.budget, self.why = budget, why  # shared with nested readers: work left, first reason
         budget[0] -= len(text)
+        self.scripts: "dict[str, str]" = {}  # file -> what this line wrote into it (`cat > x.sh <<EOF`)
 
     def unreadable(self, reason: str) -> None:
         if not self.why[0]:
@@ -324,8 +326,9 @@ class _Reader:
             j, out = i + 2, []
             while j < n and s[j] != "'":
                 if s[j] == "\\" and j + 1 < n:
-                    out.append({"n": "\n", "t": "\t", "'": "'", "\\": "\\", '"': '"'}.get(s[j + 1], "\\" + s[j + 1]))
-                    j += 2
+                    char, used = _ansi_escape(s, j + 1)
+                    out.append(char)
+                    j += 1 + used
                 else:
                     out.append(s[j])
                     j += 1
@@ -425,12 +428,20 @@ class _Reader:
         heredoc = "\n".join(d[3] for d in raw.docs)
         redirects = tuple(Redirect(op, t) for op, t in raw.redirects)
         nested: "list[Command]" = []
+        for op, target in raw.redirects:  # what the line writes into a file it may run later
+            if op in (">", ">|", "1>") and (raw.docs or (words and _name(words[0][0]) in ("echo", "printf"))):
+                body = "\n".join(d[3] for d in raw.docs) if raw.docs else " ".join(w[0] for w in words[1:])
+                for key in (target, target[2:] if target.startswith("./") else "./" + target):
+                    self.scripts[key] = body
         if words:
             if words[0][1]:
                 self.unreadable(f"the command is not a name but {words[0][0][:40]!r}")
+            written = self.scripts.get(words[0][0])
             name = _name(words[0][0])
             words[0] = (name, words[0][1], words[0][2], words[0][3])
             nested = self.nested(name, words, raw, depth, feed)
+            if written is not None:  # `./x.sh` for a script this line wrote: what it wrote is what runs
+                nested = self.line(written, depth + 1) + nested
         texts = tuple(w[0] for w in words)
         splits = tuple(k for k, w in enumerate(words) if w[3])
         out = [Command(texts, raw.op, redirects, heredoc, depth, negated, splits)] if texts or redirects else []
@@ -448,8 +459,14 @@ class _Reader:
         """The commands a command runs from its arguments: a shell's `-c` string or its input (a here-document, a
         here-string, what `echo` or a here-document pipes to it), `eval`, `find -exec`."""
         texts = [w[0] for w in words]
+        if name in ("source", ".") and len(texts) > 1 and texts[1] in self.scripts:
+            return self.line(self.scripts[texts[1]], depth + 1)
         if name in _SHELLS:
             script = _shell_script(texts)
+            if script is None:  # `bash x.sh` for a script this line wrote: what it wrote is what runs
+                path = next((t for t in texts[1:] if not t.startswith(("-", "+"))), None)
+                if path is not None and path in self.scripts:
+                    return self.line(self.scripts[path], depth + 1)
             if script is None and len(texts) >= 1 and _reads_stdin(texts):
                 docs = [d[3] for d in raw.docs] + [t for op, t in raw.redirects if op.endswith("<<<")]
                 script = "\n".join(docs) if docs else feed or None
@@ -492,6 +509,33 @@ class _Reader:
             self.unreadable(f"more than {WORK_MAX:,} characters to read over its nested shells")
             return None
         return _Reader(text, self.budget, self.why)
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "'": "'", "\\": "\\", '"': '"', "a": "\a", "b": "\b", "e": "\x1b",
+            "E": "\x1b", "f": "\f", "v": "\v", "?": "?"}
+
+
+def _ansi_escape(s: str, k: int) -> "tuple[str, int]":
+    r"""The character a `$'…'` escape at s[k] (after its backslash) stands for, and how many characters it took:
+    `\n`, `\xHH`, `\NNN` (octal), `\uHHHH`, `\UHHHHHHHH` (`$'\x2df'` is `-f`)."""
+    c = s[k]
+    if c in _ESCAPES:
+        return _ESCAPES[c], 1
+    for lead, width, base in (("x", 2, 16), ("u", 4, 16), ("U", 8, 16)):
+        if c == lead:
+            digits = ""
+            while len(digits) < width and k + 1 + len(digits) < len(s) and \
+                    s[k + 1 + len(digits)] in "0123456789abcdefABCDEF":
+                digits += s[k + 1 + len(digits)]
+            if digits:
+                code = int(digits, base)
+                return (chr(code) if code < 0x110000 else "?"), 1 + len(digits)
+    if c in "01234567":
+        digits = c
+        while len(digits) < 3 and k + len(digits) < len(s) and s[k + len(digits)] in "01234567":
+            digits += s[k + len(digits)]
+        return chr(int(digits, 8) & 0xFF), len(digits)
+    return "\\" + c, 1
 
 
 def _bare_expansion(raw: str) -> bool:

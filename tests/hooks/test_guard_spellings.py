@@ -121,6 +121,9 @@ NEVER_FORCE = [
     ("flock /tmp/push.lock -c 'git push --force'", STOP),
     ("setsid git push -f", STOP),
     ("taskset -c 0 git push -f", STOP),
+    ("git push $'\\x2df'", STOP),  # ANSI-C quoting: \x2d is `-`
+    ("cat > push.sh <<'EOF'\ngit push -f\nEOF\nbash push.sh", STOP),  # a script the line wrote, then runs
+    ("echo 'git push --force' > p.sh && chmod +x p.sh && ./p.sh", STOP),
     # what is not a force push
     ("git push", RUN),
     ("git push origin main", RUN),
@@ -318,6 +321,7 @@ SHELL_WRITES = [
     ("rsync -av /tmp/sql/ migrations/", STOP),
     ("cd migrations/.. && rm migrations/0001_init.sql", STOP),
     ("chmod 600 migrations/0001_init.sql", STOP),
+    ("cat > clean.sh <<'EOF'\nrm -rf migrations\nEOF\nsource clean.sh", STOP),
     ("git apply /tmp/fix.patch", STOP),  # the patch file names migrations/0001_init.sql
     ("patch -p1 < /tmp/fix.patch", STOP),
     ("black migrations/", STOP),
