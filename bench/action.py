@@ -10,8 +10,11 @@ the pre-action selection (`select`, the hook's pure function) decides what is de
 Ground truth is each format's own semantics as documented (vendor-notes/rule-files.md), matched here by a separate
 implementation (a glob is matched against the whole repository-relative path: `*` and `?` within a segment, `**`
 across segments, `{a,b}` alternatives; a nested AGENTS.md/CLAUDE.md/GEMINI.md governs its folder), not by
-base/anchors. Measured per agent (a rule the agent loads natively is its own job and is counted apart):
+base/anchors. Measured per agent (a rule the agent loads natively is its own job and is counted apart; what it
+loads is `memory.native`'s decision for a session started at the repository root, as each commit is replayed: Codex
+loads only the AGENTS.md files on the way from the root to its working directory, so a nested one is agentctx's job):
   hit        share of (edit, governing rule) pairs whose rule was delivered at or before the edit in its session
+  covered    share of all (edit, governing rule) pairs the agent has: loaded by itself, or delivered
   noise      share of edits that were given a rule that does not govern them
   tokens     tokens delivered per edit (the hook's action), and per session
   always-on  what an index of every rule's title and description in every turn costs (Claude Code's MEMORY.md
@@ -197,7 +200,7 @@ def deliver(entries: list[dict[str, object]], file: str, agent: str, delivered: 
 
 def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, object]],
             built: tuple[list[dict[str, object]], dict[str, str], object]) -> dict[str, float]:
-    from agentctx.memory.rulefiles import native_agents
+    from agentctx.memory.native import native_agents
     from agentctx.store import records
 
     _, ids, conn = built
@@ -206,7 +209,7 @@ def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, ob
     native = {}
     for t in scoped:
         rec = records.get(conn, ids[t.path]) if t.path in ids else None  # type: ignore[arg-type]
-        native[t.path] = bool(rec) and agent in native_agents(rec)
+        native[t.path] = bool(rec) and agent in native_agents(rec, cwd="")  # each session starts at the root
     pairs = hits = native_pairs = edits = noisy = tokens = 0
     per_session: list[int] = []
     for commit in repo["commits"]:  # type: ignore[union-attr]
@@ -266,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", help="repositories in bench/action_data.py's format (default: read --mirror)")
     ap.add_argument("--mirror", default="/work/.mirror")
     ap.add_argument("--commits", type=int, default=300)
-    ap.add_argument("--agents", default="codex,claude")
+    ap.add_argument("--agents", default="codex,claude,gemini")
     ap.add_argument("--no-repos", action="store_true", help="only the summary lines")
     args = ap.parse_args(argv)
     if not args.data and not Path(args.mirror).is_dir():
@@ -313,8 +316,14 @@ def main(argv: list[str] | None = None) -> int:
                           f"native_pairs={m['native_pairs']} tokens/edit={ratio(m['tokens'], m['edits']):.1f}")
             t = totals(rows)
             summary.update({f"{agent}{label}_text_chars": n, f"{agent}{label}_hit": round(ratio(t["hits"], t["pairs"]), 3),
+                            f"{agent}{label}_covered": round(ratio(t["hits"] + t["native_pairs"],
+                                                                   t["pairs"] + t["native_pairs"]), 3),
                             f"{agent}{label}_noise": round(ratio(t["noisy"], t["edits"]), 3),
                             f"{agent}{label}_tokens_per_edit": round(ratio(t["tokens"], t["edits"]), 1)})
+            if label:  # what the agent has on every repository, fit half included (nothing here is fitted)
+                every = totals([measure(r, agent, built[str(r["repo"])][0], built[str(r["repo"])]) for r in data])
+                summary[f"{agent}_covered_all"] = round(ratio(every["hits"] + every["native_pairs"],
+                                                              every["pairs"] + every["native_pairs"]), 3)
             if not label:
                 summary.update({f"{agent}_pairs": int(t["pairs"]), f"{agent}_native_pairs": int(t["native_pairs"]),
                                 f"{agent}_tokens_per_session": round(ratio(t["tokens"], t["sessions"]), 1),

@@ -259,6 +259,25 @@ def test_action_bench_runs_on_tiny_repositories(tmp_path):
     # acme/web is held out: its `*.md` rule reaches docs/guide.md too (anchors match a bare name at any depth),
     # which that format does not mean, so noise is measured, not assumed away.
     assert float(summary["codex_noise"]) > 0 and float(summary["codex_hit"]) == 1.0
+    # services/pay/AGENTS.md is not in the chain Codex loads from the root: delivered to it, so covered too.
+    assert float(summary["codex_covered"]) == 1.0 and float(summary["gemini_covered"]) == 1.0
+
+
+# Two prompts written by hand for this test (the bench reads real ones from /work/shared/bench/prompts-dev).
+WEEK_PROMPTS = [{"prompt": "the login page is slow after the last deploy, can you look?"},
+                {"prompt": "rename the config loader and update its callers"}]
+
+
+def test_week_bench_runs_one_day_through_the_real_hooks(tmp_path):
+    out = _run(["bench/week.py", "--days", "1", "--prompts", str(_write(tmp_path / "p.jsonl", WEEK_PROMPTS))],
+               tmp_path)
+    summary = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
+    for agent in ("claude", "codex", "gemini"):
+        assert summary[f"{agent}_own_tokens"] == "0"  # nothing an agent loads itself is sent to it
+        reached, of = summary[f"{agent}_always_reached"].split("/")
+        assert reached == of and int(of) > 0  # every always-apply rule's text, to each agent that lacks it
+    assert summary["codex_nested_reached"] == "1/1"  # web/AGENTS.md reaches Codex at the edit it governs
+    assert float(summary["claude_tokens_per_session"]) > 0
 
 
 def test_verify_bench_replays_the_hand_written_history_offline(tmp_path):

@@ -20,6 +20,7 @@ MESSAGES: dict[str, str] = {
     "field_too_long": "{field} is {length} characters; the limit is {limit}",
     "invalid_field": "{field} {problem}",
     "record_not_found": "no record {id!r} in this project",
+    "rule_file_not_found": "no rule file {path!r} delivered in this project (`agentctx rules` lists them)",
     "id_too_short": "id {id!r} is too short: give at least {min} characters of it (its last 8, as lists show "
                     "them: e.g. {example}, or the whole id)",
     "ambiguous_id": "id prefix {id!r} matches {count} records ({candidates}); give more characters",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from pathlib import Path
 
 from ..base import config, paths
@@ -156,17 +158,23 @@ def claude_code_state(here: Path) -> dict[str, object]:
 
 
 def profile_and_digest(project: Project) -> list[str]:
-    """Detect the project profile, then compose the first SessionStart digest."""
-    from ..memory import digest, profile
+    """Detect the project profile, read the repository's rule files (so the first session has them), then compose
+    the first SessionStart digest."""
+    from ..memory import digest, keep_digests_fresh, profile, rulefiles
 
+    keep_digests_fresh()
     conn = db.connect(paths.db_path())
     try:
         status = profile.refresh(conn, project)
+        try:
+            rules = rulefiles.describe(rulefiles.sync(conn, project))[:1]
+        except (OSError, sqlite3.Error) as exc:  # the rule files wait for the next consolidation
+            rules = [f"rule files: skipped ({type(exc).__name__}: {exc})"]
         digest.refresh(conn, project.id, project=project)
     finally:
         conn.close()
     changed = [f"{title} {state}" for title, state in status.items() if state != "unchanged"]
-    return [f"profile: {', '.join(changed) if changed else 'nothing new detected'}", "digest ready"]
+    return [f"profile: {', '.join(changed) if changed else 'nothing new detected'}", *rules, "digest ready"]
 
 
 def remove_data() -> str:

@@ -46,6 +46,8 @@ def cmd_stats(args: argparse.Namespace, ctx: Context) -> int:
     from ..store import records, sessions
 
     pending.drain_pending(ctx.conn)  # the hooks append ledger rows to a file; bring them in first
+    if args.sessions:
+        return _session_costs(ctx, sessions.session_costs(ctx.conn, ctx.project.id, args.limit))
     uses = sessions.record_uses(ctx.conn, ctx.project.id)
     rows = []
     for rid, u in uses.items():
@@ -77,6 +79,26 @@ def cmd_stats(args: argparse.Namespace, ctx: Context) -> int:
     return 0
 
 
+def _session_costs(ctx: Context, rows: "list[dict[str, object]]") -> int:
+    """`stats --sessions`: tokens per session by channel and by source, so an audit is one command."""
+    if ctx.json:
+        ctx.emit({"sessions": rows})
+        return 0
+    if not rows:
+        ctx.out("nothing injected yet")
+        return 0
+    ctx.out("per session: tokens sent, by channel (digest, prompt, action) and by source (records, rule files, "
+            "agents' memories, other)")
+    ctx.out(f"{'session':<14} {'agent':<8} {'tokens':>6} {'digest':>6} {'prompt':>6} {'action':>6}  "
+            f"{'records':>7} {'rules':>6} {'memory':>6} {'other':>6}  started")
+    for r in rows:
+        c, s = r["channels"], r["sources"]
+        ctx.out(f"{str(r['session_id'])[:14]:<14} {str(r['agent'])[:8]:<8} {r['tokens']:>6} {c['digest']:>6} "  # type: ignore[index]
+                f"{c['prompt']:>6} {c['action']:>6}  {s['records']:>7} {s['rule_files']:>6} "  # type: ignore[index]
+                f"{s['agent_memory']:>6} {s['other']:>6}  {r['started_at'] or ''}")  # type: ignore[index]
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("guard", help="enforce a record before an agent's actions (ask, or deny), or stop",
                        epilog="--never PATTERN: an action matching it is stopped. --always PATTERN: an action inside "
@@ -96,5 +118,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("stats", help="per record: in digests, injected at prompts and at actions, followed, ignored, "
                                      "tokens")
     p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--sessions", action="store_true",
+                   help="per session instead: tokens by channel (digest, prompt, action) and by source (records, "
+                        "rule files, agents' memories)")
     add_json(p)
     p.set_defaults(handler=cmd_stats)

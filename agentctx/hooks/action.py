@@ -174,6 +174,8 @@ def block(entry: dict, decision: str = "") -> str:  # type: ignore[type-arg]
     flag = f" {entry['flag']}" if entry.get("flag") else ""
     if entry.get("confidence") == "inferred":  # a capture stub or an unconfirmed extraction: said as such
         flag = " (unconfirmed pattern)" + flag
+    elif entry.get("origin"):  # a rule file's record: that file, not the team file, says it
+        flag = f" ({entry['origin']})" + flag
     elif entry.get("confidence") == "team":
         flag = " (from the team file)" + flag
     head = f"[{entry.get('type') or 'record'}] {entry.get('title') or ''}{flag} (id {entry['id']})"
@@ -186,10 +188,13 @@ def block(entry: dict, decision: str = "") -> str:  # type: ignore[type-arg]
 HEADER = "agentctx: project memory about what this tool call touches (the whole record: ctx_get with its id):"
 
 
-def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[str] | frozenset[str]") -> "list[Pick]":  # type: ignore[type-arg]
+def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[str] | frozenset[str]",  # type: ignore[type-arg]
+           cwd_rel: str = "") -> "list[Pick]":
     """The records to deliver before this action, within ACTION_BUDGET (header included): every guard the action
     trips, then the entries whose anchors match, in map order, skipping those already delivered this session and
-    those the agent loads natively. Pure: the hook and bench/action.py call exactly this."""
+    those the agent loads itself in a session started at `cwd_rel` (`memory.native.entry_skips`). Pure: the hook
+    and bench/action.py call exactly this."""
+    from ..memory.native import entry_skips
     from .guardcheck import stop
 
     guarded: list[Pick] = []
@@ -204,7 +209,7 @@ def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[st
         if decision:
             guarded.append(Pick(e, "guard", decision, block(e, decision), why))
             continue
-        if rid in delivered or agent in (e.get("skip_agents") or ()):
+        if rid in delivered or entry_skips(e, agent, cwd_rel):
             continue
         anchor = next((a for a in e.get("anchors") or () if isinstance(a, str) and matches(a, target)), "")
         if anchor:
@@ -318,29 +323,36 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     if found is None:
         return None
     project_id, root = found
+    from .session import take_later
+
+    # The always-apply rules the session's digest had no room for: whole, once, at its first prompt or action.
+    later, later_ids = take_later(payload.session_id) if payload.session_id else ("", [])
     data = _read_map(project_id)
-    if data is None:
-        return None
+    if data is None and not later:
+        return None  # no anchored record in this project: the common case
     target = target_of(payload.tool_name, payload.tool_input, payload.cwd, root)
-    if target.outside or "agentctx" in target.command or "/guard" in target.command or any(
-            w[:1] == "." or "/." in w for w in target.writes):  # what could touch what enforces the guards
+    if data is not None and (target.outside or "agentctx" in target.command or "/guard" in target.command or any(
+            w[:1] == "." or "/." in w for w in target.writes)):  # what could touch what enforces the guards
         stopped = _tamper(data, target, project_id, payload.cwd)
         if stopped is not None:
+            if later:  # the rules taken for this call still go out, before the stop
+                specific = stopped["hookSpecificOutput"]
+                specific["additionalContext"] = later + "\n\n" + str(specific["additionalContext"])  # type: ignore[index]
+                _note(payload, project_id, target, [], action_key(payload, target), later, later_ids)
             return stopped
-    pool = candidates(data, target)
-    if not pool:
-        return None
-    picks = select(pool, target, payload.agent, delivered_ids(payload.session_id) if payload.session_id else set())
-    if not picks:
+    pool = candidates(data, target) if data is not None else []
+    picks = select(pool, target, payload.agent, delivered_ids(payload.session_id) if payload.session_id else set(),
+                   _rel(payload.cwd, payload.cwd, root) if payload.cwd else "") if pool else []
+    if not picks and not later:
         return None
     from ..base import control
 
     off, _notify = control.check(project_id, payload.cwd)
     if off is not None:  # turned off for this project: nothing delivered, nothing enforced
         return None
-    text = render(picks)
+    text = "\n\n".join(t for t in (later, render(picks)) if t)
     key = action_key(payload, target)
-    _note(payload, project_id, target, picks, key, text)
+    _note(payload, project_id, target, picks, key, text, later_ids)
     specific: dict[str, object] = {"hookEventName": "PreToolUse", "additionalContext": text}
     stop = next((p for p in picks if p.decision == "deny"), None) or next((p for p in picks if p.decision), None)
     if stop is not None:
@@ -381,7 +393,8 @@ def reason(pick: Pick) -> str:
             + f" [lift it: agentctx guard {e['id']} --off]")
 
 
-def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick]", key: str, text: str) -> None:
+def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick]", key: str, text: str,
+          later: "list[str] | None" = None) -> None:
     """The delivery, three ways, none of them the database: the ledger row (pending file), the session's notes
     (the post-action hook and once-per-session delivery read them) and the decisions log `agentctx why` reads."""
     from ..base import jsonfast, paths, tokens
@@ -391,8 +404,9 @@ def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick
     ids = [p.entry["id"] for p in picks]
     decisions = [p.decision for p in picks]
     n_tokens = tokens.estimate(text)
+    shown = (later or []) + [i for i in ids if i not in (later or [])]  # the ledger: every record shown
     record_pending({"event": "PreToolUse", "session_id": payload.session_id, "project_id": project_id,
-                    "prompt_hash": key, "record_ids": ids, "scores": [1.0] * len(ids), "tokens": n_tokens,
+                    "prompt_hash": key, "record_ids": shown, "scores": [1.0] * len(shown), "tokens": n_tokens,
                     "agent": payload.agent, "guards": [i for i, d in zip(ids, decisions) if d]})
     what = {"tool": target.tool, "paths": list(target.paths[:8])}
     if payload.session_id:

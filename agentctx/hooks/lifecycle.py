@@ -129,8 +129,9 @@ def session_end(payload: "Payload") -> None:
     try:
         if payload.session_id:
             open_sessions.mark_closed(payload.session_id)  # it ended normally: nobody needs to close it later
-            for done in (paths.dedup_file(payload.session_id), paths.actions_file(payload.session_id)):
-                try:  # the prompt hook's dedup and the pre-action hook's notes: nothing follows a session's end
+            for done in (paths.dedup_file(payload.session_id), paths.actions_file(payload.session_id),
+                         paths.dedup_file(payload.session_id) + ".later"):
+                try:  # the prompt hook's dedup, the pre-action hook's notes, the rules left for later (session.py)
                     os.unlink(done)
                 except OSError:
                     pass

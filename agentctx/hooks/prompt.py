@@ -70,30 +70,35 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
         # listed as one line may still come with its body when a prompt is about it.
         whole = _read_dedup(dedup + ".digest") if dedup else set()
         weighed, chosen, text, held = select(conn, payload.prompt, project_id, seen=seen, whole=whole,
-                                             agent=payload.agent)
+                                             agent=payload.agent, cwd=payload.cwd)
         _note(payload, project_id, weighed, chosen, held)
-        if chosen and dedup:
-            _append_dedup(dedup, [h.record.id for h in chosen])
-        _account(payload, project_id, chosen, tokens.estimate(text) if chosen else 0)
+        later, later_ids = _rules_later(payload)
+        if later:  # the always-apply rules the digest had no room for: whole, once, first
+            text = f"{later}\n\n{text}" if text else later
+        shown = later_ids + [h.record.id for h in chosen if h.record.id not in later_ids]
+        if shown and dedup:
+            _append_dedup(dedup, shown)
+        _account(payload, project_id, chosen, tokens.estimate(text) if text else 0, later_ids)
     finally:
         conn.close()
-    if not chosen:
+    if not text:
         return None
     output: dict[str, object] = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
     from ..memory.notice import prompt_line
 
-    line = prompt_line(chosen, notify=notify)
+    line = prompt_line(chosen, notify=notify) if chosen else ""
     if line:
         output["systemMessage"] = line
     return output
 
 
 def select(conn: "sqlite3.Connection", prompt: str, project_id: str, *, seen: "set[str] | None" = None,
-           whole: "set[str] | None" = None,
-           agent: "str | None" = None) -> "tuple[list[Assessed], list[SearchHit], str, dict[str, str]]":
+           whole: "set[str] | None" = None, agent: "str | None" = None,
+           cwd: "str | None" = None) -> "tuple[list[Assessed], list[SearchHit], str, dict[str, str]]":
     """The hook's whole decision for a prompt: the relevance decision, then what the session already has in front
     of it (`seen`: injected before; `whole`: the digest carried it whole; what the agent's own memory loads), the
-    trust marks, the top-k and the budget. Returns the weighed candidates, the chosen hits, their text, and why each
+    trust marks, the top-k and the budget. What the agent loads itself (its memory, its rule files for a session
+    started in `cwd`: `memory.native`) is held back, and so is a rule file matched only by words of its body. Returns the weighed candidates, the chosen hits, their text, and why each
     candidate that passed the gate was held back. `agentctx search --explain` runs it too, with no session."""
     from ..base import tokens
     from ..retrieval.relevance import decide
@@ -101,10 +106,12 @@ def select(conn: "sqlite3.Connection", prompt: str, project_id: str, *, seen: "s
     seen, whole = seen or set(), whole or set()
     weighed = decide(conn, prompt, project_id)
     own: "set[str]" = set()
-    if weighed and agent:  # what the agent's own memory already loads: not injected again
-        from ..store.agentmem import skip_ids
+    if weighed and agent:  # what the agent loads itself (its memory, its rule files): not injected again
+        from ..memory.native import loaded_ids
 
-        own = skip_ids(conn, project_id, agent)
+        hits = [a.hit.record for a in weighed if a.inject]
+        rel = _cwd_rel(cwd) if cwd and any(r.source == "rule_file" for r in hits) else None
+        own = loaded_ids(conn, project_id, agent, hits, rel)
     held: "dict[str, str]" = {}
     fresh = []
     for a in weighed:
@@ -116,12 +123,47 @@ def select(conn: "sqlite3.Connection", prompt: str, project_id: str, *, seen: "s
         elif a.hit.record.type in ONCE_A_SESSION and rid in whole:
             held[rid] = "the session's digest carried it whole"
         elif rid in own:
-            held[rid] = "the agent's own memory loads it"
+            held[rid] = ("the agent loads this rule file itself" if a.hit.record.source == "rule_file"
+                         else "the agent's own memory loads it")
+        elif not about_its_head(a.hit):
+            held[rid] = "a rule file that shares only words of its body with the prompt"
         else:
             fresh.append(a.hit)
     fresh, flags = trusted(conn, prompt, fresh, held)
     chosen, text = render(fresh[: tokens.PROMPT_TOP_K], flags)
     return weighed, chosen, text, held
+
+
+def _cwd_rel(cwd: str) -> str:
+    """The session's working directory relative to its repository root ("" at the root or outside one)."""
+    from ..base.roots import git_root
+
+    root = git_root(cwd) if cwd else None
+    if not root:
+        return ""
+    rel = os.path.relpath(os.path.realpath(cwd), os.path.realpath(root)).replace(os.sep, "/")
+    return "" if rel == "." or rel.startswith("..") else rel
+
+
+def about_its_head(hit: "SearchHit") -> bool:
+    """A rule file's record is injected only when the prompt shares a word with its head (path, description or
+    heading, governed paths), never only because its long body shares words (retrieval.search.RULE_BODY_WEIGHT).
+    Every other record: True."""
+    if hit.record.source != "rule_file" or hit.matched is None:
+        return True
+    from ..retrieval.search import RULE_BODY_WEIGHT
+
+    return any(weight > RULE_BODY_WEIGHT for weight in hit.matched.values())
+
+
+def _rules_later(payload: "Payload") -> "tuple[str, list[str]]":
+    """The always-apply rules SessionStart left for the first prompt or action (`hooks.session.LATER`), claimed
+    once: ("", []) when there are none or another hook of the session took them."""
+    from .session import take_later
+
+    if not payload.session_id:
+        return "", []
+    return take_later(payload.session_id)
 
 
 def trusted(conn: "sqlite3.Connection", prompt: str, hits: "list[SearchHit]",
@@ -162,12 +204,17 @@ def block(hit: "SearchHit", flag: str = "") -> str:
     """What the record is, in a few lines: its type, title and id, then the start of its body (the whole record is
     one `ctx_get` away, by that id). `flag`: " (code changed since: path)" for a record whose code changed."""
     r = hit.record
-    label = flag + (UNCONFIRMED if r.confidence == "inferred" else TEAM if r.confidence == "team" else "")
+    title, origin = r.title, ""
+    if r.source == "rule_file":  # the rule file says it, not the team file
+        from ..memory.native import provenance
+
+        title, origin = provenance(r)
+    label = flag + (UNCONFIRMED if r.confidence == "inferred" else origin or (TEAM if r.confidence == "team" else ""))
     body = r.body.strip()
     if len(body) > BODY_CHARS:
         cut = body.rfind(" ", 0, BODY_CHARS)
         body = body[: cut if cut > BODY_CHARS // 2 else BODY_CHARS].rstrip() + " …"
-    return f"[{r.type}] {r.title}{label} (id {r.id})\n{body}"
+    return f"[{r.type}] {title}{label} (id {r.id})\n{body}"
 
 
 def header() -> str:
@@ -221,7 +268,8 @@ def _append(path: str, data: bytes) -> bool:
     return append_bytes(path, data)
 
 
-def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tokens: int) -> None:
+def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tokens: int,
+             later: "list[str] | None" = None) -> None:
     """The prompt's pending row, injected or not (one appended line, no database write on the prompt's path):
     what the user asked and, when something was injected, the ledger row. `agentctx why`, `status`, the dashboard
     and consolidation move it into the database."""
@@ -229,8 +277,10 @@ def _account(payload: "Payload", project_id: str, hits: "list[SearchHit]", n_tok
     from . import record_pending
 
     record_pending({"event": "UserPromptSubmit", "session_id": payload.session_id, "project_id": project_id,
-                    "prompt_hash": sha256_hex(payload.prompt)[:16], "record_ids": [h.record.id for h in hits],
-                    "scores": [round(h.score, 4) for h in hits], "tokens": n_tokens,
+                    "prompt_hash": sha256_hex(payload.prompt)[:16],
+                    "record_ids": (later or []) + [h.record.id for h in hits if h.record.id not in (later or [])],
+                    "scores": [1.0] * len(later or []) + [round(h.score, 4) for h in hits
+                                                          if h.record.id not in (later or [])], "tokens": n_tokens,
                     "prompt": without_private(payload.prompt)[:PENDING_PROMPT_CHARS],
                     "prompt_chars": len(payload.prompt), "agent": payload.agent})
 

@@ -33,21 +33,22 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
         from . import log
 
         log("SessionStart", f"team file check: {type(exc).__name__}: {exc}")
+    try:
+        _rules_check(payload.cwd, project_id)
+    except Exception as exc:  # as the team file: a side errand
+        from . import log
+
+        log("SessionStart", f"rule files check: {type(exc).__name__}: {exc}")
     plugin = bool(os.environ.get("CLAUDE_PLUGIN_ROOT") and os.environ.get("AGENTCTX_PLUGIN_ROOT"))
     setting_up = plugin and _set_up(payload.cwd, project_id)
     if payload.source in ("compact", "clear") and payload.session_id:
         _forget_injected(payload.session_id)
-    text = _after_compaction(project_id, payload.session_id) if payload.source == "compact" else ""
-    if text:  # its digest sections too: not what the agent's own memory already holds
-        text, _ = digest.without_own(digest.read(project_id), payload.agent, text, [])
-    ids: list[str] = []
-    data = digest.read(project_id)
-    if text:  # the digest's sections follow the snapshot: its records are in front of the model again
-        ids = digest.carried_of(data)[1]
-    else:
-        text, ids = digest.carried_of(data)
-        if text:  # what the agent's own memory already puts in front of its model: not twice
-            text, ids = digest.without_own(data, payload.agent, text, ids)
+    # The digest as this agent gets it: without what it loads itself (its memory, its rule files, §3.10, §4.12).
+    view = digest.for_agent(digest.read(project_id), payload.agent)
+    text = _after_compaction(view, payload.session_id) if payload.source == "compact" else ""
+    ids: list[str] = list(view["ids"])  # type: ignore[call-overload]
+    if not text:  # else the digest's sections follow the snapshot: its records are in front of the model again
+        text = str(view["text"])
     if not text:
         text, ids = _profile_fallback(project_id)
     if text and plugin:
@@ -57,7 +58,9 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
 
         text = tokens.truncate(text, tokens.SESSION_START_BUDGET)
     if ids and payload.session_id:
-        text, ids = _dedup_carried(payload, text, ids, data)
+        text, ids = _dedup_carried(payload, text, ids, view)
+    if payload.session_id and payload.source != "resume":
+        _leave_later(payload.session_id, view.get("later"))
     from . import record_pending
 
     record_pending({"event": "SessionStart", "session_id": payload.session_id, "project_id": project_id,
@@ -164,10 +167,63 @@ def _forget_injected(session_id: str) -> None:
             pass  # nothing injected yet in this session
 
 
-def _after_compaction(project_id: str, session_id: str) -> str:
+def later_file(session_id: str) -> str:
+    """The always-apply rules a session's digest had no room for, left for its first prompt or action."""
+    from ..base import paths
+
+    return paths.dedup_file(session_id) + LATER
+
+
+LATER = ".later"
+LATER_READ_LIMIT = 64 * 1024
+
+
+def _leave_later(session_id: str, later: object) -> None:
+    """Write (or, with none, remove) the session's rules for later: one small file beside its dedup file."""
+    from ..base import jsonfast, safeio
+
+    path = later_file(session_id)
+    text = later.get("text") if isinstance(later, dict) else None
+    ids = later.get("ids") if isinstance(later, dict) else None
+    try:
+        os.unlink(path)  # a fresh start (or a compaction) leaves what this SessionStart says, nothing older
+    except OSError:
+        pass
+    if isinstance(text, str) and text and isinstance(ids, list):
+        safeio.append_bytes(path, jsonfast.dumps({"text": text, "ids": [i for i in ids if isinstance(i, str)]})
+                            .encode("utf-8"))
+
+
+def take_later(session_id: str) -> "tuple[str, list[str]]":
+    """(text, ids) of the rules SessionStart left for later, claimed by the first hook that renames the file (a
+    prompt and an action at once: one of them delivers); ("", []) when there are none. No store."""
+    from ..base import jsonfast, safeio
+
+    path = later_file(session_id)
+    taken = f"{path}.{os.getpid()}"
+    try:
+        os.rename(path, taken)
+    except OSError:
+        return "", []  # none, or another hook took them: the common case, one failed rename
+    try:
+        raw = safeio.read_head(taken, LATER_READ_LIMIT, follow=False)  # the temp dir is shared: no links
+        data = jsonfast.loads(raw)
+    except (OSError, ValueError):
+        data = None
+    finally:
+        try:
+            os.unlink(taken)
+        except OSError:
+            pass
+    if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+        return "", []
+    ids = data.get("ids")
+    return data["text"], [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
+def _after_compaction(view: "dict[str, object]", session_id: str) -> str:
     """The snapshot PreCompact just wrote, then the digest's sections (its handover unless it is that very snapshot),
     composed under the same SessionStart budget; "" when PreCompact left nothing for this session."""
-    from ..memory import digest
     from ..base import paths, tokens
 
     if not session_id:
@@ -181,12 +237,11 @@ def _after_compaction(project_id: str, session_id: str) -> str:
         return ""
     if not snapshot:
         return ""
-    data = digest.read(project_id) or {}
-    sections = data.get("sections") if isinstance(data.get("sections"), dict) else {}
+    sections = view.get("sections") if isinstance(view.get("sections"), dict) else {}
     parts = [tokens.truncate(f"Working state before compaction (agentctx):\n{snapshot}", SNAPSHOT_BUDGET)]
     first_line = snapshot.split("\n", 1)[0]
-    for name in digest.SECTION_BUDGETS:
-        section = sections.get(name)
+    for name in sections:  # type: ignore[union-attr]
+        section = sections.get(name)  # type: ignore[union-attr]
         if not isinstance(section, str) or not section:
             continue
         if name == "handover" and first_line in section:
@@ -215,6 +270,21 @@ def _team_check(cwd: str, project_id: str) -> None:
     from ..base.spawn import agentctx_argv, detached
 
     detached(agentctx_argv("-C", root, "team", "import", "--auto"), cwd=root)
+
+
+def _rules_check(cwd: str, project_id: str) -> None:
+    """A rule file changed since it was last read (one `stat` per file of the cached list, `memory.rulestamp`):
+    a detached `agentctx rules sync` reads it again, outside the hook's budget (SPEC §4.12)."""
+    from ..base import paths
+    from ..base.roots import git_root
+    from ..memory import rulestamp
+
+    root = git_root(cwd)
+    if root is None or not os.path.exists(paths.db_file()):
+        return
+    root = os.path.realpath(root)
+    if rulestamp.changed(root, project_id):
+        rulestamp.start_sync(root, project_id)
 
 
 def _track(payload: "Payload", project_id: str) -> None:

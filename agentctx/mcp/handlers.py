@@ -145,9 +145,22 @@ def ctx_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         records.touch(ctx.conn, [h.record.id for h in hits])
     except Exception as exc:  # derived counters only: a busy store must not fail the read
         sys.stderr.write(f"agentctx mcp: access counters not updated: {exc}\n")
+    from ..memory.native import loaded_by
+
+    try:  # what an agent loads itself (its rule files, its memory): said, so it need not fetch it again
+        loaders = loaded_by(ctx.conn, ctx.project.id, [h.record for h in hits])
+    except Exception as exc:  # derived: a failure only leaves the entries unmarked
+        sys.stderr.write(f"agentctx mcp: loaded-by marks skipped: {exc}\n")
+        loaders = {}
     # The rank score (keyword, or fused with vectors), so entries read in the order they are listed.
-    return {"results": [index_entry(_flagged(h.record, marks), h.score, now) for h in hits],
-            "degraded": result.degraded}
+    results = []
+    for h in hits:
+        entry = index_entry(_flagged(h.record, marks), h.score, now)
+        if h.record.id in loaders:
+            entry["loaded_by"] = loaders[h.record.id]
+            entry["note"] = f"loaded by {', '.join(loaders[h.record.id])} itself"
+        results.append(entry)
+    return {"results": results, "degraded": result.degraded}
 
 
 def _flagged(record: Record, marks: dict[str, dict[str, str]]) -> Record:

@@ -21,15 +21,16 @@ VERSION = 1
 TEXT_CHARS = 120
 
 
-def _skip_agents(record: Record) -> list[str]:
-    """The agents that already load this record natively (a repository's rule file they read themselves): the
-    hook does not repeat it to them. The one place this is decided (`memory.rulefiles.native_agents`)."""
-    from .rulefiles import native_agents
+def _skips(record: Record) -> "tuple[list[str], dict[str, str]]":
+    """(agents that load this record themselves in every session, agent -> the folder a session must start in or
+    below for that agent to load it): the hook does not repeat it to them. Decided in one place, `memory.native`."""
+    from .native import of_record
 
     try:
-        return sorted(native_agents(record))
+        n = of_record(record)
     except Exception:  # derived data: a failure only means the record is delivered to every agent
-        return []
+        return [], {}
+    return sorted(n.always), dict(sorted(n.below.items()))
 
 
 def _flag(conn: sqlite3.Connection, record: Record, marks: "dict[str, dict[str, str]] | None" = None) -> str:
@@ -53,10 +54,19 @@ def short_text(body: str, limit: int = TEXT_CHARS) -> str:
 
 def entry(conn: sqlite3.Connection, record: Record,
           marks: "dict[str, dict[str, str]] | None" = None) -> dict[str, object]:
-    """One record as the hook reads it (SPEC §4.11)."""
-    return {"id": record.id, "type": record.type, "title": record.title, "text": short_text(record.body),
-            "anchors": list(record.anchors), "guard": record.guard, "confidence": record.confidence,
-            "skip_agents": _skip_agents(record), "flag": _flag(conn, record, marks)}
+    """One record as the hook reads it (SPEC §4.11); `origin`, for a rule file's record, says which file."""
+    from .native import provenance
+
+    skip, below = _skips(record)
+    title, origin = provenance(record)
+    out = {"id": record.id, "type": record.type, "title": title, "text": short_text(record.body),
+           "anchors": list(record.anchors), "guard": record.guard, "confidence": record.confidence,
+           "skip_agents": skip, "flag": _flag(conn, record, marks)}
+    if below:
+        out["skip_below"] = below
+    if origin:
+        out["origin"] = origin.strip()[1:-1]  # "rule file: <path>", without its parentheses
+    return out
 
 
 def build(conn: sqlite3.Connection, project_id: str) -> dict[str, object]:

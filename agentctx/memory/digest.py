@@ -16,6 +16,7 @@ VERSION = 1
 # SPEC §4 digest composition, in priority order: later sections are truncated or dropped first.
 SECTION_BUDGETS: dict[str, int] = {
     "profile": 200,
+    # "rules" (always-apply rule files, whole) has no budget of its own: the room the others leave (`_view`).
     "decisions": 500,
     "handover": 400,
     "preferences": 200,
@@ -86,10 +87,11 @@ def _write_json(target: str, data: object) -> None:
 
 
 def _first_line(record: "Record") -> str:
-    """The first body line that does not just repeat the title."""
+    """The first body line that does not just repeat the title (a Markdown heading of it included)."""
+    title = record.title.rstrip(".").lower()
     for line in record.body.splitlines():
         line = line.strip().lstrip("-* ").strip()
-        if line and line.rstrip(".").lower() != record.title.rstrip(".").lower():
+        if line and line.rstrip(".").lower() != title and line.lstrip("#").strip().rstrip(".").lower() != title:
             return line
     return ""
 
@@ -131,11 +133,16 @@ def _established(record: "Record") -> bool:
     return record.confidence != "inferred"
 
 
-def decisions_section(conn: "sqlite3.Connection", project_id: str) -> str:
+def decisions_section(conn: "sqlite3.Connection", project_id: str, *, rows: "list[Record] | None" = None,
+                      skip: "set[str] | frozenset[str]" = frozenset()) -> str:
+    """`- <title>: <first line>` for the established decisions and conventions, without the ids in `skip` (what
+    the session's agent loads itself) and without the rules the rules section carries (always-apply rule files)."""
     from ..store import records
 
     # Ordered and limited in SQL: the digest is rebuilt after every write, and a store holds thousands of these.
-    rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS)
+    if rows is None:
+        rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS)
+    rows = [r for r in rows if r.id not in skip and not _always_rule(r)][:MAX_DECISIONS]
     lines = []
     marks = _marks(conn, rows)
     for r in rows:
@@ -158,6 +165,10 @@ def decisions_section(conn: "sqlite3.Connection", project_id: str) -> str:
     return text
 
 
+def _always_rule(r: "Record") -> bool:
+    return r.source == "rule_file" and r.pinned
+
+
 def _marks(conn: "sqlite3.Connection", rows: "list[Record]") -> "dict[str, dict[str, str]]":
     """The marks of the rows (SPEC §3.9): waiting for review (left out) and unverified (flagged)."""
     from ..store import trust
@@ -171,7 +182,13 @@ def _marks(conn: "sqlite3.Connection", rows: "list[Record]") -> "dict[str, dict[
 def _shown_title(r: "Record", marks: "dict[str, dict[str, str]]") -> str:
     from ..store.trust import flag
 
-    title = f"{r.title} (team file)" if r.confidence == "team" else r.title
+    if r.source == "rule_file":  # what the rule file says, named by that file: the team file does not carry it
+        from .native import provenance
+
+        label, origin = provenance(r)
+        title = label + origin
+    else:
+        title = f"{r.title} (team file)" if r.confidence == "team" else r.title
     reason = marks.get(r.id, {}).get("unverified")
     return title + flag(reason) if reason is not None else title
 
@@ -180,17 +197,18 @@ def _left_out_line(n: int) -> str:
     return f"({n} more decision{'s' if n != 1 else ''} and conventions did not fit here: ctx_search finds them.)"
 
 
-def carried(conn: "sqlite3.Connection", project_id: str, text: str) -> list[str]:
+def carried(conn: "sqlite3.Connection", project_id: str, text: str, *, rows: "list[Record] | None" = None,
+            prefs: "list[Record] | None" = None) -> list[str]:
     """The ids of the records whose lines the digest `text` shows (profile, decisions and conventions, the
     handover, global preferences): what SessionStart puts in front of the model, for the ledger."""
-    from ..base.models import GLOBAL_PROJECT
     from ..store import records
 
     lines = set(text.splitlines())
     shown = lambda prefix: any(line.startswith(prefix) for line in lines)  # noqa: E731
     ids = [r.id for r in records.current(conn, project_id, types=["profile"], own_only=True)
            if shown(f"- {r.title}: ")]
-    rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS)
+    if rows is None:
+        rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS)
     marks = _marks(conn, rows)
     for r in rows:
         title = _shown_title(r, marks)
@@ -199,8 +217,7 @@ def carried(conn: "sqlite3.Connection", project_id: str, text: str) -> list[str]
     hand = records.current(conn, project_id, types=["handover"], own_only=True, limit=1)
     if hand and shown("Last session handover"):
         ids.append(hand[0].id)
-    ids += [r.id for r in records.current(conn, GLOBAL_PROJECT, types=["preference"], own_only=True)
-            if _established(r) and r.scope == "global" and f"- {r.title}" in lines]
+    ids += [r.id for r in (_preferences(conn) if prefs is None else prefs) if f"- {r.title}" in lines]
     return ids
 
 
@@ -225,14 +242,21 @@ def handover_section(conn: "sqlite3.Connection", project_id: str) -> str:
                            SECTION_BUDGETS["handover"])
 
 
-def preferences_section(conn: "sqlite3.Connection") -> str:
+def preferences_section(conn: "sqlite3.Connection", skip: "set[str] | frozenset[str]" = frozenset(),
+                        rows: "list[Record] | None" = None) -> str:
+    if rows is None:
+        rows = _preferences(conn)
+    rows = [r for r in rows if r.id not in skip]
+    lines = [_clip(f"- {r.title}") for r in rows]
+    return _lines_section("Developer preferences (agentctx, confirmed):", lines, SECTION_BUDGETS["preferences"])
+
+
+def _preferences(conn: "sqlite3.Connection") -> "list[Record]":
     from ..base.models import GLOBAL_PROJECT
     from ..store import records
 
-    rows = [r for r in records.current(conn, GLOBAL_PROJECT, types=["preference"], own_only=True)
+    return [r for r in records.current(conn, GLOBAL_PROJECT, types=["preference"], own_only=True)
             if _established(r) and r.scope == "global"]
-    lines = [_clip(f"- {r.title}") for r in rows]
-    return _lines_section("Developer preferences (agentctx, confirmed):", lines, SECTION_BUDGETS["preferences"])
 
 
 def mcp_hint(conn: "sqlite3.Connection", project_id: str, total: int | None = None) -> str:
@@ -271,40 +295,100 @@ def drift_hint(conn: "sqlite3.Connection", project: "Project | None") -> str:
 
 def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | None" = None,
             drift: str | None = None) -> dict[str, object]:
-    """The digest of a project: its sections and their composition under the SessionStart budget.
+    """The digest of a project: its sections and their composition under the SessionStart budget, once for any
+    agent (`text`, `ids`, `later`) and once per agent (`agents[<name>]`) without what that agent loads itself.
 
     `drift`, when given, is used as the drift hint instead of scanning CLAUDE.md (a rebuild after a write keeps the
     last scan's hint: consolidation, `init`, `profile refresh` and `sync` scan again).
     """
-    from ..base import tokens
     from ..base.ids import now_iso
-    from .notice import stats
     from ..store import records
+    from .native import AGENTS
+    from .notice import stats
 
     total = sum(records.counts_by_type(conn, project_id).values())  # counting costs ~12 ms at 100K records: once
-    sections = {
+    from .digest_rules import always_rules
+
+    rules = always_rules(conn, project_id)
+    common = {
         "profile": profile_section(conn, project_id),
-        "decisions": decisions_section(conn, project_id),
         "handover": handover_section(conn, project_id),
-        "preferences": preferences_section(conn),
         "mcp_hint": mcp_hint(conn, project_id, total),
         "drift_hint": drift_hint(conn, project) if drift is None else drift,
     }
-    sections = {name: tokens.truncate(text, SECTION_BUDGETS[name]) for name, text in sections.items()}
+    rows = records.established(conn, project_id, types=("decision", "convention"), limit=MAX_DECISIONS + len(rules))
+    prefs = _preferences(conn)
+    base = _view(conn, project_id, common, rows, prefs, rules, frozenset())
+    agents = {}
+    for agent in AGENTS:
+        own = _own_ids(conn, project_id, agent, rows + rules + prefs)
+        agents[agent] = base if not own else _view(conn, project_id, common, rows, prefs, rules, own)
+    return {"version": VERSION, "projectId": project_id, "generatedAt": now_iso(), "sections": base["sections"],
+            "text": base["text"], "tokens": base["tokens"], "stats": stats(conn, project_id, total),
+            "ids": base["ids"], "later": base["later"], "lines": base["lines"],
+            "handoverSession": base["handoverSession"], "agents": agents}
+
+
+def _own_ids(conn: "sqlite3.Connection", project_id: str, agent: str, rows: "list[Record]") -> "frozenset[str]":
+    """The ids among `rows` that `agent` loads itself (`memory.native`: its memory's and its rule files')."""
+    from .native import loaded_ids
+
+    try:
+        return frozenset(loaded_ids(conn, project_id, agent, rows))
+    except Exception:  # a store before migration 16: only rule files
+        from .native import native_agents
+
+        return frozenset(r.id for r in rows if r.source == "rule_file" and agent in native_agents(r))
+
+
+def _view(conn: "sqlite3.Connection", project_id: str, common: "dict[str, str]", rows: "list[Record]",
+          prefs: "list[Record]", rules: "list[Record]", own: "frozenset[str]") -> "dict[str, object]":
+    """The digest as one agent gets it: without the records in `own`, the always-apply rules in the room left."""
+    from ..base import tokens
+    from .digest_rules import LATER_HEADER, RULES_FLOOR, RULES_HEADER, rule_block, rules_section
+
+    sections = {
+        "profile": common["profile"],
+        "rules": "",
+        "decisions": decisions_section(conn, project_id, rows=rows, skip=own),
+        "handover": common["handover"],
+        "preferences": preferences_section(conn, own, prefs),
+        "mcp_hint": common["mcp_hint"],
+        "drift_hint": common["drift_hint"],
+    }
+    sections = {name: tokens.truncate(text, SECTION_BUDGETS[name]) if name in SECTION_BUDGETS else text
+                for name, text in sections.items()}
+    mine = [r for r in rules if r.id not in own]
+    rule_ids: "list[str]" = []
+    later: "list[Record]" = []
+    if mine:
+        # The rules come first: at least RULES_FLOOR tokens when they need it (the sections after them are cut or
+        # dropped first), else the room the others leave.
+        needed = tokens.estimate("\n".join([RULES_HEADER, *(rule_block(r) for r in mine)]))
+        others = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
+        room = max(tokens.SESSION_START_BUDGET - tokens.estimate(others) - 1, min(RULES_FLOOR, needed))
+        sections["rules"], rule_ids, later = rules_section(mine, room)
+        # Estimates of parts and whole may differ by a token: the section must be in the composed text whole.
+        while rule_ids and sections["rules"] not in tokens.compose(list(sections.values()),
+                                                                   tokens.SESSION_START_BUDGET):
+            room -= 8
+            sections["rules"], rule_ids, later = rules_section(mine, room)
     text = tokens.compose(list(sections.values()), tokens.SESSION_START_BUDGET)
-    ids = carried(conn, project_id, text)
-    return {"version": VERSION, "projectId": project_id, "generatedAt": now_iso(), "sections": sections,
-            "text": text, "tokens": tokens.estimate(text), "stats": stats(conn, project_id, total),
-            "ids": ids, "own": own_lines(conn, project_id, text, ids),
-            **record_lines(conn, project_id, text, ids, sections["handover"])}
+    ids = [i for i in carried(conn, project_id, text, rows=[r for r in rows if not _always_rule(r)], prefs=prefs)
+           if i not in own] + rule_ids
+    later_text = "\n".join([LATER_HEADER, *(rule_block(r) for r in later)]) if later else ""
+    return {"sections": sections, "text": text, "tokens": tokens.estimate(text), "ids": ids,
+            "later": {"text": tokens.truncate(later_text, tokens.PROMPT_BUDGET), "ids": [r.id for r in later]},
+            **record_lines(conn, text, ids, sections["handover"])}
 
 
-def record_lines(conn: "sqlite3.Connection", project_id: str, text: str, ids: "list[str]",
-                 handover: str) -> "dict[str, object]":
-    """`lines`: per carried record, its lines in `text` (the handover: its section, `handover`), and
-    `handoverSession`: the session that wrote the carried handover. A resumed session gets only the lines of
-    records its conversation has not had, never the handover it wrote itself (hooks/session.py)."""
+def record_lines(conn: "sqlite3.Connection", text: str, ids: "list[str]", handover: str) -> "dict[str, object]":
+    """`lines`: per carried record, its lines in `text` (the handover: its section, `handover`; an always-apply
+    rule: its whole block), and `handoverSession`: the session that wrote the carried handover. A resumed session
+    gets only the lines of records its conversation has not had, never the handover it wrote itself
+    (hooks/session.py)."""
     from ..store import records
+    from .digest_rules import rule_block
 
     out: "dict[str, list[str]]" = {}
     lines = text.splitlines()
@@ -318,43 +402,43 @@ def record_lines(conn: "sqlite3.Connection", project_id: str, text: str, ids: "l
                 out[rid] = handover.splitlines()
                 session = record.session_id
             continue
-        title = f"{record.title} (team file)" if record.confidence == "team" else record.title
+        if _always_rule(record):
+            block = rule_block(record)
+            if block in text:
+                out[rid] = block.splitlines()
+            continue
+        title = _shown_title(record, {})
         mine = [ln for ln in lines if ln == f"- {title}" or ln.startswith(f"- {title}: ") or ln == _clip(f"- {title}")]
         if mine:
             out[rid] = mine
     return {"lines": out, "handoverSession": session}
 
 
-def own_lines(conn: "sqlite3.Connection", project_id: str, text: str, ids: "list[str]") -> "dict[str, dict[str, list[str]]]":
-    """Per agent, the digest lines (and ids) of records that agent loads itself from its own memory (the skip set
-    memory.agentmem keeps): SessionStart leaves them out of that agent's sessions (`without_own`)."""
-    from ..store import agentmem, records
-
-    out: "dict[str, dict[str, list[str]]]" = {}
-    try:
-        rows = agentmem.skip_rows(conn, project_id)
-    except Exception:  # a store before migration 16: nothing is skipped
-        return out
-    carried_ids = set(ids)
-    lines = text.splitlines()
-    for agent, rid, _why in rows:
-        if rid not in carried_ids:
-            continue
-        record = records.get(conn, rid)
-        if record is None:
-            continue
-        title = f"{record.title} (team file)" if record.confidence == "team" else record.title
-        mine = [ln for ln in lines if ln == f"- {title}" or ln.startswith(f"- {title}: ")
-                or ln == _clip(f"- {title}")]
-        if mine:
-            entry = out.setdefault(agent, {"lines": [], "ids": []})
-            entry["lines"] += [ln for ln in mine if ln not in entry["lines"]]
-            entry["ids"].append(rid)
-    return out
+def for_agent(data: "dict[str, object] | None", agent: str) -> "dict[str, object]":
+    """The digest as `agent`'s sessions get it: {text, ids, sections, later, lines, handoverSession} (its own view
+    when the digest has one, else the common text without the lines `own` lists: a digest written before per-agent
+    views)."""
+    agents = data.get("agents") if isinstance(data, dict) else None
+    view = agents.get(agent) if isinstance(agents, dict) else None
+    own_view = isinstance(view, dict) and isinstance(view.get("text"), str)
+    source = view if own_view else data
+    if own_view:
+        ids = view.get("ids")  # type: ignore[union-attr]
+        text, ids = view["text"], [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []  # type: ignore[index]
+    else:
+        text, ids = carried_of(data)
+        if text:
+            text, ids = without_own(data, agent, text, ids)
+    get = source.get if isinstance(source, dict) else (lambda key: None)  # noqa: E731
+    sections, later, lines = get("sections"), get("later"), get("lines")
+    return {"text": text, "ids": ids, "sections": sections if isinstance(sections, dict) else {},
+            "later": later if isinstance(later, dict) else {}, "lines": lines,
+            "handoverSession": get("handoverSession")}
 
 
 def without_own(data: "dict[str, object] | None", agent: str, text: str, ids: "list[str]") -> "tuple[str, list[str]]":
-    """`text` and `ids` without the lines of records `agent` already loads itself (the digest's `own`)."""
+    """`text` and `ids` without the lines of records `agent` already loads itself (the `own` of a digest written
+    before per-agent views, `for_agent`)."""
     own = data.get("own") if isinstance(data, dict) else None
     mine = own.get(agent) if isinstance(own, dict) else None
     if not isinstance(mine, dict):

@@ -4,8 +4,8 @@ A Cursor rule never reaches Claude Code, a `.claude/rules` file never reaches Co
 format. `sync` reads them all (memory/rulefmt.py parses each format), in consolidation and on `agentctx rules sync`,
 never in a hook: one record per rule (type convention, confidence team, source rule_file), its globs as anchors. The
 file stays the source of truth: an edit supersedes the record, a removed file retires it, an unchanged tree is not
-read at all (size and mtime kept in `rule_files`), and running it twice changes nothing. `native_agents` says which
-agents already load a rule on their own, so the pre-action hook does not deliver it to them again.
+read at all (size and mtime kept in `rule_files`), and running it twice changes nothing. Which agents already load
+a rule on their own is decided in `memory.native`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import stat
 
 from ..base.models import BODY_MAX, TITLE_MAX, NewRecord, record_type
 from . import rulefmt
+from .native import rule_paths  # noqa: F401 (where callers found it; it reads titles `title_of` writes)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,19 +37,6 @@ SKIP_DIRS = frozenset({"node_modules", "vendor", "third_party", "dist", "build",
                        "__pycache__", "site-packages", "bower_components", "Pods", "DerivedData"})
 RULE_DIRS = ((".cursor", "rules"), (".claude", "rules"), (".github", "instructions"))
 BODY_ROOM = BODY_MAX - 200  # room for the pointer to the file, and for a scrubbed secret's longer placeholder
-
-# The agents agentctx serves that load a format by themselves (vendor-notes/rule-files.md): Claude Code reads
-# `.claude/rules` (by `paths`) and nested CLAUDE.md on demand; Codex's instructions tell the model to obey every
-# AGENTS.md whose folder holds the file it edits; Gemini CLI loads GEMINI.md of a folder a tool touches.
-NATIVE: dict[str, frozenset[str]] = {"claude_rules": frozenset({"claude"}), "claude_md": frozenset({"claude"}),
-                                     "agents_md": frozenset({"codex"}), "gemini_md": frozenset({"gemini"}),
-                                     "cursor": frozenset(), "copilot": frozenset()}
-# GitHub Copilot CLI (issue 46, vendor-notes/copilot-cli.md fact 13) loads `.github/instructions/*.instructions.md`
-# and `.claude/rules` by `applyTo`/`paths` when a matching file is read, the root AGENTS.md, CLAUDE.md and GEMINI.md
-# at start, and a nested one when a file in its folder is read.
-for _fmt in ("copilot", "claude_rules", "agents_md", "claude_md", "gemini_md"):
-    NATIVE[_fmt] = NATIVE[_fmt] | {"copilot"}
-
 
 class Candidate(record_type("Candidate", "path abspath size mtime_ns")):
     """A rule file found on disk: repository-relative POSIX path, where it is, its size and mtime."""
@@ -188,28 +176,12 @@ def body_of(rule: "rulefmt.ParsedRule") -> str:
     return body[:cut].rstrip() + f"\n(… the rest is in {rule.path})"
 
 
-def rule_paths(record: "Record") -> list[str]:
-    """The rule files a rule_file record was read from, from its title."""
-    if record.source != "rule_file":
-        return []
-    head = record.title.split(": ", 1)[0]
-    first, _, also = head.partition(" (also ")
-    return [first] + [p.strip() for p in also.rstrip(")").split(",") if p.strip()]
-
-
 def native_agents(record: "Record") -> frozenset[str]:
-    """The agents that load this record's rule on their own (its pre-action delivery skips them): empty for any
-    record that is not a rule file's."""
-    out: set[str] = set()
-    for path in rule_paths(record):
-        fmt = rulefmt.format_of(path) or _TAGS.get(_format_tag(path))
-        if fmt:
-            out |= NATIVE.get(fmt, frozenset())
-    return frozenset(out)
+    """The agents that load this record's rule on their own in every session (`memory.native`, the one place this
+    is decided): empty for any record that is not a rule file's."""
+    from .native import native_agents as decide
 
-
-_TAGS = {".cursor/rules/": "cursor", ".claude/rules/": "claude_rules", ".github/instructions/": "copilot",
-         "AGENTS.md": "agents_md", "CLAUDE.md": "claude_md", "GEMINI.md": "gemini_md"}
+    return decide(record)
 
 
 def _group(parsed: "list[rulefmt.ParsedRule]") -> "list[list[rulefmt.ParsedRule]]":
@@ -253,6 +225,7 @@ def sync(conn: "sqlite3.Connection", project: "Project", *, force: bool = False)
     report["files"] = len(found)
     skipped += [f"{p}: {why}" for p, why in missed]
     report["skipped"] = skipped
+    _remember(str(project.root), project.id, found)
     known = sql.rows(conn, project.id)
     if not force and {c.path: (c.size, c.mtime_ns) for c in found} == {p: (r.size, r.mtime_ns) for p, r in known.items()}:
         return report
@@ -282,6 +255,17 @@ def sync(conn: "sqlite3.Connection", project: "Project", *, force: bool = False)
         sql.save(conn, project.id, rows)
         sql.forget(conn, project.id, [p for p in known if p not in {r.path for r in rows}])
     return report
+
+
+def _remember(root: str, project_id: str, found: "list[Candidate]") -> None:
+    """What SessionStart compares to notice a changed rule file (`memory.rulestamp`): the files found, and the rule
+    folders holding them (a file added there changes their mtime)."""
+    from . import rulestamp
+
+    folders = {f"{a}/{b}" for a, b in RULE_DIRS}
+    folders |= {c.path.rsplit("/", 1)[0] for c in found if any(c.path.startswith(f + "/") for f in list(folders))}
+    rulestamp.remember(os.path.realpath(root), project_id, [(c.path, c.size, c.mtime_ns) for c in found],
+                       sorted(folders))
 
 
 def _apply(conn: "sqlite3.Connection", project_id: str, parsed: "list[rulefmt.ParsedRule]",
@@ -354,9 +338,26 @@ def listing(conn: "sqlite3.Connection", project_id: str) -> list[dict[str, objec
         current = rec is not None and rec.superseded_at is None
         out.append({"path": row.path, "format": row.format, "mode": row.mode, "record_id": rec.id if current else None,
                     "title": rec.title if current else None, "anchors": list(rec.anchors) if current else [],
-                    "native_agents": sorted(native_agents(rec)) if current else sorted(NATIVE.get(row.format, ())),
+                    "native_agents": _loaders(rec, row.path) if current else _loaders(None, row.path),
                     "governs": governs(row.mode, rec.anchors if current else ())})
     return out
+
+
+def _loaders(record: "Record | None", path: str) -> list[str]:
+    """Who loads a rule file themselves, in words for `agentctx rules`: `codex (sessions started in web/)` for an
+    agent that loads it only from a working directory at or below its folder."""
+    from .native import ALWAYS, AT_START_BELOW, of_record
+
+    if record is not None:
+        n = of_record(record)
+        always, below = n.always, n.below
+    else:
+        fmt = rulefmt.format_of(path) or ""
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        always, below = set(ALWAYS.get(fmt, frozenset())), {a: folder for a in AT_START_BELOW.get(fmt, ())}
+        always |= {a for a, f in below.items() if not f}
+        below = {a: f for a, f in below.items() if f and a not in always}
+    return sorted(always) + [f"{a} (in sessions started in {f}/ or below)" for a, f in sorted(below.items())]
 
 
 def governs(mode: str, anchors: "tuple[str, ...]") -> str:

@@ -22,6 +22,10 @@ K1 = 1.2
 B = 0.75
 TITLE_WEIGHT = 2.0
 BODY_WEIGHT = 1.0
+# A repository's rule file (source `rule_file`, SPEC §4.12) is found by what it is about: its title (path and
+# description or heading) and the paths it governs, which count as title; its body, often a long page of generic
+# words ("upgrade", "CI", "test"), counts this much. The prompt hook injects one only for a word of its head.
+RULE_BODY_WEIGHT = 0.25
 # How the record will be asked (its questions and aliases, written when it was stored): each field normalised by its
 # own mean length, as BM25F does, so a record with many questions is not favoured for having them. Weighed above the
 # title: a stored question is what someone asks, in their words. Measured with the gate refitted, cross-validated by
@@ -240,12 +244,20 @@ def _score_all(records_: list[Record], stems: list[str], corpus: "Corpus",
                expanded: "dict[str, dict[str, str]] | None" = None
                ) -> "dict[str, tuple[float, dict[str, float], dict[str, bool]]]":
     members = [m for names in (expanded or {}).values() for m in names]
-    analyzed = text.analyze([(r.title, r.body, "\n".join(r.questions), "\n".join(r.aliases)) for r in records_],
+    analyzed = text.analyze([(_head(r), r.body, "\n".join(r.questions), "\n".join(r.aliases)) for r in records_],
                             stems + members)
     if members:
         for doc in analyzed:
             _fold(doc, expanded)  # type: ignore[arg-type]
-    return {r.id: bm25f(doc, stems, corpus) for r, doc in zip(records_, analyzed)}
+    return {r.id: bm25f(doc, stems, corpus, RULE_BODY_WEIGHT if r.source == "rule_file" else BODY_WEIGHT)
+            for r, doc in zip(records_, analyzed)}
+
+
+def _head(record: Record) -> str:
+    """What a record is about, scored as its title: a rule file's record adds the paths it governs."""
+    if record.source != "rule_file" or not record.anchors:
+        return record.title
+    return record.title + "\n" + " ".join(a.split(":", 1)[-1] for a in record.anchors)
 
 
 def _fold(doc: "text.DocTerms", expanded: "dict[str, dict[str, str]]") -> None:
@@ -321,13 +333,14 @@ def idf(n_docs: int, df: int) -> float:
     return math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) ** IDF_EXPONENT
 
 
-def bm25f(doc: "text.DocTerms", stems: list[str],
-          corpus: Corpus) -> "tuple[float, dict[str, float], dict[str, bool]]":
+def bm25f(doc: "text.DocTerms", stems: list[str], corpus: Corpus,
+          body_weight: float = BODY_WEIGHT) -> "tuple[float, dict[str, float], dict[str, bool]]":
     """(BM25F score, the query stems the record contains, each with the weight of the best field it is in, those of
     them in its questions or aliases: True when only there).
 
     Title and body share one length normalisation (as before the asked-as fields existed); questions and aliases
-    each have their own, by their own mean length; the weighted, normalised counts saturate together."""
+    each have their own, by their own mean length; the weighted, normalised counts saturate together. `body_weight`:
+    RULE_BODY_WEIGHT for a rule file's record (its length normalised as any record's)."""
     avg = TITLE_WEIGHT * corpus.avg_title + BODY_WEIGHT * corpus.avg_body or 1.0
     length = TITLE_WEIGHT * doc.title_len + BODY_WEIGHT * doc.body_len
     norm = 1 - B + B * length / avg
@@ -339,8 +352,8 @@ def bm25f(doc: "text.DocTerms", stems: list[str],
     asked: "dict[str, bool]" = {}
     weights = corpus.weight
     for stem in stems:
-        tf = (TITLE_WEIGHT * doc.title.get(stem, 0) + BODY_WEIGHT * doc.body.get(stem, 0)) / norm
-        best = TITLE_WEIGHT if stem in doc.title else BODY_WEIGHT if stem in doc.body else 0.0
+        tf = (TITLE_WEIGHT * doc.title.get(stem, 0) + body_weight * doc.body.get(stem, 0)) / norm
+        best = TITLE_WEIGHT if stem in doc.title else body_weight if stem in doc.body else 0.0
         if (questions or aliases) and (stem in questions or stem in aliases):
             tf += (QUESTIONS_WEIGHT * questions.get(stem, 0) / q_norm + ALIASES_WEIGHT * aliases.get(stem, 0) / a_norm)
             asked[stem] = not best

@@ -15,11 +15,12 @@ DRIFT_TYPES = ("decision", "convention")
 
 def candidates(conn: sqlite3.Connection, project_id: str, *, types: Sequence[str] = DRIFT_TYPES,
                limit: int = 500) -> list[Record]:
-    """Current explicit, reinforced or team records of the project's own namespace, oldest first."""
+    """Current explicit, reinforced or team records of the project's own namespace, oldest first; not the records
+    read from the repository's rule files (SPEC §4.12): those files already say them, CLAUDE.md need not."""
     marks = ",".join("?" * len(types))
     rows = conn.execute(
         f"SELECT {COLUMNS} FROM records WHERE project_id = ? AND superseded_at IS NULL AND type IN ({marks}) "
-        f"AND confidence IN ('explicit', 'reinforced', 'team') ORDER BY recorded_at, id LIMIT ?",
+        f"AND confidence IN ('explicit', 'reinforced', 'team') AND source != 'rule_file' ORDER BY recorded_at, id LIMIT ?",
         (project_id, *types, limit),
     )
     return [to_record(r) for r in rows]

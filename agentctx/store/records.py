@@ -456,6 +456,7 @@ def retire(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record:
                      (now_iso(), record.id))
         fresh = get(conn, record.id)
     assert fresh is not None
+    _changed(conn, record.project_id)  # a retired rule must leave the digest and the anchor map at once
     return fresh
 
 
@@ -507,6 +508,8 @@ def confirm(conn: sqlite3.Connection, record_id: str, project_id: str) -> Record
                             head=head(conn, record).id)
     with atomic(conn):
         conn.execute("UPDATE records SET confidence = 'explicit' WHERE id = ?", (record.id,))
+    if record.confidence != "explicit":  # an inferred record enters the digest; the map shows its confidence
+        _changed(conn, record.project_id)
     return record.replace(confidence="explicit")
 
 

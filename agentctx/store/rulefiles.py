@@ -41,3 +41,12 @@ def forget(conn: sqlite3.Connection, project_id: str, paths: "list[str]") -> Non
         return
     with atomic(conn):
         conn.executemany("DELETE FROM rule_files WHERE project_id = ? AND path = ?", [(project_id, p) for p in paths])
+
+
+def always_records(conn: sqlite3.Connection, project_id: str, limit: int = 200) -> list:
+    """The project's current records of rule files that apply in every session (kept pinned, SPEC §4.12)."""
+    from . import COLUMNS, to_record
+
+    return [to_record(r) for r in conn.execute(
+        f"SELECT {COLUMNS} FROM records WHERE project_id = ? AND source = 'rule_file' AND pinned = 1 "
+        "AND superseded_at IS NULL ORDER BY length(body), id LIMIT ?", (project_id, limit))]

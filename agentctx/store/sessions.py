@@ -189,3 +189,58 @@ def record_uses(conn: sqlite3.Connection, project_id: str) -> dict[str, dict[str
             if tokens and "/" not in event:
                 uses["tokens"] += tokens / len(ids)
     return {rid: {k: int(round(v)) for k, v in uses.items()} for rid, uses in out.items()}
+
+
+# What a session's injections cost (`agentctx stats --sessions`): by channel, the ledger's event; by source, what the
+# records shown were (SPEC §4.11).
+CHANNELS = {"SessionStart": "digest", "UserPromptSubmit": "prompt", "PreToolUse": "action"}
+COST_SOURCES = ("records", "rule_files", "agent_memory", "other")
+
+
+def session_costs(conn: sqlite3.Connection, project_id: str, limit: int = 20) -> "list[dict[str, object]]":
+    """The project's most recent sessions, newest first: {session_id, agent, started_at, tokens, channels:
+    {digest, prompt, action}, sources: {records, rule_files, agent_memory, other}}. A row's tokens are shared among
+    its records; a row that shows none (a digest of hints only) counts as `other`."""
+    sessions = conn.execute(
+        "SELECT s.session_id, s.agent, s.started_at FROM sessions s WHERE s.project_id = ? AND EXISTS "
+        "(SELECT 1 FROM injections i WHERE i.session_id = s.session_id) ORDER BY s.started_at DESC, s.session_id "
+        "LIMIT ?", (project_id, limit)).fetchall()
+    out: "list[dict[str, object]]" = []
+    kinds: "dict[str, str]" = {}
+    for sid, agent, started in sessions:
+        channels = dict.fromkeys(CHANNELS.values(), 0.0)
+        sources = dict.fromkeys(COST_SOURCES, 0.0)
+        for event, raw, tokens in conn.execute(
+                "SELECT event, record_ids, tokens FROM injections WHERE session_id = ? AND project_id = ?",
+                (sid, project_id)):
+            channel = CHANNELS.get(event)
+            if channel is None or not tokens:
+                continue
+            channels[channel] += tokens
+            try:
+                ids = [i for i in json.loads(raw) if isinstance(i, str)]
+            except (ValueError, TypeError):
+                ids = []
+            if not ids:
+                sources["other"] += tokens
+                continue
+            for rid in ids:
+                if rid not in kinds:
+                    kinds[rid] = _source_kind(conn, rid)
+                sources[kinds[rid]] += tokens / len(ids)
+        out.append({"session_id": sid, "agent": agent or "unknown", "started_at": started,
+                    "tokens": int(round(sum(channels.values()))),
+                    "channels": {k: int(round(v)) for k, v in channels.items()},
+                    "sources": {k: int(round(v)) for k, v in sources.items()}})
+    return out
+
+
+def _source_kind(conn: sqlite3.Connection, record_id: str) -> str:
+    row = conn.execute("SELECT source FROM records WHERE id = ?", (record_id,)).fetchone()
+    if row is not None and row[0] == "rule_file":
+        return "rule_files"
+    try:
+        mem = conn.execute("SELECT 1 FROM agent_memory WHERE record_id = ? LIMIT 1", (record_id,)).fetchone()
+    except sqlite3.OperationalError:  # a store before migration 16
+        mem = None
+    return "agent_memory" if mem else "records" if row is not None else "other"

@@ -342,6 +342,14 @@ def list_sessions(req: Request) -> dict[str, Any]:
     offset = req.integer("offset", 0, 0, 10_000_000)
     limit = req.integer("limit", 50, 1, browse.MAX_PAGE)
     total, rows = browse.sessions(req.conn, req.scope, offset=offset, limit=limit)
+    if req.scope != browse.ALL_PROJECTS:  # what each session cost, by channel and by source (`stats --sessions`)
+        from ..store import sessions
+
+        costs = {c["session_id"]: c for c in sessions.session_costs(req.conn, req.scope, offset + limit)}
+        for row in rows:
+            cost = costs.get(row.get("session_id"))
+            if cost is not None:
+                row["channels"], row["sources"] = cost["channels"], cost["sources"]
     return {"total": total, "offset": offset, "limit": limit, "items": rows}
 
 

@@ -23,8 +23,13 @@ pytestmark = pytest.mark.skipif(CODEX is None, reason=WHY_NOT)
 CURSOR_RULE = ("---\ndescription: Payments amounts are integer cents\nglobs: src/payments/**/*.{py,pyi}\n"
                "alwaysApply: false\n---\nStore and compute every amount as integer cents, never floats.\n")
 CLAUDE_RULE = '---\npaths:\n  - "migrations/**"\n---\n# Migrations\nNever edit a migration that was applied.\n'
+# Codex builds its AGENTS.md chain once, from the root down to its working directory (the repository root here):
+# the root file is in it, web/AGENTS.md is not, so agentctx delivers web/AGENTS.md at the edit under web/ (issue 44).
+ROOT_AGENTS = "# Shop\nThe root instructions: keep the shop simple.\n"
+WEB_AGENTS = "# Web\nComponents use the design tokens from web/theme.ts, never raw hex colours.\n"
 PATCHES = ["*** Begin Patch\n*** Add File: src/payments/charge.py\n+AMOUNT = 100\n*** End Patch\n",
-           "*** Begin Patch\n*** Add File: README.md\n+# Shop\n*** End Patch\n"]
+           "*** Begin Patch\n*** Add File: README.md\n+# Shop\n*** End Patch\n",
+           "*** Begin Patch\n*** Add File: web/button.ts\n+export const b = 1\n*** End Patch\n"]
 HEADER = "agentctx: project memory about what this tool call touches"
 
 
@@ -44,7 +49,8 @@ def model(body: dict[str, Any]) -> list[dict[str, Any]]:
 def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     box = CodexSandbox(tmp_path_factory.mktemp("codex-rules"), str(CODEX))
     prepare(box, str(CODEX))
-    for rel, text in ((".cursor/rules/payments.mdc", CURSOR_RULE), (".claude/rules/migrations.md", CLAUDE_RULE)):
+    for rel, text in ((".cursor/rules/payments.mdc", CURSOR_RULE), (".claude/rules/migrations.md", CLAUDE_RULE),
+                      ("AGENTS.md", ROOT_AGENTS), ("web/AGENTS.md", WEB_AGENTS)):
         path = box.repo / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -81,3 +87,13 @@ def test_the_cursor_rule_reaches_codex_before_the_edit_it_governs(world):
     assert "Never edit a migration" not in first  # governs migrations/, not this file
     second = json.dumps(input_items(_after(world["bodies"], 2)))
     assert second.count(HEADER) == first.count(HEADER)  # README.md: governed by no rule, nothing delivered
+
+
+def test_codex_loads_the_root_agents_md_not_the_nested_one_which_agentctx_delivers_at_its_edit(world):
+    first = json.dumps(_after(world["bodies"], 0))  # the first request: what Codex loaded itself
+    assert "keep the shop simple" in first and "design tokens" not in first
+    assert "codex" not in world["rules"]["web/AGENTS.md"]["native_agents"]
+    before_web = json.dumps(input_items(_after(world["bodies"], 2)))
+    assert "design tokens" not in before_web
+    after_web = json.dumps(input_items(_after(world["bodies"], 3)))
+    assert "design tokens" in after_web and "web/AGENTS.md" in after_web

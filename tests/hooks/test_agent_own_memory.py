@@ -27,11 +27,12 @@ def test_the_digest_leaves_out_what_claude_code_loads_itself(hook, conn, add, re
     project = detect(repo)
     agentmem.sync(conn, project)
     data = digest.refresh(conn, project.id, project=project)
-    assert redis.id in data["own"]["claude"]["ids"] and "codex" not in data["own"]
+    assert redis.id not in data["agents"]["claude"]["ids"] and redis.id in data["agents"]["codex"]["ids"]
     out = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "startup"})
     text = out["hookSpecificOutput"]["additionalContext"]
     assert "Use SQLite WAL" in text and "Redis on port 6390" not in text
-    codex_text, codex_ids = digest.without_own(data, "codex", data["text"], data["ids"])
+    codex = digest.for_agent(data, "codex")
+    codex_text, codex_ids = codex["text"], codex["ids"]
     assert "Redis on port 6390" in codex_text and redis.id in codex_ids and wal.id in codex_ids
 
 
@@ -94,5 +95,6 @@ def test_a_digest_section_left_empty_loses_its_header(conn, add, repo):
     agentmem.sync(conn, project)
     data = digest.refresh(conn, project.id, project=project)
     assert "Active decisions and conventions (agentctx):" in data["text"]
-    text, ids = digest.without_own(data, "claude", data["text"], data["ids"])
+    view = digest.for_agent(data, "claude")
+    text, ids = view["text"], view["ids"]
     assert "Active decisions and conventions" not in text and only.id not in ids

@@ -103,6 +103,8 @@ def test_sessions_overview_graph_and_drift(live, seeded):
     _, _, data = live.call("GET", "/api/sessions")
     assert data["total"] == 1 and data["items"][0]["session_id"] == "sess-1"
     assert data["items"][0]["tokens_injected"] == 120 and data["items"][0]["records_written"] == 1
+    # What the session's tokens went to (`agentctx stats --sessions`): by channel, and by what the records were.
+    assert sum(data["items"][0]["channels"].values()) == 120 and data["items"][0]["sources"]["records"] == 120
     _, _, one = live.call("GET", "/api/sessions/sess-1")
     assert one["injections"][0]["records"][0]["id"] == seeded["pinned"].id
     assert [r["id"] for r in one["written"]] == [seeded["inferred"].id]

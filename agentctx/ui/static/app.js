@@ -370,9 +370,11 @@
     let d;
     try { d = await api("GET", "/api/sessions?" + qs({ project: state.project, limit: 100 })); } catch (e) { mount(h("p", { role: "alert" }, e.message)); return; }
     if (!d.items.length) { mount(h("h2", {}, "Sessions"), h("p", { class: "muted" }, "No sessions recorded for this project yet.")); return; }
-    const narrow = new Set([3, 4, 6, 7]);
+    const narrow = new Set([3, 4, 6, 7, 8, 9]);
+    // What a session's tokens went to (`agentctx stats --sessions`): by channel, and by what the records were.
+    const split = (o, keys) => o ? keys.map(([k, label]) => `${label} ${o[k] || 0}`).join(" · ") : "—";
     mount(h("h2", {}, "Sessions"), h("table", {}, h("thead", {}, h("tr", {},
-      ["Started", "Agent", "First request", "Prompts", "Injections", "Tokens", "Records written", "Extraction"].map((t, i) =>
+      ["Started", "Agent", "First request", "Prompts", "Injections", "Tokens", "By channel", "By source", "Records written", "Extraction"].map((t, i) =>
         h("th", { class: narrow.has(i) ? "hide-narrow" : "" }, t)))),
     h("tbody", {}, d.items.map((s) => h("tr", { class: "row", tabindex: "0", onclick: () => go(sessionHref(s.session_id)),
       onkeydown: (e) => { if (e.key === "Enter") go(sessionHref(s.session_id)); } },
@@ -382,6 +384,8 @@
       h("td", { class: "title" }, s.first_prompt ? clip(s.first_prompt.replace(/\s+/g, " "), 140)
         : h("span", { class: "muted" }, s.prompts ? "(all of it was <private>)" : "no prompt kept")),
       h("td", { class: "hide-narrow" }, s.prompts), h("td", { class: "hide-narrow" }, s.injections), h("td", {}, s.tokens_injected),
+      h("td", { class: "hide-narrow channels" }, split(s.channels, [["digest", "digest"], ["prompt", "prompt"], ["action", "action"]])),
+      h("td", { class: "hide-narrow sources" }, split(s.sources, [["records", "records"], ["rule_files", "rule files"], ["agent_memory", "agents' memories"], ["other", "other"]])),
       h("td", { class: "hide-narrow" }, s.records_written),
       h("td", { class: "hide-narrow" }, `$${s.extraction_cost_usd.toFixed(4)}`))))));
   }

@@ -88,7 +88,13 @@ def test_copies_in_two_formats_are_one_record_skipped_by_both_natives(repo, conn
     by_path = {rulefiles.rule_paths(r)[0]: r for r in _rules(conn, project)}
     models = by_path[".claude/rules/models.md"] if ".claude/rules/models.md" in by_path else by_path[".cursor/rules/models.mdc"]
     assert rulefiles.native_agents(models) == {"claude", "copilot"}
-    assert rulefiles.native_agents(by_path["lib/AGENTS.md"]) == {"codex", "copilot"}
+    # Codex loads lib/AGENTS.md only in a session started in lib/ or below (its chain runs root -> cwd).
+    from agentctx.memory import native
+
+    lib = by_path["lib/AGENTS.md"]
+    assert "codex" not in rulefiles.native_agents(lib) and "codex" not in native.native_agents(lib, cwd="")
+    assert "codex" in native.native_agents(lib, cwd="lib") and "codex" in native.native_agents(lib, cwd="lib/x")
+    assert "codex" not in native.native_agents(lib, cwd="library")
 
 
 def test_native_agents_by_format(conn, add):
@@ -103,6 +109,18 @@ def test_native_agents_by_format(conn, add):
     assert rulefiles.native_agents(rule("pkg/GEMINI.md: A")) == {"gemini", "copilot"}
     assert rulefiles.native_agents(rule("pkg/CLAUDE.md: A")) == {"claude", "copilot"}
     assert rulefiles.native_agents(add("pkg/AGENTS.md: not a rule file's record", "x")) == frozenset()
+    from agentctx.memory import native
+
+    nested = rule("pkg/AGENTS.md: A")
+    assert native.of_record(nested) == ({"copilot"}, {"codex": "pkg"})
+    # Claude Code 2.1.197 missed a `paths` rule after a Write (vendor-notes fact 8a): a known older version loads less.
+    assert native.native_agents(rule(".claude/rules/b.md: B"), versions={"claude": "2.1.197"}) == {"copilot"}
+    assert native.native_agents(rule(".claude/rules/c.md: C"), versions={"claude": "2.1.332"}) == {"claude", "copilot"}
+    every = records.insert(conn, records.NewRecord(type="convention", title=".claude/rules/d.md: D", body="x",
+                                                   project_id="p", confidence="team", source="rule_file",
+                                                   pinned=True))[0]
+    assert native.native_agents(every, versions={"claude": "2.1.197"}) == {"claude", "copilot"}  # at start by all
+    assert native.provenance(nested) == ("A", " (rule file: pkg/AGENTS.md)")
 
 
 def test_bounds_symlinks_size_and_bad_utf8(repo, conn, tmp_path, monkeypatch):
@@ -132,8 +150,61 @@ def test_digest_has_always_rules_not_path_scoped_ones(repo, conn):
     _write(repo, ".cursor/rules/api.mdc", API)
     project = detect(str(repo))
     rulefiles.sync(conn, project)
-    text = digest.decisions_section(conn, project.id)
-    assert "Use pnpm" in text and "API error handling" not in text
+    data = digest.compose(conn, project.id)
+    text = data["text"]
+    # The always-apply rule's text, whole, in its own section (not a decision line), named by its file.
+    assert "- .cursor/rules/always.mdc (Use pnpm):\nNever npm." in text and "API error handling" not in text
+    assert "Use pnpm" not in digest.decisions_section(conn, project.id)
+    assert data["agents"]["claude"]["text"] == text  # a Cursor rule: no agent we serve loads it itself
+
+
+def test_always_rules_whole_to_every_agent_but_its_own(repo, conn):
+    from agentctx.memory import digest
+
+    _write(repo, ".claude/rules/style.md", "# Style\nTabs, not spaces. Lines under 100 characters.")
+    _write(repo, ".cursor/rules/tests.mdc", "---\nalwaysApply: true\n---\n# Writing tests\nOne assert per idea.")
+    _write(repo, ".github/instructions/all.instructions.md", '---\napplyTo: "**/*"\n---\nSay why in comments.')
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    data = digest.compose(conn, project.id)
+    claude, codex = data["agents"]["claude"]["text"], data["agents"]["codex"]["text"]
+    copilot = data["agents"]["copilot"]["text"]
+    assert "Tabs, not spaces" not in claude and "One assert per idea" in claude and "Say why in comments" in claude
+    assert "Tabs, not spaces" in codex and "One assert per idea" in codex and "Say why in comments" in codex
+    # Copilot CLI loads its instructions and `.claude/rules` itself (vendor-notes/copilot-cli.md fact 13).
+    assert "Say why in comments" not in copilot and "Tabs, not spaces" not in copilot
+    assert "One assert per idea" in copilot
+    # The line names the file and the title once: the heading that repeats the title is not its text.
+    assert "- .cursor/rules/tests.mdc (Writing tests):\nOne assert per idea." in codex
+    assert "# Writing tests" not in codex
+
+
+def test_an_always_rule_that_does_not_fit_comes_whole_at_the_first_prompt(repo, conn, monkeypatch):
+    from agentctx import cli
+    from agentctx.hooks import Payload, prompt, session
+    from agentctx.memory import digest
+
+    # Bodies are kept up to ~1,800 characters (~450 tokens): four such rules cannot all fit in 1,500 tokens.
+    for n in range(4):
+        big = "\n".join(f"Step {i} of rule {n}: keep the migration idempotent, reversible, dated." for i in range(22))
+        _write(repo, f".cursor/rules/big{n}.mdc", f"---\nalwaysApply: true\n---\n# Migrations {n}\n" + big)
+    _write(repo, ".cursor/rules/small.mdc", "---\nalwaysApply: true\n---\n# Small\nNo print().")
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    data = digest.refresh(conn, project.id, project=project)
+    text = data["agents"]["codex"]["text"]
+    assert "No print()." in text and digest.estimate(text) <= 1500
+    later = data["agents"]["codex"]["later"]
+    assert later["ids"] and all(f"Step 21 of rule {n}" in text + later["text"] for n in range(4))
+    named = [n for n in range(4) if f"Step 21 of rule {n}" in later["text"]]
+    assert all(f"- .cursor/rules/big{n}.mdc: Migrations {n}" in text for n in named) and "agentctx rules show" in text
+    out = session.session_start(Payload(session_id="w1", cwd=str(repo), source="startup", agent="codex"))
+    assert "No print()." in out["hookSpecificOutput"]["additionalContext"]
+    first = prompt.user_prompt_submit(Payload(session_id="w1", cwd=str(repo), prompt="hello there", agent="codex"))
+    assert f"Step 21 of rule {named[0]}" in first["hookSpecificOutput"]["additionalContext"]
+    again = prompt.user_prompt_submit(Payload(session_id="w1", cwd=str(repo), prompt="hello there", agent="codex"))
+    assert again is None  # delivered once
+    assert cli.main(["-C", str(repo), "rules", "show", ".cursor/rules/big0.mdc"]) == 0
 
 
 def test_consolidation_reads_them(repo, conn):
@@ -156,7 +227,7 @@ def test_cli_rules_and_sync(repo, conn, capsys):
     assert cli.main(["-C", str(repo), "rules"]) == 0
     out = capsys.readouterr().out
     assert ".cursor/rules/api.mdc  cursor/globs" in out and "governs: src/api/**/*.ts" in out
-    assert "AGENTS.md  agents_md/root" in out and "(loaded natively by codex, copilot)" in out
+    assert "AGENTS.md  agents_md/root" in out and "(loaded by the agent itself: codex, copilot)" in out
     assert cli.main(["-C", str(repo), "rules", "--json"]) == 0
     listed = {r["path"]: r for r in json.loads(capsys.readouterr().out)["rules"]}
     assert listed[".cursor/rules/api.mdc"]["anchors"] == ["path:src/api/**/*.ts"]
@@ -172,8 +243,11 @@ def test_the_pre_action_hook_gets_the_rule_in_every_agent_but_its_own(repo, conn
     project = detect(str(repo))
     rulefiles.sync(conn, project)
     entries = anchormap.build(conn, project.id)["entries"]
-    by_title = {e["title"].split(":")[0]: e for e in entries}
+    by_title = {e["origin"].split(": ", 1)[1]: e for e in entries}  # "rule file: <path>"
     assert by_title[".claude/rules/db.md"]["skip_agents"] == ["claude", "copilot"]
+    assert by_title[".claude/rules/db.md"]["title"] == "Migrations"
+    assert "(rule file: .claude/rules/db.md)" in select(entries, Target("Edit", ("migrations/1.sql",)), "codex",
+                                                         set())[0].block
     assert by_title[".cursor/rules/api.mdc"]["skip_agents"] == []
     edit = Target("Edit", ("migrations/0042_add_index.sql",))
     assert [p.entry["title"] for p in select(entries, edit, "codex", set())] == [by_title[".claude/rules/db.md"]["title"]]
@@ -277,6 +351,24 @@ def test_two_passes_at_once_write_each_record_once(repo, conn, monkeypatch):
         t.join(30)
     assert sorted(r["added"] for r in reports) == [0, 1]
     assert len(_rules(conn, project)) == 1
+
+
+def test_the_rules_come_first_in_a_full_digest(repo, conn, add):
+    from agentctx.memory import digest
+
+    for i in range(10):
+        add(f"Decision {i} about the payment flow", "Because " + "the ledger must balance and stay auditable " * 6)
+    add("Handover", "Working on the refund path. " * 60, type_="handover")
+    for i in range(8):  # the developer's global preferences fill their section too
+        add(f"Preference {i}: answer in short paragraphs, name the file and the function, then say why", "x",
+            type_="preference", scope="global")
+    body = "\n".join(f"Line {i}: every public function has type hints and a docstring." for i in range(26))
+    _write(repo, ".cursor/rules/style.mdc", "---\nalwaysApply: true\n---\n# Style\n" + body)
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    text = digest.compose(conn, project.id)["agents"]["codex"]["text"]
+    assert "Line 25: every public function" in text and digest.estimate(text) <= 1500
+    assert text.index("Rules this repository") < text.index("Active decisions")
 
 
 def test_rules_sync_says_what_a_pass_that_only_retired_did(repo, conn, capsys):
