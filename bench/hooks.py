@@ -2,6 +2,7 @@
 
 python bench/hooks.py [--records N ...] [--runs K]
 python bench/hooks.py --against OLD_CHECKOUT [--records N] [--runs K]
+python bench/hooks.py --meaning TABLE [--records N] [--runs K]
 Ends with one line of name=value pairs (ups_ratio, session_start_ratio: hook median / floor median; the same per
 adapter: ups_ratio_codex, session_start_ratio_gemini, ups_ratio_copilot, ...). Each Claude Code hook is timed in four forms: `python -m
 agentctx hook E`, `python -I -m agentctx hook E` (what `init` registers for a tool install or a virtualenv), the
@@ -142,6 +143,63 @@ def ab(n: int, runs: int, new_py: str, old_py: str) -> dict[str, float]:
                 out[f"{base} A_ms"] = statistics.median(samples[f"{base} A"])
                 out[f"{base} B_ms"] = statistics.median(samples[name])
                 out[f"{base} B/A"] = statistics.median(b / a for b, a in zip(samples[name], samples[f"{base} A"]))
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def meaning_ab(n: int, runs: int, py: str, table: Path) -> dict[str, float]:
+    """The prompt hook with and without the static meaning data (the `[vectors]` install's record file and token
+    table, agentctx/retrieval/meaning.py) on copies of one store, next to the floor, interleaved in every round: each
+    form's median ratio to the floor, and B/A (with / without). Also the record file's size and build time."""
+    tmp = Path(tempfile.mkdtemp(prefix="agentctx-bench-meaning-"))
+    try:
+        home, repo = tmp / "home", tmp / "home" / "repo"
+        (repo / ".git").mkdir(parents=True)
+        (repo / ".git" / "config").write_text('[remote "origin"]\n\turl = https://example.com/bench/repo.git\n')
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "ANTHROPIC_API_KEY")}
+        env.update(HOME=str(home), AGENTCTX_HOME=str(home / ".agentctx"), PYTHONPYCACHEPREFIX=str(tmp / "pyc"),
+                   TMPDIR=str(tmp))
+        seed(n, env, repo, py)
+        shutil.copytree(home / ".agentctx", tmp / "b-home")
+        envs = {"A": env, "B": {**env, "AGENTCTX_HOME": str(tmp / "b-home")}}
+        (tmp / "b-home" / "models").mkdir(exist_ok=True)
+        shutil.copy(table, tmp / "b-home" / "models" / table.name)
+        code = ("import json; from agentctx.base import paths; from agentctx.store import db; "
+                "from agentctx.retrieval.vectors import static; c = db.connect(paths.db_path()); "
+                f"print(json.dumps(static.build_records(c, paths.db_file(), {str(tmp / 'b-home' / 'models' / table.name)!r})))")
+        built = json.loads(subprocess.run([py, "-c", code], env=envs["B"], check=True, cwd=str(tmp),
+                                          capture_output=True, text=True).stdout)
+        rng = random.Random(1)
+        prompts = [json.dumps({"cwd": str(repo), "session_id": f"m{i}",
+                               "prompt": "please fix the " + " ".join(rng.choices(WORDS + RARE, k=6))}).encode()
+                   for i in range(runs + 2)]
+        script = str(Path(py).parent / "agentctx")
+        commands = {"floor": [py, "-I", "-c", "import sqlite3, json"]}
+        for tag in ("A", "B"):
+            commands[f"python -m {tag}"] = [py, "-m", "agentctx", "hook", "user-prompt-submit"]
+            commands[f"python -I -m {tag}"] = [py, "-I", "-m", "agentctx", "hook", "user-prompt-submit"]
+            if os.path.exists(script):  # an interpreter without the console script (--python): the others
+                commands[f"script {tag}"] = [script, "hook", "user-prompt-submit"]
+        samples: dict[str, list[float]] = {name: [] for name in commands}
+        names = list(commands)
+        for i in range(runs + 2):
+            order = names if i % 2 else list(reversed(names))
+            for name in order:
+                start = time.perf_counter()
+                subprocess.run(commands[name], input=prompts[i], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env=envs[name[-1]] if name != "floor" else env, check=False, cwd=str(repo))
+                if i >= 2:
+                    samples[name].append((time.perf_counter() - start) * 1000)
+        out: dict[str, float] = {"floor_ms": statistics.median(samples["floor"]),
+                                 "record_file_bytes": float(built.get("bytes", 0)),
+                                 "record_file_s": float(built.get("seconds", 0)),
+                                 "table_bytes": float(table.stat().st_size)}
+        for name in names[1:]:
+            out[f"{name} ratio"] = statistics.median(v / f for v, f in zip(samples[name], samples["floor"]))
+            if name.endswith(" B"):
+                out[f"{name[:-2]} B/A"] = statistics.median(
+                    b / a for b, a in zip(samples[name], samples[name[:-1] + "A"]))
         return out
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -324,11 +382,32 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--python", help="interpreter with agentctx installed (default: a fresh venv with `pip install .`)")
     parser.add_argument("--against", type=Path, help="another checkout: an interleaved A/B of the prompt and start hooks")
+    parser.add_argument("--meaning", type=Path, metavar="TABLE",
+                        help="a static token table (agentctx embed builds one): the prompt hook without (A) and with (B) "
+                             "the meaning data, interleaved, each against the floor")
     args = parser.parse_args()
     summary: dict[str, str] = {}
     venv_dir = Path(tempfile.mkdtemp(prefix="agentctx-bench-venv-"))
     try:
         py = args.python or installed_python(venv_dir)
+        if args.meaning:
+            for n in args.records:
+                res = meaning_ab(n, args.runs, py, args.meaning)
+                print(f"\n{n:,} records, {args.runs} interleaved rounds, floor {res['floor_ms']:.1f} ms; token table "
+                      f"{res['table_bytes'] / 1e6:.2f} MB, record file {res['record_file_bytes'] / 1e3:.0f} KB built in "
+                      f"{res['record_file_s']:.1f} s (A: lexical only, B: with the meaning data)")
+                for form in ("python -m", "python -I -m", "script"):
+                    if form + " B/A" not in res:
+                        continue
+                    print(f"  UserPromptSubmit {form:<14} A {res[form + ' A ratio']:.3f}x  B {res[form + ' B ratio']:.3f}x"
+                          f"  B/A {res[form + ' B/A']:.3f}")
+                    key = form.replace("python ", "").replace(" ", "").replace("-", "")
+                    summary[f"ups_{key}_meaning_ratio_{n // 1000}k"] = f"{res[form + ' B ratio']:.3f}"
+                    summary[f"ups_{key}_lexical_ratio_{n // 1000}k"] = f"{res[form + ' A ratio']:.3f}"
+                summary[f"record_file_kb_{n // 1000}k"] = f"{res['record_file_bytes'] / 1e3:.0f}"
+                summary[f"record_file_s_{n // 1000}k"] = f"{res['record_file_s']:.1f}"
+            print(" ".join(f"{k}={v}" for k, v in summary.items()))
+            return 0
         if args.against:
             old = installed_python(venv_dir, args.against, "against")
             for n in args.records:

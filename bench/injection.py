@@ -111,7 +111,7 @@ class Bench:
 
     def __init__(self, adrs: list[dict], questions: list[dict], prompts: list[dict], own_records: list[dict],
                  own_questions: list[dict], padding: list[tuple[str, str]],
-                 expansions: dict[str, dict] | None = None) -> None:
+                 expansions: dict[str, dict] | None = None, meaning: str | None = None) -> None:
         # Beside, not inside, the previous bench's directory (each one points tempfile there): tools/fit_relevance.py
         # builds one bench per kept repository, and 20 nested levels outgrow SQLite's path limit.
         tmp = Path(tempfile.mkdtemp(prefix="agentctx-inj-", dir=_TMP_ROOT))
@@ -150,6 +150,11 @@ class Bench:
             records.insert(conn, NewRecord(type="discovery", title=title, body=body, project_id=project.id,
                                            confidence="explicit", source="import"))
         self.n_records = len(records.current(conn, project.id))
+        self.meaning = None
+        if meaning:  # the store's record vectors from a static token table (agentctx/retrieval/meaning.py)
+            from agentctx.retrieval.vectors import static
+
+            self.meaning = static.build_records(conn, paths.db_file(), meaning)
         self.n_adrs, self.n_own, self.n_pad = len(adrs), len(own_records), len(padding)
         conn.close()
         # (prompt, wanted title or None, group, style, set)
@@ -186,8 +191,9 @@ class Bench:
             out = user_prompt_submit(Payload(session_id=f"bench-{os.getpid()}-{i}", cwd=str(self.repo), prompt=prompt))
             text = out["hookSpecificOutput"]["additionalContext"] if out else ""
             hit = want is not None and f"] {want}" in text
+            blocks = len(text.split("\n\n")) - 1 if text else 0  # the header, then one block per record
             results.append({"kind": kind, "group": group, "style": style, "chars": len(text),
-                            "injected": bool(text), "hit": hit})
+                            "injected": bool(text), "hit": hit, "wrong": blocks - int(hit)})
             if features_out is not None:
                 for rank, a in enumerate(decide(conn, prompt, project_id)):
                     features_out.write(json.dumps({"case": i, "kind": kind, "group": group, "style": style,
@@ -224,9 +230,12 @@ def summarize(results: list[dict]) -> dict[str, float]:
         rows = [r for r in results if r["kind"] == kind]
         return sum(r[field] for r in rows) / len(rows) if rows else float("nan")
 
+    related = [r for r in results if r["kind"] != "unrelated"]
+
     return {"unrelated_injected": rate("unrelated", "injected"), "long_hit": rate("long", "hit"),
             "long120_hit": rate("long120", "hit"), "question_hit": rate("question", "hit"),
             "own_hit": rate("own", "hit"),
+            "wrong_per_related": (sum(r["wrong"] for r in related) / len(related)) if related else float("nan"),
             "mean_chars": sum(r["chars"] for r in results) / len(results) if results else 0.0}
 
 
@@ -257,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="recorded questions/aliases per ADR id (adr-dev/expansions.jsonl format)")
     parser.add_argument("--repos", metavar="A,B", help="only the decisions of these repositories (`repo` field)")
     parser.add_argument("--features", metavar="OUT", help="write the weighed candidates (JSONL) for fitting")
+    parser.add_argument("--meaning", metavar="TABLE",
+                        help="a static token table (agentctx embed --static): the store's record vectors are built "
+                             "from it, so the gate reads the semantic features (the [vectors] install)")
     parser.add_argument("--brief", action="store_true", help="only the summary line")
     args = parser.parse_args(argv)
     own_records = own_questions = []
@@ -271,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
         adrs = [a for a in adrs if a.get("repo") in args.repos.split(",")]
     bench = Bench(adrs, _jsonl(args.questions) if args.questions else [],
                   _jsonl(args.prompts) if args.prompts else [], own_records, own_questions, padding,
-                  read_expansions(args.expansions))
+                  read_expansions(args.expansions), args.meaning)
     out = open(args.features, "w", encoding="utf-8") if args.features else None
     try:
         results = bench.run(out)
@@ -284,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
               f"+ profile, {bench.n_pad} padding records)")
         breakdown(results, "group")
         breakdown(results, "style")
+        if bench.meaning:
+            print(f"\nmeaning: {bench.meaning}")
         injecting = [r["chars"] for r in results if r["injected"]]
         print(f"\nmean chars when something is injected: {sum(injecting) / max(1, len(injecting)):.0f}")
     print(" ".join(f"{k}={v:.3f}" if k != "mean_chars" else f"{k}={v:.0f}" for k, v in s.items())

@@ -394,3 +394,40 @@ def test_the_gate_fit_runs_on_a_small_input(tmp_path):
     assert "held-out, pooled, all stores with hand-written expansions (evaluated only):" in out
     assert "fitted on everything, in-sample:" in out and "short (threshold" in out and "long (threshold" in out
     assert "question_hit=nan" not in out.split("held-out, pooled over folds:")[1].splitlines()[0]
+
+
+def _tiny_table(path: Path) -> Path:
+    """A token table of a few hand-picked WordPiece tokens (no model): the format the meaning data ships in."""
+    import struct
+
+    from agentctx.retrieval import meaning
+    from agentctx.retrieval.vectors import static
+
+    vocab = {"kafka": (9, 0, 0, 1), "events": (7, 2, 0, 0), "domain": (5, 5, 0, 0), "sessions": (0, 9, 1, 0),
+             "redis": (0, 8, 0, 2), "css": (0, 0, 9, 0), "navbar": (0, 1, 8, 0), "##s": (1, 1, 1, 1)}
+    rows = b"".join(struct.pack("<4b", *v) for v in vocab.values())
+    static.write_private(str(path), static.pack(meaning.TABLE_MAGIC, 4, [k.encode() for k in vocab],
+                                                [0.1] * len(vocab), rows, ident=3))
+    return path
+
+
+def test_injection_bench_runs_with_the_meaning_data(tmp_path):
+    table = _tiny_table(tmp_path / "table.bin")
+    out = _run(["bench/injection.py", "--adrs", str(_write(tmp_path / "adrs.jsonl", ADRS)),
+                "--questions", str(_write(tmp_path / "questions.jsonl", QUESTIONS)),
+                "--prompts", str(_write(tmp_path / "prompts.jsonl", PROMPTS)), "--no-cases",
+                "--meaning", str(table)], tmp_path)
+    assert "meaning: {'path'" in out and "'records': 2" in out
+    summary = dict(pair.split("=") for pair in out.strip().splitlines()[-1].split())
+    assert "wrong_per_related" in summary and float(summary["wrong_per_related"]) >= 0.0
+
+
+def test_hooks_bench_times_the_prompt_hook_with_and_without_the_meaning_data(tmp_path):
+    table = _tiny_table(tmp_path / "table.bin")
+    env_path = {"PYTHONPATH": str(ROOT)}
+    env = {**os.environ, **env_path, "HOME": str(tmp_path / "home"), "AGENTCTX_HOME": str(tmp_path / "home" / ".agentctx")}
+    done = subprocess.run([sys.executable, "bench/hooks.py", "--meaning", str(table), "--records", "40", "--runs", "1",
+                           "--python", sys.executable], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = dict(pair.split("=") for pair in done.stdout.strip().splitlines()[-1].split())
+    assert {"ups_m_meaning_ratio_0k", "ups_m_lexical_ratio_0k", "record_file_kb_0k"} <= set(summary)

@@ -35,6 +35,10 @@ the Codex and Gemini CLIs) with all its repositories: nothing of a held-out fold
 on. The held-out figures are printed per fold, per store with their spread over the folds, and pooled; `--write`
 then fits on everything and writes the model file with those figures in its header. Deterministic: same data, same
 file. `--cache F` keeps the collected candidates (re-used for the stores it holds).
+`--meaning TABLE` gives every store the static meaning data (agentctx/retrieval/meaning.py) so that the `_m` classes
+(the lexical features and `semantic`, `semantic_gap`) are fitted beside the lexical ones; `--lexical` judges every
+prompt by the lexical model (what the shipped file holds: measured, the semantic features add nothing yet);
+`--companion`/`--companion-p` replay other companion rules.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ FEATURES = relevance.FEATURES
 L2 = 1.0
 TOP_K = 3
 COMPANION_P = relevance.COMPANION_P
+COMPANION = relevance.COMPANION
 RULE = "mean"
 
 
@@ -83,7 +88,7 @@ def collect(args: argparse.Namespace, store: str) -> list[dict]:
                                                   and injection.in_force(a)):
                 continue  # with expansions: only the repositories whose every decision has them
             bench = injection.Bench([a for a in kept if a["repo"] == repo], [q for q in asked if q["repo"] == repo],
-                                    prompts, [], [], padding, expansions)
+                                    prompts, [], [], padding, expansions, args.meaning)
             rows += _rows(bench, store, f"{store}:{repo}")
         return rows
     if which == "kept":
@@ -93,7 +98,7 @@ def collect(args: argparse.Namespace, store: str) -> list[dict]:
         adrs, questions = injection._jsonl(args.adrs), injection._jsonl(args.questions)
         own_records = injection._jsonl(Path(args.cases) / "handwritten-records.jsonl")
         own_questions = injection._jsonl(Path(args.cases) / "handwritten-questions.jsonl")
-    bench = injection.Bench(adrs, questions, prompts, own_records, own_questions, padding, expansions)
+    bench = injection.Bench(adrs, questions, prompts, own_records, own_questions, padding, expansions, args.meaning)
     return _rows(bench, store, store)
 
 
@@ -187,8 +192,15 @@ def _tops(rows: list[dict]) -> list[dict]:
     return [r for r in rows if r.get("rank") == 0 and r["features"]]
 
 
-def fit(rows: list[dict]) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+def features_of(klass: str) -> tuple[str, ...]:
+    """The features a class's model reads: the lexical ones, and the semantic ones for the `_m` classes."""
+    return FEATURES + (relevance.SEMANTIC_FEATURES if klass.endswith(relevance.SEMANTIC) else ())
+
+
+def fit(rows: list[dict], feats: tuple[str, ...] | None = None
+        ) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
     """(coefficients incl. bias, means, scales) of the L2 logistic regression: best candidates, label = related."""
+    FEATURES = feats or globals()["FEATURES"]  # noqa: N806 - the same name as the module's, for this class
     data = _tops(rows)
     mean = {f: sum(r["features"][f] for r in data) / len(data) for f in FEATURES}
     scale = {f: math.sqrt(sum((r["features"][f] - mean[f]) ** 2 for r in data) / len(data)) or 1.0 for f in FEATURES}
@@ -231,19 +243,24 @@ def fit(rows: list[dict]) -> tuple[dict[str, float], dict[str, float], dict[str,
 
 def prob(model: tuple, feats: dict) -> float:
     coef, mean, scale = model[:3]
-    z = coef["bias"] + sum(coef[f] * (feats[f] - mean[f]) / scale[f] for f in FEATURES)
+    z = coef["bias"] + sum(coef[f] * (feats[f] - mean[f]) / scale[f] for f in coef if f != "bias")
     return 1 / (1 + math.exp(-max(-40.0, min(40.0, z))))
 
 
 def fit_classes(rows: list[dict], target: float) -> dict[str, tuple]:
     """Per prompt class: (coef, mean, scale, threshold)."""
     models = {}
-    for klass in relevance.CLASSES:
-        part = [r for r in rows if r.get("klass") == klass]
+    classes = relevance.CLASSES + tuple(c + relevance.SEMANTIC for c in relevance.CLASSES
+                                        if any(r.get("klass") == c + relevance.SEMANTIC for r in rows))
+    for klass in classes:
+        # A lexical class is fitted on every prompt of its class (it judges those whose candidates lack vectors);
+        # a semantic class on the prompts whose candidates have them.
+        part = [r for r in rows if r.get("klass") == klass or (klass in relevance.CLASSES and r.get("klass") and
+                                                               r["klass"] == klass + relevance.SEMANTIC)]
         if not _tops(part):
             raise SystemExit(f"fit_relevance: no {klass} prompt with a candidate to fit on (in a fold's training "
                              "side or in all): more decisions, questions or prompts are needed")
-        model = fit(part)
+        model = fit(part, features_of(klass))
         models[klass] = model + (pick_threshold(part, model, target),)
     return models
 
@@ -284,7 +301,7 @@ def outcomes(rows: list[dict], models: dict[str, tuple]) -> dict[str, list[int]]
             if lead is not None and gate >= models[klass][3]:
                 top = lead["score"] or 1e-9
                 cut = COMPANION_P * models[klass][3]
-                chosen = [r for r in case_rows if r is lead or (r["score"] / top >= relevance.COMPANION and r["features"]
+                chosen = [r for r in case_rows if r is lead or (r["score"] / top >= COMPANION and r["features"]
                                                                 and prob(models[klass], r["features"]) >= cut)][:TOP_K]
         out[kind].append(int(bool(chosen)) if kind == "unrelated" else int(any(r["right"] for r in chosen)))
         if kind != "unrelated":
@@ -352,7 +369,7 @@ def spread(values: list[float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global FEATURES, RULE
+    global FEATURES, RULE, COMPANION, COMPANION_P
     shared = ROOT.parent / "shared" / "bench"
     data = ROOT / "bench" / "data"
     kept = Path(os.environ.get("AGENTCTX_KEPT_DIR") or ROOT / "bench" / ".kept")  # tools/harvest_kept.py writes it
@@ -382,9 +399,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="unrelated share allowed to inject on the training side (see --rule)")
     parser.add_argument("--features", default=",".join(relevance.FEATURES), help="comma-separated features to fit on")
     parser.add_argument("--cache", metavar="FILE", help="keep the collected candidates here (re-used if present)")
+    parser.add_argument("--meaning", metavar="TABLE",
+                        help="a static token table (agentctx embed --static): every store gets its record vectors, "
+                             "and the `_m` classes (lexical and semantic features) are fitted beside the lexical ones")
+    parser.add_argument("--lexical", action="store_true",
+                        help="judge every prompt by the lexical model, as an install without the meaning data does")
     parser.add_argument("--write", action="store_true", help="write agentctx/retrieval/relevance.txt")
+    parser.add_argument("--companion", type=float, default=relevance.COMPANION,
+                        help="replay companions at this share of the gate candidate's score (to compare rules)")
+    parser.add_argument("--companion-p", type=float, default=relevance.COMPANION_P,
+                        help="... and this share of the threshold as their own probability")
     args = parser.parse_args(argv)
     FEATURES = tuple(args.features.split(","))
+    COMPANION, COMPANION_P = args.companion, args.companion_p
     RULE = args.rule
     stores = args.stores.split(",")
     needed = args.prompts.split(",") + ([args.kept_adrs] if any(s.startswith("kept") for s in stores) else [])
@@ -406,6 +433,13 @@ def main(argv: list[str] | None = None) -> int:
             for r in fresh:
                 fh.write(json.dumps(r) + "\n")
     rows += fresh
+    for r in rows:  # the class each prompt's gate reads: with the semantic features, its `_m` model (not --lexical)
+        klass = r.get("klass")
+        if klass and klass.endswith(relevance.SEMANTIC):
+            klass = klass[: -len(relevance.SEMANTIC)]
+        if klass and not args.lexical and "semantic" in (r["features"] or {}):
+            klass += relevance.SEMANTIC
+        r["klass"] = klass
     folds = fold_of(rows)
     k_folds = sorted(set(folds.values()))
     pooled: dict[str, list[int]] = defaultdict(list)
@@ -425,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
                 per_fold[tag][kind].append(sum(v) / len(v) if v else float("nan"))
         held = sorted({r["group"] for r in test if r["kind"] != "unrelated"})
         source = [s for s in SOURCES if folds[f"source:{s}"] == k]
-        cuts = "/".join(f"{models[c][3]:.3f}" for c in relevance.CLASSES)
+        cuts = "/".join(f"{models[c][3]:.3f}" for c in models)
         lines.append(f"fold {k} (held out: {', '.join(held)}; prompts of {', '.join(source)}; thresholds {cuts}): "
                      f"{fmt(rates(out))}")
     lines.append(f"held-out, pooled over folds: {fmt(rates(pooled))}")
@@ -438,21 +472,24 @@ def main(argv: list[str] | None = None) -> int:
     lines.append(f"fitted on everything, in-sample: {fmt(rates(outcomes(rows, models)))}")
     print("\n".join(lines))
     for klass, (coef, mean, scale, t) in models.items():
-        print(f"{klass} (threshold {t:.3f}): " + " ".join(f"{f}={coef[f]:+.2f}" for f in ("bias",) + FEATURES))
+        print(f"{klass} (threshold {t:.3f}): " + " ".join(f"{f}={coef[f]:+.2f}" for f in ("bias",) + features_of(klass)))
     if args.write:
         path = ROOT / "agentctx" / "retrieval" / relevance.MODEL_FILE
         with open(path, "w", encoding="ascii") as fh:
             fh.write("# The prompt hook's injection gate (agentctx/retrieval/relevance.py): per prompt class, a logistic regression\n"
                      "# over standardized features of the best candidate, written by tools/fit_relevance.py "
-                     f"--stores {args.stores} --rule {args.rule} --target {args.target}.\n# Do not edit by hand. Cross-validated by "
-                     "repository and prompt source:\n")
+                     f"--stores {args.stores} --rule {args.rule} --target {args.target}"
+                     f"{' --lexical' if args.lexical else ''} --companion {COMPANION} --companion-p {COMPANION_P}.\n"
+                     "# Data: adr-dev and prompts-dev, the hand-written cases, and the sets tools/harvest_kept.py gives "
+                     "(which leaves out every repository of kept-apart-repos.txt).\n# Do not edit by hand. "
+                     "Cross-validated by repository and prompt source:\n")
             for line in lines:
                 fh.write(f"# {line}\n")
             for klass, (coef, mean, scale, t) in models.items():
                 fh.write(f"{klass}.threshold {t:.6f}\n")
-                for f in ("bias",) + FEATURES:
+                for f in ("bias",) + features_of(klass):
                     fh.write(f"{klass}.{f} {coef[f]:.6f}\n")
-                for f in FEATURES:
+                for f in features_of(klass):
                     fh.write(f"{klass}.mean:{f} {mean[f]:.6f}\n{klass}.scale:{f} {scale[f]:.6f}\n")
         print(f"wrote {path}")
     return 0

@@ -29,6 +29,9 @@ log. None of these repositories is one of prompts-dev's 28. From 33 sources (29 
 logs have none left after filtering): 270 prompts, cursor 120, claude-code 61, copilot 43, codex 19, aider 15,
 gemini 12.
 
+Every repository of ../shared/bench/kept-apart-repos.txt is left out of both sets (`kept_apart`: the lead's
+kept-apart checks use them; eleven of the sources below joined that list, so the sets now hold 16 decision
+repositories, 407 records, and 210 prompts of 23 repositories).
 Both files carry provenance on every line (repo, commit, path: for a folder, the file each prompt came from).
 Deterministic: same snapshots, same files. `--check`
 exits 1 when the harvested files in `--out` are missing or differ from what the snapshots give (skipped, exit 0,
@@ -167,6 +170,16 @@ def _git(repo_dir: Path, *args: str) -> str:
                           check=True).stdout
 
 
+def kept_apart(path: Path | None = None) -> frozenset[str]:
+    """The repositories of ../shared/bench/kept-apart-repos.txt (lower case): the lead's kept-apart checks use them, so
+    they are never harvested for fitting or development (some of the sources below joined that list later)."""
+    path = path or ROOT.parent / "shared" / "bench" / "kept-apart-repos.txt"
+    if not path.is_file():
+        return frozenset()
+    return frozenset(line.strip().lower() for line in path.read_text(encoding="utf-8").splitlines()
+                     if line.strip() and not line.startswith("#"))
+
+
 def _mirror(mirror: Path, repo: str) -> Path:
     return mirror / repo.replace("/", "+") / "repo"
 
@@ -260,7 +273,10 @@ def parse_adr(text: str) -> dict | None:
 
 def adrs(mirror: Path) -> list[dict]:
     rows = []
+    apart = kept_apart()
     for repo, folder in ADR_SOURCES:
+        if repo.lower() in apart:
+            continue
         git_dir = _mirror(mirror, repo)
         commit = _git(git_dir, "rev-parse", "HEAD").strip()
         listed = _git(git_dir, "ls-tree", "-r", "--name-only", commit, "--", folder).splitlines()
@@ -387,7 +403,10 @@ def _log(git_dir: Path, path: str, kind: str) -> list[tuple[str, str, str]]:
 def prompts(mirror: Path, avoid: list[str]) -> list[dict]:
     rows: list[dict] = []
     seen = [_norm(p) for p in avoid]
+    apart = kept_apart()
     for repo, path, kind in PROMPT_SOURCES:
+        if repo.lower() in apart:
+            continue
         kept: list[tuple[str, str, str]] = []
         for raw, name, commit in _log(_mirror(mirror, repo), path, kind):
             p = _keep(raw)

@@ -32,7 +32,16 @@ sure t than that the their theirs them themselves then there these they thing th
 too under until up upon us use used uses using ve very via was wasn way we well were weren what when where whether
 which while who whom whose why will with within without won would wouldn y yet you your yours yourself yourselves
 want wants wanted help could kindly hey hi hello thanks thank ok okay yes yeah also etc e g ie eg
-""".split())
+""".split()) | frozenset(
+    # Contractions typed without the apostrophe are one token each and no dictionary word, so the background corpus
+    # never saw them and they read as the most specific words of a prompt: "now whats the next step ?" matched a
+    # decision on file structure through "whats". Chat filler likewise says nothing about a record.
+    """
+    whats thats theres heres wheres hows whos whys whatre cant cannot dont doesnt didnt isnt arent wasnt werent wont
+    wouldnt couldnt shouldnt hasnt havent hadnt mustnt neednt aint im ive youre youve youll youd weve were theyre
+    theyve theyll itll hes shes lets ok okey k kk pls plz thx thanx ty tysm np hmm hm um uh umm uhh lol btw imo imho
+    fyi gonna wanna gotta lemme gimme kinda sorta yep yup nope nah alright sure cool nice great awesome perfect
+    """.split())
 
 
 def tokens(text: str) -> list[str]:

@@ -87,13 +87,32 @@ def cmd_embed(args: argparse.Namespace, ctx: Context) -> int:
     result = {"model": embedder.name, "dims": embedder.dims, "embedded": report.embedded,
               "remaining": report.remaining, "seconds": round(report.seconds, 2),
               "dropped": dropped + report.dropped}
+    from ..retrieval.vectors import static
+
+    try:
+        result["static"] = static.refresh(conn, embedder, rebuild=args.rebuild)
+    except (ValueError, OSError) as exc:  # a model that is no WordPiece BERT, a full disk: the prompt stays lexical
+        result["static"] = {"skipped": str(exc)[:200]}
     if ctx.json:
         ctx.emit(result)
     else:
         rate = report.embedded / report.seconds if report.seconds else 0.0
         ctx.out(f"embedded {report.embedded} records with {embedder.name} in {report.seconds:.1f} s "
                 f"({rate:.0f}/s); {report.remaining} pending")
+        ctx.out(_static_line(result["static"]))  # type: ignore[arg-type]
     return 0
+
+
+def _static_line(found: dict) -> str:  # type: ignore[type-arg]
+    """What the prompt hook's meaning data is now (SPEC §7.4)."""
+    if "skipped" in found:
+        return f"prompt-time meaning data: not built ({found['skipped']})"
+    table, recs = found["table"], found["records"]
+    if "skipped" in recs:
+        return f"prompt-time meaning data: {recs['skipped']}"
+    built = f"built in {table['seconds']} s" if "seconds" in table else "built before"
+    return (f"prompt-time meaning data: token table {table['bytes'] / 1e6:.1f} MB ({built}), {recs['records']} "
+            f"record vectors {recs['bytes'] / 1e3:.0f} KB in {recs['seconds']} s")
 
 
 def _positive(value: str) -> int:
@@ -115,7 +134,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     pull.set_defaults(handler=cmd_models_pull)
 
     p = sub.add_parser("embed", help="embed records that have no vector yet (resumable)")
-    p.add_argument("--rebuild", action="store_true", help="drop every vector and embed all records again")
+    p.add_argument("--rebuild", action="store_true",
+                   help="drop every vector and embed all records again (and rebuild the prompt-time token table)")
     p.add_argument("--batch", type=_positive, default=DEFAULT_BATCH, help=f"records per batch (default {DEFAULT_BATCH})")
     add_json(p)
     p.set_defaults(handler=cmd_embed)

@@ -54,7 +54,7 @@ def decision_row(weighed: "list[Assessed]", rows: "list[dict[str, Any]]") -> "di
 
     klass = weighed[0].klass if weighed else None
     return {"prompt_class": klass,
-            "threshold": relevance.threshold(klass) if klass in relevance.CLASSES else None, "candidates": rows}
+            "threshold": relevance.threshold(klass) if klass in relevance.load() else None, "candidates": rows}
 
 
 def explain(conn: "sqlite3.Connection", query: str, project_id: str,

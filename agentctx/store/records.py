@@ -545,6 +545,11 @@ def current(conn: sqlite3.Connection, project_id: str, *, types: Iterable[str] |
     return [to_record(r) for r in conn.execute(sql, args)]
 
 
+def all_current(conn: sqlite3.Connection) -> "Iterable[Record]":
+    """Every current record of every namespace, by id (derived files keyed by record id: retrieval/meaning.py)."""
+    return (to_record(r) for r in conn.execute(_select(f"{CURRENT} ORDER BY id")))
+
+
 def established(conn: sqlite3.Connection, project_id: str, *, types: Iterable[str], limit: int) -> list[Record]:
     """The digest's current non-inferred records of one namespace: pinned first, then stored score, types in the
     order given, newest first."""

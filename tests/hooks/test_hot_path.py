@@ -46,6 +46,8 @@ def test_an_injecting_prompt_loads_no_heavy_module(add, repo):
     assert "[decision] Storage decision" in got["output"]
     assert [m for m in HEAVY if m in got["modules"]] == []
     assert "agentctx.retrieval.search" in got["modules"] and "agentctx.base.text" in got["modules"]
+    # Without the meaning data (the [vectors] install builds it) nothing of it is loaded but its small module.
+    assert [m for m in ("mmap", "zlib", "struct", "_struct", "agentctx.retrieval.vectors") if m in got["modules"]] == []
 
 
 def test_session_start_with_a_digest_loads_no_heavy_module_and_no_sqlite(add, repo):

@@ -102,6 +102,9 @@ def run(conn: sqlite3.Connection, project_id: str, *, reinforce_threshold: int,
     report = backfill.run(conn, embedder, budget_s=budget_s)
     pairs = near_duplicates(conn, embedder, project_id)
     apply(conn, pairs, reinforce_threshold)
+    from . import static
+
     return {"model": embedder.name, "embedded": report.embedded, "pending": report.remaining,
             "seconds": round(report.seconds, 2),
-            "near_duplicates": [p._asdict() for p in pairs]}
+            "near_duplicates": [p._asdict() for p in pairs],
+            "static": static.update_records(conn, embedder.name)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -77,6 +78,10 @@ def test_cli_embed_then_hybrid_search_then_doctor(model_dir, tmp_path, monkeypat
     assert cli.main(["embed", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["embedded"] == 3 and report["remaining"] == 0 and report["dims"] == 384
+    from agentctx.retrieval import relevance
+
+    if not relevance.reads_meaning():  # the shipped gate reads no semantic feature: nothing is built (SPEC §7.4)
+        assert "skipped" in report["static"]
     # No shared word with the record, nor another name of one (agentctx/retrieval/expansion.py: "database" would find
     # SQLite): keyword search finds nothing, hybrid finds it by meaning.
     assert cli.main(["search", "--keyword-only", "--json", "which", "embedded", "engine", "keeps", "everything"]) == 0
@@ -111,3 +116,26 @@ def test_consolidation_flags_a_near_duplicate_without_deleting(model_dir, tmp_pa
     assert records.get(conn, old.id).reinforce_count == 1 and records.get(conn, new.id) is not None
     assert maintain.near_duplicates(conn, e, pid) == []  # handled once, not on every run
     conn.close()
+
+
+@pytest.mark.slow
+def test_the_static_token_table_builds_from_the_real_model_and_the_gate_reads_it(model_dir, conn, add, monkeypatch):
+    """The model2vec build (SPEC §7.4) with the real model: every WordPiece token once, 64 dimensions, then the
+    records' vectors; ~30 s on two cores."""
+    from agentctx.base import paths
+    from agentctx.retrieval import meaning, relevance
+    from agentctx.retrieval.vectors import static
+
+    from tests.retrieval.vectors.conftest import P as project_id
+
+    add("Persist state in SQLite", "All memory lives in one SQLite file in WAL mode; no server process.")
+    add("Retry flaky uploads", "Uploads retry with exponential backoff, capped at thirty seconds.")
+    monkeypatch.setattr(relevance, "reads_meaning", lambda: True)
+    embedder = FastEmbedEmbedder(ModelSpec(NAME, model_dir))
+    report = static.refresh(conn, embedder)
+    assert report["table"]["tokens"] > 29_000 and report["table"]["dims"] == 64
+    assert report["records"]["records"] >= 2 and report["table"]["bytes"] < 3_000_000
+    meaning.reset()
+    weighed = relevance.decide(conn, "should state persist in one SQLite file?", project_id)
+    assert weighed and "semantic" in weighed[0].features
+    assert os.stat(meaning.table_path(NAME)).st_mode & 0o077 == 0
