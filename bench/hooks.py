@@ -79,6 +79,9 @@ extra = (", questions, aliases" if asked else "") + (", anchors" if anchored els
 marks = (",?,?" if asked else "") + (",?" if anchored else "")
 conn.executemany("INSERT INTO records (id, project_id, type, title, body, confidence, valid_from, recorded_at, source, "
                  f"session_id{{extra}}) VALUES (?,?,?,?,?,?,?,?,?,?{{marks}})", rows)
+if anchored and "guard" in [r[1] for r in conn.execute("PRAGMA table_info(records)")]:
+    # one guard, as a user sets it: every shell line that names git is checked against it (issue 41)
+    conn.execute("UPDATE records SET guard = ? WHERE id = ?", ("never ask\\ncommand:git push --force", rows[0][0]))
 conn.execute("COMMIT")
 consolidate.run(p)
 """
@@ -223,9 +226,26 @@ AGENT_FORMS = (*(f"{e}:{a}" for a in AGENTS for e in ("session-start", "user-pro
 WAITED = 2 * len(AGENTS)
 
 
-# The pre-action hook: nothing matches (Claude Code, Codex, Gemini payloads), and a record delivered (issue 33).
+# The pre-action hook: nothing matches (Claude Code, Codex, Gemini, Copilot payloads), and a record delivered (issue 33); a
+# 500-character chained shell line with nothing to deliver but a guard to check, and a 10 MB shell line (issue 41).
 PRE_TOOL_FORMS = ("pre-tool-use", "pre-tool-use.match", "pre-tool-use:codex", "pre-tool-use:gemini",
-                  "pre-tool-use:copilot")
+                  "pre-tool-use:copilot", "pre-tool-use.chain", "pre-tool-use.huge")
+CHAIN = ("cd {repo} && git status --short && git diff --stat HEAD~1 && python -m pytest -q tests/unit -x "
+         "&& ruff check src tests && grep -rn 'TODO' src | head -20 && sudo -u ci env CI=1 timeout 600 make test "
+         "&& git add -A && git commit -m \"$(cat <<'EOF'\nfix: the cache index keeps its token budget\nEOF\n)\" "
+         "&& bash -lc 'git log --oneline -3' && git push origin HEAD:main && echo done")
+HUGE_CHARS = 10 * 1024 * 1024
+
+
+def pre_tool_events(edit: dict, repo: Path) -> dict[str, list[bytes]]:
+    """The shell payloads of PRE_TOOL_FORMS: the chained line (500 characters, nothing delivered, the guard on
+    `git push --force` checked against every command) and a 10 MB line whose guarded words come last."""
+    chain = CHAIN.format(repo=repo)
+    chain = (chain + " " * 500)[:500] if len(chain) < 500 else chain[:500]
+    shell = {**edit, "session_id": "b", "tool_name": "Bash"}
+    huge = "echo " + "x " * ((HUGE_CHARS - 40) // 2) + "; git push -f"
+    return {"pre-tool-use.chain": [json.dumps({**shell, "tool_input": {"command": chain}}).encode()],
+            "pre-tool-use.huge": [json.dumps({**shell, "tool_input": {"command": huge}}).encode()]}
 
 
 def agent_events(base: dict[str, str], prompts: list[bytes]) -> dict[str, list[bytes]]:
@@ -303,6 +323,7 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         events["pre-tool-use:copilot"] = [json.dumps({"sessionId": "b", "cwd": base["cwd"], "toolName": "edit",
                                                       "toolArgs": {"path": edit["tool_input"]["file_path"],
                                                                    "old_str": "a", "new_str": "b"}}).encode()]
+        events.update(pre_tool_events(edit, repo))
         events.update(agent_events(base, prompts))
         # Interleaved rounds: each round times the floor and every hook once, so a noisy neighbour slows them
         # alike; the reported ratio is the median of per-round ratios, the milliseconds are plain medians.
@@ -339,6 +360,12 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
                     if i >= 2:  # two warm-up rounds: page cache and bytecode
                         samples[name].append((time.perf_counter() - start) * 1000)
             out.setdefault("floor_ms", statistics.median(samples["floor"]))
+            if "pre-tool-use.huge_ms" in commands:  # the 10 MB line must answer, exit 0, inside the hook's budget
+                argv, payloads = commands["pre-tool-use.huge_ms"]
+                done = subprocess.run(argv, input=payloads[0], capture_output=True, env=env, check=False,
+                                      cwd=str(repo))
+                out["pre-tool-use.huge_rc"] = float(done.returncode)
+                out["pre-tool-use.huge_stopped"] = float(b'"permissionDecision":"ask"' in done.stdout)
             for name, values in samples.items():
                 if name != "floor":
                     out[name] = statistics.median(values)
@@ -430,6 +457,11 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         summary[f"pre_tool_match_isolated_ratio{tag}"] = f"{res['pre-tool-use.match_isolated_ratio']:.2f}"
         for agent in AGENTS:
             summary[f"pre_tool_ratio_{agent}{tag}"] = f"{res[f'pre-tool-use:{agent}_ratio']:.2f}"
+        summary[f"pre_tool_chain_ratio{tag}"] = f"{res['pre-tool-use.chain_ratio']:.2f}"  # <= 1.1 (issue 41)
+        summary[f"pre_tool_chain_isolated_ratio{tag}"] = f"{res['pre-tool-use.chain_isolated_ratio']:.2f}"
+        summary[f"pre_tool_huge_ms{tag}"] = f"{res['pre-tool-use.huge_ms']:.0f}"  # within TOTAL_S (2 s), exit 0
+        summary[f"pre_tool_huge_rc{tag}"] = f"{res['pre-tool-use.huge_rc']:.0f}"
+        summary[f"pre_tool_huge_stopped{tag}"] = f"{res['pre-tool-use.huge_stopped']:.0f}"
         summary[f"session_start_plugin_ratio{tag}"] = f"{res['session-start_plugin_ratio']:.2f}"
     if len(args.records) > 1:  # the unsuffixed names refer to the first size
         first = f"_{args.records[0] // 1000}k"
@@ -439,7 +471,8 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
                      "ups_ratio_copilot", "session_start_ratio_copilot",
                      "pre_tool_ratio", "pre_tool_isolated_ratio", "pre_tool_match_ratio",
                      "pre_tool_match_isolated_ratio", "pre_tool_ratio_codex", "pre_tool_ratio_gemini",
-                     "pre_tool_ratio_copilot"):
+                     "pre_tool_ratio_copilot", "pre_tool_chain_ratio", "pre_tool_chain_isolated_ratio",
+                     "pre_tool_huge_ms", "pre_tool_huge_rc", "pre_tool_huge_stopped"):
             if f"{name}{first}" in summary:
                 summary[name] = summary[f"{name}{first}"]
     print(" ".join(f"{k}={v}" for k, v in summary.items()))

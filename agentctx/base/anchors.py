@@ -6,7 +6,8 @@ when the record applies (the pre-action hook matches them against what a tool ca
 are never injected as its text.
 
 Matching is bounded by construction: globs are matched segment by segment with `*`, `?` and `**` only (no regular
-expressions: a pattern can never backtrack exponentially), commands are literal word prefixes.
+expressions: a pattern can never backtrack exponentially); commands are read as the shell runs them (base/shell.py)
+and matched the way their tool reads its words (base/cmdpattern.py), word prefixes for tools it does not know.
 """
 
 from .control import match_segment as _segment_match  # one glob-segment matcher (the hooks load control anyway)
@@ -16,8 +17,6 @@ ANCHORS_MAX = 24
 ANCHOR_CHARS = 200
 WILDCARDS_MAX = 8  # `*` and `?` in one glob: real rules use two or three
 
-# Wrappers a command line may start with before the command it runs (`sudo pip install`, `env X=1 npm test`).
-_WRAPPERS = frozenset({"sudo", "env", "time", "nohup", "command", "exec", "nice", "doas"})
 _SYMBOL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:#$<>-")
 _TOOL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-")
 
@@ -185,66 +184,21 @@ def path_matches(glob: str, relpath: str) -> bool:
     return _segments_match(pats, parts)
 
 
-def command_words(segment: str) -> list[str]:
-    """The words of one simple command, without leading variable assignments and wrappers (`sudo`, `env`)."""
-    words = segment.split()
-    i = 0
-    while i < len(words):
-        w = words[i]
-        if "=" in w and not w.startswith("=") and w.split("=", 1)[0].replace("_", "").isalnum():
-            i += 1
-        elif w in _WRAPPERS:
-            i += 1
-        else:
-            break
-    return [w.strip("'\"") for w in words[i:]]
+def commands(line: str) -> "list[tuple[str, ...]]":
+    """The words of each command a shell line runs, as base/shell.py reads them (wrappers and assignments gone,
+    nested shells and substitutions included)."""
+    from .shell import parse
 
-
-def command_segments(line: str) -> list[str]:
-    """A shell command line cut at `&&`, `||`, `;`, `|`, `&` and newlines (outside quotes): each segment runs a
-    command of its own (`git checkout main && git checkout -b topic` runs two)."""
-    out: list[str] = []
-    cur: list[str] = []
-    quote = ""
-    i = 0
-    while i < len(line):
-        c = line[i]
-        if quote:
-            cur.append(c)
-            if c == quote:
-                quote = ""
-            elif c == "\\" and quote == '"' and i + 1 < len(line):
-                cur.append(line[i + 1])
-                i += 1
-        elif c in "'\"":
-            quote = c
-            cur.append(c)
-        elif c == "\\" and i + 1 < len(line):
-            cur.append(line[i:i + 2])
-            i += 1
-        elif c in ";|&\n(){}":
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(c)
-        i += 1
-    out.append("".join(cur))
-    return [s.strip() for s in out if s.strip()]
+    return [c.words for c in parse(line).commands if c.words]
 
 
 def command_matches(prefix: str, line: str) -> bool:
-    """Whether any command in a shell line starts with the anchor's words (`pip install` matches
-    `cd x && sudo pip install -U y`; `npm` matches `npm test`, never `npmx`)."""
-    want = prefix.split()
-    for segment in command_segments(line):
-        words = command_words(segment)
-        if len(words) >= len(want) and words[:len(want)] == want:
-            return True
-        if words and "/" in words[0]:  # `/usr/bin/pip install` or `./node_modules/.bin/npm`
-            first = words[0].rsplit("/", 1)[1]
-            if [first, *words[1:len(want)]] == want:
-                return True
-    return False
+    """Whether any command in a shell line is what the anchor names (`pip install` matches
+    `cd x && sudo pip install -U y`; `npm` matches `npm test`, never `npmx`; `git push --force` matches
+    `git -C . push -f`): base/cmdpattern.py on each command base/shell.py reads."""
+    from .cmdpattern import matches
+
+    return any(matches(prefix, words) for words in commands(line))
 
 
 def tool_matches(name: str, tool: str) -> bool:
@@ -260,8 +214,10 @@ def index_key(anchor: str) -> str:
     cannot match the target."""
     kind, value = split(anchor)
     if kind == "command":
-        first = value.split()[0] if value.split() else ""
-        return "c/" + first.rsplit("/", 1)[-1]
+        from .cmdpattern import names
+
+        found = names(value.split())
+        return "c/" + (found[0] if found else "")
     if kind == "tool":
         return "t/" + value.casefold()
     if kind == "symbol":
@@ -278,8 +234,10 @@ def index_key(anchor: str) -> str:
     return "*" if any(c in head for c in "*?") else "p/" + head
 
 
-def target_keys(paths: "tuple[str, ...] | list[str]", command: str, tool: str, has_text: bool) -> "list[str]":
-    """The buckets (`index_key`) whose anchors may match a target: its paths, the commands of its line, its tool."""
+def target_keys(paths: "tuple[str, ...] | list[str]", commands: "list[tuple[str, ...]] | tuple[tuple[str, ...], ...]",
+                tool: str, has_text: bool) -> "list[str]":
+    """The buckets (`index_key`) whose anchors may match a target: its paths, the commands of its line (their words
+    as base/shell.py reads them), its tool."""
     keys = ["*", "t/" + tool.casefold()] if tool else ["*"]
     for path in paths:
         parts = [p for p in path.split("/") if p]
@@ -291,11 +249,13 @@ def target_keys(paths: "tuple[str, ...] | list[str]", command: str, tool: str, h
         while dot >= 0:  # `a.tar.gz` is `*.tar.gz` and `*.gz`
             keys.append("x/" + name[dot + 1:])
             dot = name.find(".", dot + 1)
-    if command:
-        for segment in command_segments(command):
-            words = command_words(segment)
+    if commands:
+        from .cmdpattern import names
+
+        for words in commands:
             if words:
-                keys.append("c/" + words[0].rsplit("/", 1)[-1])
+                keys.append("c/" + words[0])  # as a map written before base/cmdpattern.py keyed it
+                keys += ["c/" + n for n in names(words)]
     if has_text:
         keys.append("s")
     return keys

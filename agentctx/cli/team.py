@@ -130,9 +130,14 @@ def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
     from ..memory.history import chain
     from ..store import records
 
+    from ..base.guards import describe
+    from ..store.guardlog import changes
+
     steps = chain(ctx.conn, records.resolve(ctx.conn, args.id, ctx.project.id).id, ctx.project.id)
+    guards = changes(ctx.conn, [s.record.id for s in steps])
     if ctx.json:
-        ctx.emit([s.to_dict() for s in steps])
+        ctx.emit([{**s.to_dict(), "guard": s.record.guard, "guard_changes": guards.get(s.record.id, [])}
+                  for s in steps])
         return 0
     for i, s in enumerate(steps, 1):
         r = s.record
@@ -140,6 +145,9 @@ def cmd_history(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out(f"   valid from {r.valid_from}   recorded {r.recorded_at}   superseded {r.superseded_at or '-'}")
         if s.rationale:
             ctx.out(f"   why: {s.rationale}")
+        for g in guards.get(r.id, []):  # who made, changed, lifted or kept its guard
+            what = describe(g["guard"]) or "no guard"
+            ctx.out(f"   guard: {what}  by {g['by']} at {g['at']}" + (f"  ({g['note']})" if g["note"] else ""))
     return 0
 
 

@@ -82,7 +82,7 @@ def _one(conn: sqlite3.Connection, entry: Entry, *, project_id: str, session_id:
             # The same fact seen again, asked-as this time: the record is found the way people ask from now on.
             records.set_asked(conn, dup.id, None, questions=entry.questions, aliases=entry.aliases)
         if not dup.anchors and entry.anchors:  # seen again while touching what it governs
-            records.set_anchors(conn, dup.id, None, entry.anchors)
+            records.set_anchors(conn, dup.id, None, entry.anchors, by="llm_extraction")
         return
     new = NewRecord(type=entry.type, title=entry.title, body=entry.body, project_id=namespace, scope=entry.scope,
                     confidence=entry.confidence, source="llm_extraction", session_id=session_id,

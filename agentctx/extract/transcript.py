@@ -210,7 +210,7 @@ def action_lines(actions: "Sequence[tuple[int, str, str]]", root: str | None) ->
     `root`, `command:<first three words>` for each command of each shell line. At most ACTION_LINES_MAX, each once."""
     import os
 
-    from ..base.anchors import command_segments, command_words
+    from ..base.anchors import commands
 
     out: dict[str, None] = {}
     base = (root or "").rstrip("/") + "/"
@@ -220,8 +220,8 @@ def action_lines(actions: "Sequence[tuple[int, str, str]]", root: str | None) ->
             if root and full.startswith(base):
                 out.setdefault("path:" + full[len(base):], None)
         elif kind == "command":
-            for segment in command_segments(value)[:8]:
-                words = command_words(segment)[:3]
+            for found in commands(value)[:8]:
+                words = [w for w in found[:3] if w.split() == [w]]
                 if words and not words[0].startswith("-"):
                     out.setdefault("command:" + " ".join(words), None)
         if len(out) >= ACTION_LINES_MAX:

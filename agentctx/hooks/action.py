@@ -8,12 +8,14 @@ from ..base.models import record_type
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from . import Payload
 
 ACTION_BUDGET = 400  # tokens an action may receive (SPEC §4.11), the header included
 TEXT_SCAN = 32_000  # characters of an edit's text searched for symbol anchors
-COMMAND_SCAN = 16_000  # characters of a shell line matched against command anchors (a pasted script is cut)
-PATHS_MAX = 64  # files of one call matched (a patch touching more is matched on its first 64)
+PATHS_MAX = 64  # files of one call matched for delivery (guards check every file, up to FILES_MAX)
+FILES_MAX = 100_000  # files of one call a guard checks: more than any patch; a payload is at most 16 MB anyway
 # Neutral (Claude Code) tool names whose target is a file, and the input fields that name it; adapters map their
 # own tools to these (Gemini's replace/write_file, Codex's apply_patch as `file_paths`).
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
@@ -22,33 +24,53 @@ _TEXT_FIELDS = ("new_string", "old_string", "content", "new_source")
 SHELL_TOOLS = frozenset({"Bash"})
 MAP_READ_LIMIT = 8 * 1024 * 1024
 NOTES_READ_LIMIT = 1024 * 1024
+COMMAND_KEY = 16_000  # characters of a shell line that tie the post-action hook's call to this one
 
 
-class Target(record_type("Target", ("tool", "paths", "command", "text"), defaults=("", (), "", ""))):
-    """What a tool call is about to touch: its tool name, the repository-relative files it edits, the shell line it
-    runs, and the text it writes (for symbol anchors)."""
+class Target(record_type("Target", ("tool", "paths", "command", "text", "line", "writes", "root", "outside"),
+                         defaults=("", (), "", "", None, (), "", ()))):
+    """What a tool call is about to touch: its tool name, the repository-relative files it edits (the first
+    PATHS_MAX, for delivery), the shell line it runs (whole) and as base/shell.py reads it, the text it writes (for
+    symbol anchors), every repository-relative file it writes (edits and shell writes, for guards), the root, and
+    the absolute files it writes outside the repository (guardcheck.tamper)."""
 
     __slots__ = ()
 
+    def shell(self) -> "Any":
+        """The shell line as base/shell.py reads it (parsed here when the target was built without it)."""
+        if self.line is not None:
+            return self.line
+        from ..base.shell import parse
 
-class Pick(record_type("Pick", ("entry", "anchor", "decision", "block"))):
+        return parse(self.command)
+
+
+class Pick(record_type("Pick", ("entry", "anchor", "decision", "block", "why"), defaults=("",))):
     """One record chosen for an action: its map entry, the anchor that matched (or the guard pattern), the guard's
-    decision (`ask`, `deny`, or "" for a plain delivery) and the text block delivered."""
+    decision (`ask`, `deny`, or "" for a plain delivery), the text block delivered, and why a guard stopped a line
+    it could not read in full ("" otherwise)."""
 
     __slots__ = ()
 
 
 def _rel(path: str, cwd: str, root: str) -> str:
     """`path` relative to the repository root, or "" when it lies outside it."""
+    return _rel_or_none(path, cwd, root) or ""
+
+
+def _rel_or_none(path: str, cwd: str, root: str) -> "str | None":
+    """`path` relative to the repository root ("" for the root itself), or None when it lies outside it."""
     path = path.replace("\\", "/")
     full = os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
     for base in (root, os.path.realpath(root)):
+        if full == base.rstrip("/"):
+            return ""
         base = base.rstrip("/") + "/"
         if full.startswith(base):
             return full[len(base):]
     real = os.path.realpath(full)
     base = os.path.realpath(root).rstrip("/") + "/"
-    return real[len(base):] if real.startswith(base) else ""
+    return real[len(base):] if real.startswith(base) else None
 
 
 def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
@@ -56,16 +78,24 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
     data = tool_input if isinstance(tool_input, dict) else {}
     paths: list[str] = []
     text = ""
+    line = None
+    writes: "tuple[str, ...]" = ()
+    outside: list[str] = []
     if tool in EDIT_TOOLS:
         names = [data.get(k) for k in _PATH_FIELDS]
         listed = data.get("file_paths")
         if isinstance(listed, list):
-            names += listed
-        for name in names[:PATHS_MAX * 2]:
+            names += listed[:FILES_MAX]
+        seen: set[str] = set()
+        for name in names:
             if isinstance(name, str) and name.strip() and len(name) <= 4096:
-                rel = _rel(name.strip(), cwd, root)
-                if rel and rel not in paths:
+                rel = _rel_or_none(name.strip(), cwd, root)
+                if rel is None:
+                    outside.append(_full(name.strip(), cwd))
+                elif rel and rel not in seen:
+                    seen.add(rel)
                     paths.append(rel)
+        writes = tuple(paths)
         parts = [data.get(k) for k in _TEXT_FIELDS]
         edits = data.get("edits")
         if isinstance(edits, list):
@@ -74,59 +104,69 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
                     parts += [e.get("new_string"), e.get("old_string")]
         text = "\n".join(p for p in parts if isinstance(p, str))[:TEXT_SCAN]
     command = data.get("command") if tool in SHELL_TOOLS else None
-    command = command[:COMMAND_SCAN] if isinstance(command, str) else ""
-    return Target(tool, tuple(paths[:PATHS_MAX]), command, text)
+    if isinstance(command, list):  # an argv (`["/bin/bash", "-lc", "..."]`): one line the shell reads back as it
+        command = " ".join("'" + str(w).replace("'", "'\\''") + "'" for w in command[:4096])
+    command = command if isinstance(command, str) else ""
+    where = data.get("dir_path")  # Gemini's run_shell_command may run in a folder of the project
+    if isinstance(where, str) and where.strip() and len(where) <= 4096:
+        cwd = os.path.join(cwd, where.strip())
+    if command:
+        from ..base.shell import parse
+        from ..base.shellpaths import writes as shell_writes
+
+        line = parse(command)
+        found = shell_writes(line, lambda p: os.path.isdir(os.path.join(cwd, p)), root) + _patched(line, cwd)
+        rels: list[str] = []
+        for p in found[:FILES_MAX]:
+            if len(p) > 4096:
+                continue
+            if p.startswith("~"):
+                p = os.path.expanduser(p)
+            rel = _rel_or_none(p, cwd, root)
+            if rel is None:
+                outside.append(_full(p, cwd))
+            else:
+                rels.append(rel)
+        writes = tuple(dict.fromkeys(rels))
+    return Target(tool, tuple(paths[:PATHS_MAX]), command, text, line, writes, root, tuple(outside[:FILES_MAX]))
 
 
-def _has_symbol(symbol: str, text: str) -> bool:
-    """Whether `text` names the symbol: its last part (`send` of `Client.send`) as a whole identifier."""
-    name = symbol
-    for sep in (".", ":", "#"):
-        name = name.rsplit(sep, 1)[-1]
-    if not name:
-        return False
-    at = text.find(name)
-    while at >= 0:
-        before = text[at - 1] if at else " "
-        after = text[at + len(name)] if at + len(name) < len(text) else " "
-        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
-            return True
-        at = text.find(name, at + 1)
-    return False
+PATCH_READ_LIMIT = 1024 * 1024
+
+
+def _patched(line: "Any", cwd: str) -> "tuple[str, ...]":
+    """The files named by the patch files a shell line applies (`git apply x.patch`): each read up to 1 MB, at most
+    8 of them; one that cannot be read names nothing."""
+    from ..base.shellpaths import patch_files, patch_inputs
+
+    out: list[str] = []
+    for name in patch_inputs(line)[:8]:
+        try:
+            with open(_full(name, cwd), "rb") as fh:
+                out += patch_files(fh.read(PATCH_READ_LIMIT).decode("utf-8", "replace"))
+        except OSError:
+            continue
+    return tuple(out)
+
+
+def _full(path: str, cwd: str) -> str:
+    path = path.replace("\\", "/")
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
 
 
 def matches(anchor: str, target: Target) -> bool:
-    """Whether one stored anchor (`kind:value`) governs the target (base/anchors.py's bounded matchers)."""
-    from ..base import anchors
+    """Whether one stored anchor (`kind:value`) governs the target (hooks/guardcheck.py's, loaded only when a map
+    has entries to match)."""
+    from .guardcheck import matches as anchor_matches
 
-    kind, _, value = anchor.partition(":")
-    if kind == "path":
-        return any(anchors.path_matches(value, p) for p in target.paths)
-    if kind == "command":
-        return bool(target.command) and anchors.command_matches(value, target.command)
-    if kind == "tool":
-        return bool(target.tool) and anchors.tool_matches(value, target.tool)
-    if kind == "symbol":
-        return bool(target.text) and _has_symbol(value, target.text)
-    return False
+    return anchor_matches(anchor, target)
 
 
 def guard_decision(entry: dict, target: Target) -> str:  # type: ignore[type-arg]
-    """`ask` or `deny` when the entry's guard stops this action, else "" (base/guards.py defines never/always)."""
-    from ..base import guards
+    """`ask` or `deny` when the entry's guard stops this action, else "" (hooks/guardcheck.py)."""
+    from .guardcheck import stop
 
-    parsed = guards.parse(entry.get("guard") or "") if isinstance(entry.get("guard"), str) else None
-    if parsed is None:
-        return ""
-    mode, decision, patterns = parsed
-    if mode == "never":
-        return decision if any(matches(p, target) for p in patterns) else ""
-    scope = [a for a in entry.get("anchors") or () if isinstance(a, str)]
-    each = [target._replace(paths=(p,)) for p in target.paths] or [target]  # every edited file on its own
-    for one in each:
-        if any(matches(a, one) for a in scope) and not any(matches(p, one) for p in patterns):
-            return decision
-    return ""
+    return stop(entry, target)[0]
 
 
 def block(entry: dict, decision: str = "") -> str:  # type: ignore[type-arg]
@@ -155,6 +195,7 @@ def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[st
     those the agent loads itself in a session started at `cwd_rel` (`memory.native.entry_skips`). Pure: the hook
     and bench/action.py call exactly this."""
     from ..memory.native import entry_skips
+    from .guardcheck import stop
 
     guarded: list[Pick] = []
     plain: list[Pick] = []
@@ -164,9 +205,9 @@ def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[st
         if not isinstance(rid, str) or rid in seen:
             continue
         seen.add(rid)
-        decision = guard_decision(e, target)
+        decision, why = stop(e, target) if e.get("guard") else ("", "")
         if decision:
-            guarded.append(Pick(e, "guard", decision, block(e, decision)))
+            guarded.append(Pick(e, "guard", decision, block(e, decision), why))
             continue
         if rid in delivered or entry_skips(e, agent, cwd_rel):
             continue
@@ -201,8 +242,11 @@ def candidates(data: object, target: Target) -> "list[dict]":  # type: ignore[ty
         return []
     if not isinstance(index, dict):
         return [e for e in entries if isinstance(e, dict)]
-    positions: set[int] = set()
-    for key in target_keys(target.paths, target.command, target.tool, bool(target.text)):
+    # Every guard is checked (they are few, and first in the map): a guard may stop what its buckets cannot name (a
+    # line not read in full, a folder above its path, a shell glob, a symlinked folder, an expansion).
+    positions = {i for i, e in enumerate(entries) if isinstance(e, dict) and e.get("guard")}
+    commands = [c.words for c in target.shell().commands] if target.command else []
+    for key in target_keys(target.writes or target.paths, commands, target.tool, bool(target.text)):
         found = index.get(key)
         if isinstance(found, list):
             positions.update(i for i in found if isinstance(i, int))
@@ -213,7 +257,7 @@ def action_key(payload: "Payload", target: Target) -> str:
     """What ties the post-action hook's call to this one: the agent's tool-use id, else the target itself."""
     from ..base.ids import sha256_hex
 
-    raw = payload.tool_use_id or "\0".join((target.tool, *target.paths, target.command))
+    raw = payload.tool_use_id or "\0".join((target.tool, *target.paths, target.command[:COMMAND_KEY]))
     return sha256_hex(raw)[:16]
 
 
@@ -259,10 +303,12 @@ def notes(session_id: str) -> "list[dict]":  # type: ignore[type-arg]
 
 
 def delivered_ids(session_id: str) -> "set[str]":
-    """Ids already delivered before an action this session (the session's notes; unreadable: none)."""
+    """Ids already delivered before an action this session, a guard's that stopped one included: its record was
+    quoted then, and is not delivered again as a plain delivery (the guard itself still stops every action it
+    names). From the session's notes; unreadable: none."""
     out: set[str] = set()
     for row in notes(session_id):
-        out.update(i for i, d in zip(row.get("ids") or (), row.get("decisions") or ()) if isinstance(i, str) and not d)
+        out.update(i for i in row.get("ids") or () if isinstance(i, str))
     return out
 
 
@@ -285,6 +331,15 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     if data is None and not later:
         return None  # no anchored record in this project: the common case
     target = target_of(payload.tool_name, payload.tool_input, payload.cwd, root)
+    if data is not None and (target.outside or "agentctx" in target.command or "/guard" in target.command or any(
+            w[:1] == "." or "/." in w for w in target.writes)):  # what could touch what enforces the guards
+        stopped = _tamper(data, target, project_id, payload.cwd)
+        if stopped is not None:
+            if later:  # the rules taken for this call still go out, before the stop
+                specific = stopped["hookSpecificOutput"]
+                specific["additionalContext"] = later + "\n\n" + str(specific["additionalContext"])  # type: ignore[index]
+                _note(payload, project_id, target, [], action_key(payload, target), later, later_ids)
+            return stopped
     pool = candidates(data, target) if data is not None else []
     picks = select(pool, target, payload.agent, delivered_ids(payload.session_id) if payload.session_id else set(),
                    _rel(payload.cwd, payload.cwd, root) if payload.cwd else "") if pool else []
@@ -306,6 +361,26 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     return {"hookSpecificOutput": specific}
 
 
+def _tamper(data: object, target: Target, project_id: str, cwd: str) -> "dict[str, object] | None":
+    """While the project has a guard, an action that would change or switch off what enforces it (guardcheck.tamper)
+    is asked of the user: the agent running `agentctx guard ID --off` is not the user lifting the guard."""
+    from ..base import control, paths
+    from .guardcheck import tamper
+
+    entries = data.get("entries") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not any(isinstance(e, dict) and e.get("guard") for e in entries):
+        return None
+    why = tamper(target, paths.home_dir())
+    if not why:
+        return None
+    if control.check(project_id, cwd)[0] is not None:
+        return None
+    text = (f"agentctx: this action was stopped because {why}: only the user changes or lifts a guard, or turns "
+            "agentctx off (run it yourself, outside the agent, if you mean it)")
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": text,
+                                   "permissionDecision": "ask", "permissionDecisionReason": text}}
+
+
 def reason(pick: Pick) -> str:
     """The guard's reason, shown to the user (ask) or the model (deny): the record quoted, and how to lift it."""
     from ..base import guards
@@ -313,7 +388,8 @@ def reason(pick: Pick) -> str:
     e = pick.entry
     rule = guards.describe(str(e.get("guard") or ""))
     text = str(e.get("text") or "")
-    return (f"agentctx guard {e['id']} ({rule}): \"{e.get('title') or ''}\"" + (f" — {text}" if text else "")
+    why = f" ({pick.why})" if pick.why else ""
+    return (f"agentctx guard {e['id']} ({rule}){why}: \"{e.get('title') or ''}\"" + (f" — {text}" if text else "")
             + f" [lift it: agentctx guard {e['id']} --off]")
 
 

@@ -241,7 +241,18 @@ def ctx_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if expansion == "off":
         out["note"] = ("found only by its own words: no LLM backend writes its questions and aliases; pass "
                        "`questions` and `aliases` to be found when someone asks in other words")
-    return out
+    return {**out, **_guard_kept(record)}
+
+
+def _guard_kept(record: Any) -> dict[str, str]:
+    """What the agent is told when it superseded a guarded record: the guard (and its anchors, the guard's scope)
+    stayed on the new head, and only the user lifts it (SPEC §4.11)."""
+    if not record.guard:
+        return {}
+    from ..base.guards import describe
+
+    return {"guard": f"kept: {describe(record.guard)}, anchors {', '.join(record.anchors) or 'none'} unchanged; "
+                     f"only the user lifts a guard (agentctx guard {record.id} --off, or the dashboard)"}
 
 
 def ctx_supersede(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -252,7 +263,7 @@ def ctx_supersede(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                                  refuse_outdated_title=True,
                                  anchors=None if args.get("anchors") is None
                                  else records.anchor_items(args["anchors"], _root(ctx)))
-    return {"old_id": old.id, "new_id": new.id, "type": new.type, "title": new.title}
+    return {"old_id": old.id, "new_id": new.id, "type": new.type, "title": new.title, **_guard_kept(new)}
 
 
 def _bullets(body: str) -> list[str]:

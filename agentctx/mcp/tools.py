@@ -163,7 +163,9 @@ _TOOL_LIST = (
         "characters, body <= 2000. Search first: if it replaces a current record, pass that id as `supersedes` "
         "(or use ctx_supersede). scope \"global\" stores a preference for every project. Add `questions` (how a "
         "developer would later ask for it) and `aliases` (other names for it): the project memory is searched "
-        "through them, so the record is found when someone asks in other words.",
+        "through them, so the record is found when someone asks in other words. Superseding a record the user made a "
+        "guard keeps its guard and anchors on the new record (`guard` in the result says so): only the user lifts a "
+        "guard.",
         _obj({"type": {"type": "string", "enum": list(RECORD_TYPES)},
               "title": {"type": "string", "minLength": 1, "maxLength": TITLE_MAX},
               "body": {"type": "string", "minLength": 1, "maxLength": BODY_MAX},
@@ -173,7 +175,8 @@ _TOOL_LIST = (
              ("type", "title", "body")),
         _out({"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
               "scope": {"type": "string"}, "recorded_at": {"type": "string"},
-              "superseded": {"type": "array", "items": {"type": "string"}}, "note": {"type": "string"}},
+              "superseded": {"type": "array", "items": {"type": "string"}}, "note": {"type": "string"},
+              "guard": {"type": "string"}},
              ("id", "type", "title", "scope")),
         WRITE, handlers.ctx_record,
     ),
@@ -184,13 +187,14 @@ _TOOL_LIST = (
         "rationale. Pass `title` when the new body changes what the old title states: keeping a title the new body "
         "no longer says is refused. Fails if `old_id` was already superseded: the error names the current head to "
         "supersede instead. The new record keeps the old one's `questions`, `aliases` (how it will be asked) and "
-        "`anchors` (what it governs) unless you pass new ones.",
+        "`anchors` (what it governs) unless you pass new ones; a record the user made a guard keeps its guard and its "
+        "anchors whatever you pass (`guard` in the result says so): only the user lifts a guard.",
         _obj({"old_id": ID, "new_body": {"type": "string", "minLength": 1, "maxLength": BODY_MAX},
               "rationale": {"type": "string", "minLength": 1, "maxLength": 1000},
               "title": {"type": "string", "minLength": 1, "maxLength": TITLE_MAX}, **ASKED, **ANCHORS},
              ("old_id", "new_body", "rationale")),
         _out({"old_id": {"type": "string"}, "new_id": {"type": "string"}, "type": {"type": "string"},
-              "title": {"type": "string"}}, ("old_id", "new_id")),
+              "title": {"type": "string"}, "guard": {"type": "string"}}, ("old_id", "new_id")),
         WRITE, handlers.ctx_supersede,
     ),
     Tool(

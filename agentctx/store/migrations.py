@@ -428,6 +428,23 @@ def m017_rule_files(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m018_guard_changes(conn: sqlite3.Connection) -> None:
+    # Who made, changed, lifted or carried a record's guard, and when (issue 41): a guard is changed in place (it is
+    # not the fact the record states), so its story is kept here for `history`. `by` is the surface (`cli`,
+    # `dashboard`) or, for a guard kept on a new head, the writer that superseded the guarded record.
+    _run(conn, (
+        """CREATE TABLE guard_changes (
+            id        INTEGER PRIMARY KEY,
+            record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,
+            at        TEXT NOT NULL,
+            by        TEXT NOT NULL,
+            guard     TEXT NOT NULL,
+            note      TEXT NOT NULL DEFAULT ''
+        )""",
+        "CREATE INDEX guard_changes_record ON guard_changes(record_id, id)",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -446,6 +463,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(15, "trust", m015_trust),
     Migration(16, "agent_memory", m016_agent_memory),
     Migration(17, "rule_files", m017_rule_files),
+    Migration(18, "guard_changes", m018_guard_changes),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -286,11 +286,28 @@ def _keyed_predecessors(conn: sqlite3.Connection, new: NewRecord) -> list[Record
     return [to_record(r) for r in rows]
 
 
+def _keep_guard(new: NewRecord, olds: "list[Record]") -> "tuple[NewRecord, Record | None]":
+    """Only the user lifts a guard (SPEC §4.11): a writer other than the CLI or the dashboard that supersedes a
+    guarded record (an agent through MCP, extraction, an import) gives the new head the old guard and the old
+    anchors (the guard's scope) whatever it asked for. (new, the guarded record it kept the guard of, or None)."""
+    from .guardlog import USER_SOURCES
+
+    if new.source in USER_SOURCES:
+        return new, None
+    guarded = next((o for o in olds if o.guard), None)
+    if guarded is None:
+        return new, None
+    return new.replace(guard=guarded.guard, anchors=guarded.anchors), guarded
+
+
 def insert(conn: sqlite3.Connection, new: NewRecord, *, supersedes: str | None = None) -> tuple[Record, list[Record]]:
-    """Validate and store `new`, superseding `supersedes` (and any keyed predecessor) in the same transaction.
+    """Validate and store `new`, superseding `supersedes` (and any keyed predecessor) in the same transaction; a
+    guard on a superseded record is kept on the new head unless the user writes it (`_keep_guard`).
 
     Returns the new record and the records it superseded. Nothing is written when anything fails.
     """
+    from . import guardlog
+
     new = validate(new)
     with atomic(conn):
         now = now_iso()
@@ -304,7 +321,16 @@ def insert(conn: sqlite3.Connection, new: NewRecord, *, supersedes: str | None =
         for pred in _keyed_predecessors(conn, new):
             if pred.id not in {o.id for o in olds}:
                 olds.append(pred)
+        new, kept = _keep_guard(new, olds)
         record = _write(conn, new, now)
+        if kept is not None:
+            guardlog.note(conn, record.id, new.source, new.guard,
+                          f"kept from {kept.id}: only the user lifts a guard (agentctx guard {record.id} --off)", now)
+        else:
+            guarded = [o for o in olds if o.guard]
+            if guarded and all(o.guard != new.guard for o in guarded):  # the user changed or dropped it
+                guardlog.note(conn, record.id, new.source, new.guard,
+                              f"superseding {guarded[0].id}" + ("" if new.guard else ": lifted"), now)
         for old in olds:
             _mark_superseded(conn, old, record.id, now)
             conn.execute("INSERT OR IGNORE INTO edges (id, from_id, to_id, rel_type) VALUES (?, ?, ?, 'supersedes')",
@@ -369,13 +395,18 @@ def set_asked(conn: sqlite3.Connection, record_id: str, project_id: str | None, 
 
 
 def set_anchors(conn: sqlite3.Connection, record_id: str, project_id: str | None,
-                anchors: "Iterable[str] | str", *, root: str | None = None) -> Record:
+                anchors: "Iterable[str] | str", *, root: str | None = None, by: str = "cli") -> Record:
     """Set what a record governs, in place: anchors are index data about the record, not the fact it states, so
     changing them supersedes nothing (capture, the dashboard, a team import). The digests and the anchor map are
-    refreshed, since the pre-action hook reads them."""
+    refreshed, since the pre-action hook reads them. A guarded record's anchors are its guard's scope: only the user
+    (`by` cli or dashboard) changes them; any other writer leaves them as they are."""
+    from .guardlog import USER_SOURCES
+
     record = require(conn, record_id, project_id) if project_id is not None else get(conn, record_id)
     if record is None:
         raise NotFoundError("record_not_found", id=record_id)
+    if record.guard and by not in USER_SOURCES:
+        return record
     new = anchor_items(anchors, root)
     if new == record.anchors:
         return record
@@ -385,9 +416,12 @@ def set_anchors(conn: sqlite3.Connection, record_id: str, project_id: str | None
     return record._replace(anchors=new)
 
 
-def set_guard(conn: sqlite3.Connection, record_id: str, project_id: str, guard: str) -> Record:
-    """Make a record a guard (`base/guards.py` stored form) or, with "", stop enforcing it; in place, like anchors.
+def set_guard(conn: sqlite3.Connection, record_id: str, project_id: str, guard: str, *, by: str = "cli") -> Record:
+    """Make a record a guard (`base/guards.py` stored form) or, with "", stop enforcing it; in place, like anchors,
+    noted in `guard_changes` with who did it (`by`: `cli` or `dashboard`, the only ways a guard changes).
     Only a record someone stated can be enforced: an inferred one (capture, an unconfirmed extraction) cannot."""
+    from . import guardlog
+
     record = require(conn, record_id, project_id)
     if guard and record.confidence == "inferred":
         raise ValidationError("invalid_field", field="guard",
@@ -396,6 +430,7 @@ def set_guard(conn: sqlite3.Connection, record_id: str, project_id: str, guard: 
         return record
     with atomic(conn):
         conn.execute("UPDATE records SET guard = ? WHERE id = ?", (guard, record.id))
+        guardlog.note(conn, record.id, by, guard, "" if guard else "lifted")
     _changed(conn, record.project_id)
     return record._replace(guard=guard)
 

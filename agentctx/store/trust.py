@@ -193,9 +193,12 @@ def current_of_types(conn: sqlite3.Connection, project_id: str, types: Iterable[
 def merge(conn: sqlite3.Connection, keep: Record, dup: Record, reason: str) -> bool:
     """Fold the near-duplicate `dup` into `keep` by supersession (`dup` superseded by `keep`, an edge and a `merged`
     mark saying why; both chains stay in history), `keep` gaining `dup`'s anchors and counting a sighting when the
-    two came from different sessions. False when `dup` is no longer current."""
+    two came from different sessions. False when `dup` is no longer current, or is a guard: only the user lifts a
+    guard (SPEC §4.11), and a guarded `keep` keeps its anchors (its guard's scope)."""
+    if dup.guard:
+        return False
     now = now_iso()
-    anchors = tuple(dict.fromkeys(keep.anchors + dup.anchors))[:24]
+    anchors = keep.anchors if keep.guard else tuple(dict.fromkeys(keep.anchors + dup.anchors))[:24]
     with atomic(conn):
         done = conn.execute("UPDATE records SET superseded_at = ?, superseded_by = ? WHERE id = ? "
                             "AND superseded_at IS NULL", (now, keep.id, dup.id)).rowcount

@@ -321,7 +321,7 @@ def import_file(conn: sqlite3.Connection, target: Target, *, apply_removals: boo
                     records.set_asked(conn, head.id, target.namespace, questions=entry.questions,
                                       aliases=entry.aliases)
                 if entry.anchors and entry.anchors != head.anchors:
-                    records.set_anchors(conn, head.id, target.namespace, entry.anchors)
+                    records.set_anchors(conn, head.id, target.namespace, entry.anchors, by="team_import")
             except ValidationError as exc:
                 errors.append((entry.line, str(exc)))
                 continue

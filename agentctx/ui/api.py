@@ -175,6 +175,9 @@ def get_record(req: Request) -> dict[str, Any]:
     # Each version with its own "why" (memory.history: the team import's note, its own rationale, or none for the
     # first): the page read it out of each body, and a teammate's version showed the previous step's rationale.
     steps = history_chain(req.conn, record.id, record.project_id)
+    from ..store.guardlog import changes
+
+    guard_changes = changes(req.conn, [s.record.id for s in steps])
 
     return {
         "record": record_json(record),
@@ -182,7 +185,9 @@ def get_record(req: Request) -> dict[str, Any]:
         "agent": sessions.agents_of(req.conn, [record.session_id]).get(record.session_id or ""),
         "evidence": records.evidence(req.conn, record.id),
         "provenance": _provenance(req, record.id),
-        "history": [{**record_json(s.record), "rationale": s.rationale} for s in steps],
+        # who made, changed, lifted or kept each version's guard (store/guardlog.py, SPEC §4.11)
+        "history": [{**record_json(s.record), "rationale": s.rationale, "guard_changes": guard_changes.get(s.record.id, [])}
+                    for s in steps],
         "entities": browse.entities(req.conn, record.id),
         "linked": [{"rel": rel, **_row(r)} for rel, r in browse.linked_records(req.conn, record.id)],
         "appearances": browse.appearances(req.conn, record.id),
@@ -277,7 +282,8 @@ def anchors(req: Request) -> dict[str, Any]:
         raise ApiError(400, "invalid_field", "anchors must be a list of strings")
     if not record.is_current:
         raise ApiError(409, "already_superseded", "only the current version of a record governs anything")
-    return {"record": record_json(records.set_anchors(req.conn, record.id, record.project_id, value))}
+    return {"record": record_json(records.set_anchors(req.conn, record.id, record.project_id, value,
+                                                            by="dashboard"))}
 
 
 def guard(req: Request) -> dict[str, Any]:
@@ -287,7 +293,7 @@ def guard(req: Request) -> dict[str, Any]:
 
     record = _record(req)
     if req.body.get("off") is True:
-        return {"record": record_json(records.set_guard(req.conn, record.id, record.project_id, ""))}
+        return {"record": record_json(records.set_guard(req.conn, record.id, record.project_id, "", by="dashboard"))}
     patterns = req.body.get("patterns")
     if not isinstance(patterns, list) or not all(isinstance(v, str) for v in patterns):
         raise ApiError(400, "invalid_field", "patterns must be a list of strings")
@@ -296,7 +302,8 @@ def guard(req: Request) -> dict[str, Any]:
                              record_anchors=record.anchors)
     except guards.GuardError as exc:
         raise ApiError(400, "invalid_field", f"guard refused: {exc}") from None
-    return {"record": record_json(records.set_guard(req.conn, record.id, record.project_id, stored))}
+    return {"record": record_json(records.set_guard(req.conn, record.id, record.project_id, stored,
+                                                          by="dashboard"))}
 
 
 def stats(req: Request) -> dict[str, Any]:

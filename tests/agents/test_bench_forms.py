@@ -34,3 +34,27 @@ def test_every_adapter_form_runs_as_its_agent_would(add, conn, repo, monkeypatch
     assert json.loads(out["user-prompt-submit:copilot"])["additionalContext"].count("Cache decision") == 1
     assert out["post-tool-use:codex"] == out["post-tool-use:gemini"] == out["post-tool-use:copilot"] == ""
     assert [r[0] for r in conn.execute("SELECT count(*) FROM records WHERE type = 'bugfix'")] == [0]
+
+
+def test_the_shell_forms_check_a_guard_and_bound_a_huge_line(add, conn, repo, monkeypatch, capsys):
+    from agentctx.base import guards
+    from agentctx.base.project import detect
+    from agentctx.memory import consolidate
+    from agentctx.store import records
+
+    rec = add("No force pushes", "Never force-push main.", anchors=("command:cache run",))
+    records.set_guard(conn, rec.id, detect(repo).id, guards.make("never", ["command:git push --force"]))
+    consolidate.run(detect(repo))
+    edit = {"cwd": str(repo), "transcript_path": "", "hook_event_name": "PreToolUse", "tool_use_id": "t"}
+    forms = bench.pre_tool_events(edit, repo)
+    assert set(forms) == {"pre-tool-use.chain", "pre-tool-use.huge"}
+    chain = json.loads(forms["pre-tool-use.chain"][0])["tool_input"]["command"]
+    assert len(chain) == 500 and chain.count("&&") >= 10
+    assert len(json.loads(forms["pre-tool-use.huge"][0])["tool_input"]["command"]) >= 10 * 1024 * 1024 - 64
+    out = {}
+    for form, payloads in forms.items():
+        monkeypatch.setattr(sys, "stdin", io.StringIO(payloads[0].decode()))
+        assert run(["pre-tool-use"]) == 0
+        out[form] = capsys.readouterr().out
+    assert out["pre-tool-use.chain"] == ""  # nothing to deliver, the guard checked and not tripped
+    assert '"permissionDecision":"ask"' in out["pre-tool-use.huge"] and rec.id in out["pre-tool-use.huge"]

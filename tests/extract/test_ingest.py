@@ -153,3 +153,20 @@ def test_the_schema_asks_for_them_on_every_entry_kind():
         assert item["properties"]["questions"]["items"] == {"type": "string"}
         assert {"questions", "aliases"} <= set(item["required"])
     assert '"questions"' in SYSTEM and '"aliases"' in SYSTEM
+
+
+def test_an_extraction_superseding_a_guard_keeps_it_with_its_scope(conn, pid):
+    from agentctx.base import guards
+    from agentctx.store import guardlog
+
+    old, _ = records.insert(conn, NewRecord(type="decision", title="Use SQLite for storage", body="SQLite, no server.",
+                                            project_id=pid, confidence="explicit", source="cli",
+                                            anchors=("command:git push",)))
+    stored = guards.make("always", ["command:make test"], record_anchors=old.anchors)
+    records.set_guard(conn, old.id, pid, stored)
+    out = _run(conn, pid, answer(decisions=[
+        _dec("Use Postgres for the server build", "switch to Postgres for the server build", supersedes=old.id)]))
+    new = [r for r in out.written if r.type == "decision"][0]
+    assert records.get(conn, old.id).superseded_by == new.id
+    assert new.guard == stored and new.anchors == ("command:git push",)
+    assert guardlog.changes(conn, [new.id])[new.id][0]["by"] == "llm_extraction"
