@@ -54,6 +54,17 @@ TOOLS: "dict[str, _Spec]" = {
             "log": {"-n", "--max-count", "--author", "--grep", "--since", "--until", "--format", "--pretty"},
         },
         "implies": {"--force-with-lease": "--force", "--force-if-includes": "--force", "--mirror": "--force"},
+        # git takes a long option by any prefix that names only one (`--force-w` is --force-with-lease)
+        "longs": {"push": ("--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete",
+                           "--dry-run", "--tags", "--set-upstream", "--verbose", "--quiet", "--all", "--branches",
+                           "--follow-tags", "--atomic", "--no-verify", "--verify", "--porcelain", "--prune",
+                           "--push-option", "--repo", "--signed", "--no-signed", "--thin", "--no-thin",
+                           "--receive-pack", "--exec", "--progress", "--recurse-submodules", "--ipv4", "--ipv6",
+                           "--no-force-with-lease", "--no-force-if-includes", "--no-atomic"),
+                  "reset": ("--hard", "--soft", "--mixed", "--merge", "--keep", "--quiet", "--patch"),
+                  "clean": ("--force", "--dry-run", "--quiet", "--interactive", "--exclude"),
+                  "commit": ("--no-verify", "--amend", "--all", "--message", "--allow-empty", "--verify"),
+                  "branch": ("--delete", "--force", "--move", "--copy")},
     },
     "npm": {
         "gvalues": {"--prefix", "-w", "--workspace", "--registry", "--userconfig", "--cache", "--loglevel"},
@@ -228,6 +239,11 @@ def _options(word: str, spec: _Spec, sub: str, out: "set[str]") -> bool:
         word = "-" + word
     if word.startswith("--"):
         name = word.split("=", 1)[0]
+        longs = spec.get("longs", {}).get(sub, ())
+        if name not in longs and len(name) > 3:
+            found = [o for o in longs if o.startswith(name)]
+            if len(found) == 1:
+                name = found[0]
         for canon in aliases.get(name, name).split():
             out.add(canon)
         return "=" not in word and name in values

@@ -9,7 +9,8 @@ to import (the pre-action hook imports it on every shell call). API:
         words:     tuple[str, ...], unquoted and unescaped, without leading assignments (`A=1`), reserved words
                    (`if`, `then`, `do`, `{`, `!`) and wrappers with their options (`env -i -u X`, `sudo -u x`,
                    `command`, `exec`, `nohup`, `time -p`, `timeout -s KILL 5`, `nice -n 5`, `ionice -c3`,
-                   `stdbuf -o0`, `xargs -0 -n1`, `doas`); the command word as a name (`/usr/bin/git` -> `git`).
+                   `stdbuf -o0`, `xargs -0 -n1`, `doas`, `watch -n 1`, `setsid`, `taskset`, `chrt`, `runuser`); the
+                   command word as a name (`/usr/bin/git` -> `git`).
                    A word keeps a substitution or an expansion as written (`$(date)`, `$HOME/x`).
         op:        the operator joining it to the command before it at the same depth: "" (first of its line or
                    of a nested line), ";", "&&", "||", "|", "&", "\\n" (`a &&<newline>b` is "&&", as bash reads it).
@@ -17,7 +18,9 @@ to import (the pre-action hook imports it on every shell call). API:
                    `2>`, `&>`, `>|`, `<`, `<>`, `>&`, `<<`, `<<-`, `<<<`); for `<<` the target is the delimiter.
         heredoc:   the body of its here-document(s) (joined by newlines when there are several), "" if none.
         depth:     0 for the line itself; 1 + its container's for a command read inside `bash|sh|zsh|dash|ksh -c
-                   "..."` (or a shell fed a here-document / here-string), `eval ...`, `env -S "..."`, `$(...)`,
+                   "..."` (or a shell fed a here-document / here-string), `su|script|flock -c "..."`, `eval ...`,
+                   `alias x='...'`, a script the line itself wrote and then runs (`cat > x.sh <<EOF … EOF`
+                   then `bash x.sh`, `./x.sh`, `source x.sh`), `$(...)`,
                    backticks, `<(...)`, `find -exec ... ;`. A nested command is listed right after the command that
                    contains it (`bash -c "a && b"` gives bash, then a (depth 1, op ""), then b (depth 1, op "&&")).
         negated:   the command was preceded by `!`.
@@ -34,6 +37,8 @@ nesting level, there are at most DEPTH_MAX levels, and no regular expression is 
 """
 
 from .models import record_type
+from .shellwords import (C_RUNNERS, NAME_CHARS, WRAPPERS, ansi_escape, assignment, bare_expansion, name_of,
+                         prints, reads_stdin, shell_script, skip_wrapper)
 
 PARSE_MAX = 65_536  # characters of a line read as shell; the rest is only searched (mentions)
 DEPTH_MAX = 12  # nested shells and substitutions
@@ -49,37 +54,9 @@ Line = record_type("Line", ("commands", "unreadable"), defaults=((), ""))
 _WORD_END = frozenset(" \t\n;&|()<>")
 _SPECIAL = frozenset(" \t\n;&|()<>\\'\"$`")
 _DQ_SPECIAL = frozenset('"\\$`')
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish"})
 _RESERVED = frozenset({"if", "then", "else", "elif", "do", "while", "until", "{", "}", "(", ")"})
 _CLOSERS = frozenset({"fi", "done", "esac", "}", "then", "do", "else"})
-_NO_DEVICE = frozenset({"-", "0", "1", "2"})
-
-# Wrappers: name -> (short options taking a value, long options taking a value, positional arguments before the
-# command). `env` and `sudo` may be followed by assignments; `env -S` and `xargs`'s command are read on.
-_WRAPPERS: "dict[str, tuple[str, frozenset[str], int]]" = {
-    "env": ("uCSP", frozenset({"--unset", "--chdir", "--split-string", "--block-signal", "--default-signal",
-                               "--ignore-signal"}), 0),
-    "sudo": ("ugCDhpRrTtU", frozenset({"--user", "--group", "--close-from", "--chdir", "--host", "--prompt", "--role",
-                                       "--type", "--command-timeout", "--other-user"}), 0),
-    "doas": ("uC", frozenset(), 0),
-    "command": ("", frozenset(), 0),
-    "builtin": ("", frozenset(), 0),
-    "exec": ("a", frozenset(), 0),
-    "nohup": ("", frozenset(), 0),
-    "time": ("fo", frozenset({"--format", "--output"}), 0),
-    "timeout": ("sk", frozenset({"--signal", "--kill-after"}), 1),
-    "nice": ("n", frozenset({"--adjustment"}), 0),
-    "ionice": ("cnpPu", frozenset({"--class", "--classdata", "--pid", "--pgid", "--uid"}), 0),
-    "stdbuf": ("ioe", frozenset({"--input", "--output", "--error"}), 0),
-    "xargs": ("adEILnPs", frozenset({"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args",
-                                     "--max-procs", "--max-chars", "--process-slot-var"}), 0),
-    "chronic": ("", frozenset(), 0),
-    "unbuffer": ("", frozenset(), 0),
-    "noglob": ("", frozenset(), 0),
-    "nocorrect": ("", frozenset(), 0),
-}
-
 
 class _Raw:
     """One simple command while it is read: words as (text, dynamic, plain start), redirects, here-documents."""
@@ -99,6 +76,7 @@ class _Reader:
         self.s, self.n = text, len(text)
         self.budget, self.why = budget, why  # shared with nested readers: work left, first reason
         budget[0] -= len(text)
+        self.scripts: "dict[str, str]" = {}  # file -> what this line wrote into it (`cat > x.sh <<EOF`)
 
     def unreadable(self, reason: str) -> None:
         if not self.why[0]:
@@ -242,7 +220,7 @@ class _Reader:
                     j += 1
                 buf.append(s[i:j])
                 i = j
-        raw.words.append(("".join(buf), dynamic, plain, _bare_expansion(s[first:i])))
+        raw.words.append(("".join(buf), dynamic, plain, bare_expansion(s[first:i])))
         return i
 
     def dquote(self, i: int, depth: int, buf: "list[str]", raw: _Raw, term: str) -> "tuple[int, bool]":
@@ -314,8 +292,9 @@ class _Reader:
             j, out = i + 2, []
             while j < n and s[j] != "'":
                 if s[j] == "\\" and j + 1 < n:
-                    out.append({"n": "\n", "t": "\t", "'": "'", "\\": "\\", '"': '"'}.get(s[j + 1], "\\" + s[j + 1]))
-                    j += 2
+                    char, used = ansi_escape(s, j + 1)
+                    out.append(char)
+                    j += 1 + used
                 else:
                     out.append(s[j])
                     j += 1
@@ -330,7 +309,7 @@ class _Reader:
         if j < n and (s[j] in "@*#?$!-" or s[j].isdigit()):
             j += 1
         else:
-            while j < n and s[j] in _NAME_CHARS:
+            while j < n and s[j] in NAME_CHARS:
                 j += 1
         buf.append(s[i:j])
         return j
@@ -377,7 +356,7 @@ class _Reader:
             feed = ""  # what a pipe feeds it that can be read: a here-document, or echo's or printf's words
             if raw.op == "|" and k:
                 prev = raws[k - 1]
-                head = _name(prev.words[0][0]) if prev.words else ""
+                head = name_of(prev.words[0][0]) if prev.words else ""
                 if prev.docs:
                     feed = "\n".join(d[3] for d in prev.docs)
                 elif head in ("echo", "printf"):
@@ -400,11 +379,11 @@ class _Reader:
             if plain and (text in _RESERVED or text == "!"):
                 negated = negated or text == "!"
                 i += 1
-            elif plain and _assignment(text):
+            elif plain and assignment(text):
                 i += 1
-            elif _name(text) in _WRAPPERS and not (text == "command" and _prints(words, i)):
-                xargs = xargs or _name(text) == "xargs"
-                i = _skip_wrapper(words, i, _name(text))
+            elif name_of(text) in WRAPPERS and not (text == "command" and prints(words, i)):
+                xargs = xargs or name_of(text) == "xargs"
+                i = skip_wrapper(words, i, name_of(text))
             else:
                 break
         words = words[i:]
@@ -415,12 +394,20 @@ class _Reader:
         heredoc = "\n".join(d[3] for d in raw.docs)
         redirects = tuple(Redirect(op, t) for op, t in raw.redirects)
         nested: "list[Command]" = []
+        for op, target in raw.redirects:  # what the line writes into a file it may run later
+            if op in (">", ">|", "1>") and (raw.docs or (words and name_of(words[0][0]) in ("echo", "printf"))):
+                body = "\n".join(d[3] for d in raw.docs) if raw.docs else " ".join(w[0] for w in words[1:])
+                for key in (target, target[2:] if target.startswith("./") else "./" + target):
+                    self.scripts[key] = body
         if words:
             if words[0][1]:
                 self.unreadable(f"the command is not a name but {words[0][0][:40]!r}")
-            name = _name(words[0][0])
+            written = self.scripts.get(words[0][0])
+            name = name_of(words[0][0])
             words[0] = (name, words[0][1], words[0][2], words[0][3])
             nested = self.nested(name, words, raw, depth, feed)
+            if written is not None:  # `./x.sh` for a script this line wrote: what it wrote is what runs
+                nested = self.line(written, depth + 1) + nested
         texts = tuple(w[0] for w in words)
         splits = tuple(k for k, w in enumerate(words) if w[3])
         out = [Command(texts, raw.op, redirects, heredoc, depth, negated, splits)] if texts or redirects else []
@@ -438,9 +425,15 @@ class _Reader:
         """The commands a command runs from its arguments: a shell's `-c` string or its input (a here-document, a
         here-string, what `echo` or a here-document pipes to it), `eval`, `find -exec`."""
         texts = [w[0] for w in words]
+        if name in ("source", ".") and len(texts) > 1 and texts[1] in self.scripts:
+            return self.line(self.scripts[texts[1]], depth + 1)
         if name in _SHELLS:
-            script = _shell_script(texts)
-            if script is None and len(texts) >= 1 and _reads_stdin(texts):
+            script = shell_script(texts)
+            if script is None:  # `bash x.sh` for a script this line wrote: what it wrote is what runs
+                path = next((t for t in texts[1:] if not t.startswith(("-", "+"))), None)
+                if path is not None and path in self.scripts:
+                    return self.line(self.scripts[path], depth + 1)
+            if script is None and len(texts) >= 1 and reads_stdin(texts):
                 docs = [d[3] for d in raw.docs] + [t for op, t in raw.redirects if op.endswith("<<<")]
                 script = "\n".join(docs) if docs else feed or None
                 if script is None and (raw.op == "|" or any(op.endswith("<") for op, _t in raw.redirects)):
@@ -452,6 +445,10 @@ class _Reader:
                 if "=" in t:
                     out += self.line(t.split("=", 1)[1], depth + 1)
             return out
+        if name in C_RUNNERS:
+            for k, t in enumerate(texts[1:-1], 1):
+                if t in ("-c", "--command") or (t.startswith("-") and not t.startswith("--") and t.endswith("c")):
+                    return self.line(texts[k + 1], depth + 1)
         if name == "eval" and len(texts) > 1:
             return self.line(" ".join(texts[1:]), depth + 1)
         if name == "find":
@@ -478,114 +475,6 @@ class _Reader:
             self.unreadable(f"more than {WORK_MAX:,} characters to read over its nested shells")
             return None
         return _Reader(text, self.budget, self.why)
-
-
-def _bare_expansion(raw: str) -> bool:
-    """Whether a word as written is one unquoted parameter expansion (`$X`, `${X}`, `${X:-a b}`, `$@`, `$*`)."""
-    if len(raw) < 2 or raw[0] != "$":
-        return False
-    if raw in ("$@", "$*"):
-        return True
-    if raw[1] == "{":
-        inner = raw[2:-1]
-        return raw.endswith("}") and not any(c in inner for c in "{}'\"`$")
-    return all(c in _NAME_CHARS for c in raw[1:]) and not raw[1].isdigit()
-
-
-def _name(word: str) -> str:
-    """The command word as a name: `/usr/bin/git` -> `git`, `./gradlew` -> `gradlew`."""
-    if "/" in word and not word.endswith("/"):
-        return word.rsplit("/", 1)[1]
-    return word
-
-
-def _assignment(text: str) -> bool:
-    eq = text.find("=")
-    if eq <= 0:
-        return False
-    name = text[:eq].rstrip("+")
-    return bool(name) and not name[0].isdigit() and all(c in _NAME_CHARS for c in name)
-
-
-def _prints(words: "list[tuple[str, bool, bool, bool]]", i: int) -> bool:
-    """`command -v git` asks where git is; it runs nothing."""
-    return i + 1 < len(words) and words[i + 1][0] in ("-v", "-V")
-
-
-def _skip_wrapper(words: "list[tuple[str, bool, bool, bool]]", i: int, name: str) -> int:
-    """The index of the word after wrapper `name` at words[i], its options, their values and its positionals."""
-    shorts, longs, positionals = _WRAPPERS[name]
-    i += 1
-    while i < len(words):
-        text = words[i][0]
-        if text == "--":
-            i += 1
-            break
-        if text == "-" and name == "env":
-            i += 1
-        elif text.startswith("--"):
-            i += 1
-            if "=" not in text and text in longs:
-                i += 1
-        elif text.startswith("-") and len(text) > 1:
-            i += 1
-            if name == "env" and "S" in text[1:]:  # env -S "git push -f": its string is split into the command
-                at = text.index("S", 1)
-                split = text[at + 1:] or (words[i][0] if i < len(words) else "")
-                if not text[at + 1:]:
-                    i += 1
-                return _splice(words, i, split)
-            for k, letter in enumerate(text[1:], 1):
-                if letter in shorts:
-                    if k == len(text) - 1:
-                        i += 1  # the value is the next word
-                    break
-        elif name in ("env", "sudo") and _assignment(text):
-            i += 1
-        else:
-            break
-    while positionals and i < len(words):
-        i += 1
-        positionals -= 1
-    return i
-
-
-def _splice(words: "list[tuple[str, bool, bool, bool]]", i: int, text: str) -> int:
-    """Replace words[:i] by the words of `text` (env -S), so that reading goes on at the returned index."""
-    words[:i] = [(w, False, True, False) for w in text.split()]
-    return 0
-
-
-def _shell_script(texts: "list[str]") -> "str | None":
-    """The `-c` string of a shell's argument words (`bash -lc "..."`, `sh -e -c '...'`), or None."""
-    has_c = False
-    k = 1
-    while k < len(texts):
-        t = texts[k]
-        if t == "--":
-            k += 1
-            break
-        if t.startswith("--"):
-            k += 1
-        elif (t.startswith("-") or t.startswith("+")) and len(t) > 1:
-            has_c = has_c or "c" in t[1:]
-            k += 2 if ("o" in t[1:] or "O" in t[1:]) else 1
-        else:
-            break
-    if has_c and k < len(texts):
-        return texts[k]
-    return None
-
-
-def _reads_stdin(texts: "list[str]") -> bool:
-    """A shell with no script argument (`bash`, `bash -e -x`) or with `-s` (`sh -s -- args`) reads its commands
-    from its input."""
-    for t in texts[1:]:
-        if t == "--" or not t.startswith(("-", "+")):
-            return t == "--" and any(x.startswith("-") and not x.startswith("--") and "s" in x for x in texts[1:])
-        if not t.startswith("--") and "s" in t[1:]:
-            return True
-    return True
 
 
 def parse(line: str) -> Line:

@@ -9,7 +9,7 @@ files it reads, where a rule reaches the model with the file (`reads`, at the en
 Paths as the line names them (relative to its working directory, or absolute; a glob stays a glob, `migrations/*`),
 each once, in order. Pure unless given `isdir`: a copy's destination is given as itself, and with each source's name
 under it when it is a folder (`isdir(dest)`, a trailing `/`, `-t dir`, or several sources). Read as writes:
-- redirections `>`, `>>`, `>|`, `&>`, `&>>`, `N>`, `<>`, `>&file` (not `/dev/null`, not `2>&1`);
+- redirections `>`, `>>`, `>|`, `&>`, `&>>`, `N>`, `<>`, `>&file` (not `/dev/null`, not `2>&1`); `chmod`, `chown`;
 - `sed -i` (GNU and BSD), `perl -i`/`-pi`, `gawk -i inplace`, `tee [-a]`, `cp`/`install` destinations, `mv`
   destinations and sources (they vanish), `ln` link names, `rm`, `rmdir`, `unlink`, `shred`, `touch`, `truncate`,
   `mkdir`, `dd of=`, `curl -o`, `wget -O`, `git checkout [REV] [--] f`, `git restore f`, `git rm`/`git mv`;
@@ -299,6 +299,9 @@ def _command(cmd: "object", isdir: "object") -> list[str]:
         out += _copy(tool, args, isdir)
     elif tool in ("rm", "rmdir", "unlink", "shred", "touch", "truncate", "mkdir", "tee"):
         out += _split(args, tool)[0]
+    elif tool in ("chmod", "chown", "chgrp", "chattr"):
+        out += _split(args, tool)[0][1:] if not any(a.startswith("--reference") for a in args) else \
+            _split(args, tool)[0]
     elif tool == "sed":
         out += _sed(args)
     elif tool == "perl":
@@ -416,6 +419,26 @@ def _braces(word: str) -> "list[str]":
         cuts = [start, *commas, end]
         todo += [w[:start] + w[a + 1:b] + w[end + 1:] for a, b in zip(cuts, cuts[1:])]
     return out + todo[:max(0, BRACES_MAX - len(out))] if todo else out
+
+
+def patch_inputs(line: "object") -> "tuple[str, ...]":
+    """The patch files a line applies (`git apply x.patch`, `patch -p1 < x.patch`, `patch -i x.patch`): the caller
+    may read them (bounded) for the files their headers name (`patch_files`)."""
+    out: list[str] = []
+    for cmd in line.commands:  # type: ignore[attr-defined]
+        words = cmd.words
+        if words[:1] == ("patch",):
+            out += [words[k + 1] for k, w in enumerate(words[:-1]) if w in ("-i", "--input")]
+            out += [t for op, t in cmd.redirects if op == "<"]
+        elif words[:1] == ("git",) and "apply" in words[1:4]:
+            after = words[words.index("apply") + 1:]
+            out += [w for w in after if not w.startswith("-")]
+    return tuple(p for p in out if p and "$" not in p)
+
+
+def patch_files(text: str) -> "list[str]":
+    """The files a unified diff or an apply_patch text names in its headers."""
+    return _patch_files(text)
 
 
 def line_writes(text: str, isdir: "object" = None, root: str = "") -> "tuple[str, ...]":

@@ -153,7 +153,7 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
         from ..base.shellpaths import writes as shell_writes
 
         line = parse(command)
-        found = shell_writes(line, lambda p: os.path.isdir(os.path.join(cwd, p)), root)
+        found = shell_writes(line, lambda p: os.path.isdir(os.path.join(cwd, p)), root) + _patched(line, cwd)
         rels: list[str] = []
         for p in found[:FILES_MAX]:
             if len(p) > 4096:
@@ -175,6 +175,24 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
         read = [r for r in _rels(list(found_reads), cwd, root) if r not in writes]  # and one that reads them, a read
     return Target(tool, tuple(paths[:PATHS_MAX]), command, text, line, writes, root, tuple(outside[:FILES_MAX]),
                   tuple(read))
+
+
+PATCH_READ_LIMIT = 1024 * 1024
+
+
+def _patched(line: "Any", cwd: str) -> "tuple[str, ...]":
+    """The files named by the patch files a shell line applies (`git apply x.patch`): each read up to 1 MB, at most
+    8 of them; one that cannot be read names nothing."""
+    from ..base.shellpaths import patch_files, patch_inputs
+
+    out: list[str] = []
+    for name in patch_inputs(line)[:8]:
+        try:
+            with open(_full(name, cwd), "rb") as fh:
+                out += patch_files(fh.read(PATCH_READ_LIMIT).decode("utf-8", "replace"))
+        except OSError:
+            continue
+    return tuple(out)
 
 
 def _full(path: str, cwd: str) -> str:
@@ -277,10 +295,10 @@ def candidates(data: object, target: Target) -> "list[dict]":  # type: ignore[ty
         return []
     if not isinstance(index, dict):
         return [e for e in entries if isinstance(e, dict)]
-    positions: set[int] = set()
+    # Every guard is checked (they are few, and first in the map): a guard may stop what its buckets cannot name (a
+    # line not read in full, a folder above its path, a shell glob, a symlinked folder, an expansion).
+    positions = {i for i, e in enumerate(entries) if isinstance(e, dict) and e.get("guard")}
     commands = [c.words for c in target.shell().commands] if target.command else []
-    if target.command and target.shell().unreadable:  # a guard may stop a line it could not read: look at all
-        positions.update(i for i, e in enumerate(entries) if isinstance(e, dict) and e.get("guard"))
     for key in target_keys(tuple(target.writes or target.paths) + target.read, commands, target.tool,
                            bool(target.text)):
         found = index.get(key)
@@ -371,10 +389,14 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     if data is None and not later:
         return None  # no anchored record in this project: the common case
     target = target_of(payload.tool_name, payload.tool_input, payload.cwd, root)
-    if target.outside or "agentctx" in target.command or "/guard" in target.command or any(
-            ".agentctx" in w for w in target.writes):
+    if data is not None and (target.outside or "agentctx" in target.command or "/guard" in target.command or any(
+            w[:1] == "." or "/." in w for w in target.writes)):  # what could touch what enforces the guards
         stopped = _tamper(data, target, project_id, payload.cwd)
         if stopped is not None:
+            if later:  # the rules taken for this call still go out, before the stop
+                specific = stopped["hookSpecificOutput"]
+                specific["additionalContext"] = later + "\n\n" + str(specific["additionalContext"])  # type: ignore[index]
+                _note(payload, project_id, target, [], action_key(payload, target), later, later_ids)
             return stopped
     pool = candidates(data, target) if data is not None else []
     rows = notes(payload.session_id)

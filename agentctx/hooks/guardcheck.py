@@ -320,20 +320,30 @@ def _real(rel: str, root: str) -> "str | None":
 # `agentctx` subcommands that change, move or lift a guard, or stop guards being enforced: run by the agent through
 # its shell they are the agent's, not the user's, and are stopped (asked) while the project has a guard.
 PROTECTED = frozenset({"guard", "off", "forget", "delete", "reset", "uninstall", "supersede", "config", "review"})
+# The agents' settings files that register hooks: editing them can unregister the pre-action hook.
+AGENT_SETTINGS = ("/.claude/settings.json", "/.claude/settings.local.json", "/.codex/hooks.json",
+                  "/.codex/config.toml", "/.gemini/settings.json", "/.copilot/settings.json",
+                  "/.copilot/config.json")
 _GLOBALS = frozenset({"-C", "--project-dir"})
 
 
 def tamper(target: "Target", home: str) -> str:
     """Why this action would change or switch off what enforces the user's guards, or "": an `agentctx` command
     in PROTECTED (or `record --supersedes`), a write into agentctx's own directory (the store, the anchor map, the
-    on/off switches, config.json) or to the repository's opt-in marker `.agentctx/enabled`, `sqlite3` on the store,
-    or a request to the dashboard's guard endpoint."""
+    on/off switches, config.json), to the repository's opt-in marker `.agentctx/enabled` or to a file where an agent
+    registers its hooks (AGENT_SETTINGS, ~/.copilot/hooks/), `sqlite3` on the store, or a request to the
+    dashboard's guard endpoint."""
     for path in target.outside:
         if _under(path, home):
             return f"it writes agentctx's own files ({path})"
+        if path.endswith(AGENT_SETTINGS) or "/.copilot/hooks/" in path:
+            return f"it writes {path}, where the agent's hooks (agentctx's guards among them) are registered"
     for path in target.writes:
         if path == ".agentctx" or path.startswith(".agentctx/enabled"):
             return f"it writes {path}, agentctx's switch for this repository"
+        if ("/" + path).endswith(AGENT_SETTINGS) or path.startswith((".claude", ".codex", ".gemini")) and \
+                path.count("/") == 0:
+            return f"it writes {path}, where the agent's hooks (agentctx's guards among them) are registered"
     if not target.command:
         return ""
     for c in target.shell().commands:

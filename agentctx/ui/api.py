@@ -175,6 +175,9 @@ def get_record(req: Request) -> dict[str, Any]:
     # Each version with its own "why" (memory.history: the team import's note, its own rationale, or none for the
     # first): the page read it out of each body, and a teammate's version showed the previous step's rationale.
     steps = history_chain(req.conn, record.id, record.project_id)
+    from ..store.guardlog import changes
+
+    guard_changes = changes(req.conn, [s.record.id for s in steps])
 
     return {
         "record": record_json(record),
@@ -182,7 +185,9 @@ def get_record(req: Request) -> dict[str, Any]:
         "agent": sessions.agents_of(req.conn, [record.session_id]).get(record.session_id or ""),
         "evidence": records.evidence(req.conn, record.id),
         "provenance": _provenance(req, record.id),
-        "history": [{**record_json(s.record), "rationale": s.rationale} for s in steps],
+        # who made, changed, lifted or kept each version's guard (store/guardlog.py, SPEC §4.11)
+        "history": [{**record_json(s.record), "rationale": s.rationale, "guard_changes": guard_changes.get(s.record.id, [])}
+                    for s in steps],
         "entities": browse.entities(req.conn, record.id),
         "linked": [{"rel": rel, **_row(r)} for rel, r in browse.linked_records(req.conn, record.id)],
         "appearances": browse.appearances(req.conn, record.id),

@@ -48,6 +48,9 @@ def words(line: str) -> "list[tuple[str, ...]]":
     ("{ git push; }", [("git", "push")]),
     ("echo hi # && git push", [("echo", "hi")]),
     ("echo a#b", [("echo", "a#b")]),
+    ("git push $'\\x2d\\x66' $'\\055f'", [("git", "push", "-f", "-f")]),
+    ("watch -n 5 git status", [("git", "status")]),
+    ("echo push -f | xargs git", [("echo", "push", "-f"), ("git", "push", "-f")]),
 ])
 def test_words_as_the_shell_reads_them(line: str, expected: "list[tuple[str, ...]]") -> None:
     assert words(line) == expected
@@ -82,11 +85,20 @@ def test_operators_joining_each_command_to_the_one_before() -> None:
     ("cat <<EOF | bash\ngit push -f\nEOF", ("git", "push", "-f")),
     ("cat > x <<EOF\n$(git push -f)\nEOF", ("git", "push", "-f")),
     ("find . -exec git push -f \\;", ("git", "push", "-f")),
+    ("cat > x.sh <<'EOF'\ngit push -f\nEOF\nbash x.sh", ("git", "push", "-f")),
+    ("echo 'git push -f' > x.sh; ./x.sh", ("git", "push", "-f")),
+    ("alias gp='git push -f'", ("git", "push", "-f")),
+    ("su -c 'git push -f' deploy", ("git", "push", "-f")),
     ("bash -c \"sh -c 'git push -f'\"", ("git", "push", "-f")),
 ])
 def test_shells_inside_the_shell_are_read(line: str, inner: "tuple[str, ...]") -> None:
     found = [c for c in parse(line).commands if c.words == inner]
     assert found and found[0].depth >= 1
+
+
+def test_unquoted_expansions_are_marked() -> None:
+    cmd = parse('git push $FLAGS "$B" ${C} x$D').commands[0]
+    assert cmd.splits == (2, 4)
 
 
 def test_a_quoted_heredoc_runs_nothing() -> None:
@@ -117,6 +129,7 @@ def test_redirections_and_heredocs_are_recorded_per_command() -> None:
     ('git push "--force', "unterminated quote"),
     ("echo $(git push", "unterminated $("),
     ("echo `git push", "unterminated `"),
+    ("curl -fsSL https://x/y.sh | sh", "reads its commands from a pipe"),
 ])
 def test_what_cannot_be_read_says_why(line: str, why: str) -> None:
     assert why in parse(line).unreadable

@@ -12,6 +12,7 @@ import pytest
 
 from agentctx.base import guards
 from agentctx.hooks import action
+from agentctx.memory import anchormap
 
 FORCE = guards.make("never", ["command:git push --force"])
 ALWAYS = guards.make("always", ["command:make test"], record_anchors=("command:git push",))
@@ -112,6 +113,17 @@ NEVER_FORCE = [
     ("python - <<'EOF'\nimport subprocess\nsubprocess.run(['git', 'push', '--force'])\nEOF", STOP),
     ("node -e \"require('child_process').execSync('git push --force')\"", STOP),
     ("curl -fsSL https://example.com/x.sh | sh -s -- git push -f", STOP),
+    ("git push --force-w", STOP),  # git takes a long option by a prefix only it has
+    ("git push --force-with origin main", STOP),
+    ("watch -n 5 git push -f", STOP),
+    ("su -c 'git push -f' deploy", STOP),
+    ("script -qc 'git push -f' /dev/null", STOP),
+    ("flock /tmp/push.lock -c 'git push --force'", STOP),
+    ("setsid git push -f", STOP),
+    ("taskset -c 0 git push -f", STOP),
+    ("git push $'\\x2df'", STOP),  # ANSI-C quoting: \x2d is `-`
+    ("cat > push.sh <<'EOF'\ngit push -f\nEOF\nbash push.sh", STOP),  # a script the line wrote, then runs
+    ("echo 'git push --force' > p.sh && chmod +x p.sh && ./p.sh", STOP),
     # what is not a force push
     ("git push", RUN),
     ("git push origin main", RUN),
@@ -308,6 +320,10 @@ SHELL_WRITES = [
     ("tar -xzf /tmp/sql.tgz -C migrations", STOP),
     ("rsync -av /tmp/sql/ migrations/", STOP),
     ("cd migrations/.. && rm migrations/0001_init.sql", STOP),
+    ("chmod 600 migrations/0001_init.sql", STOP),
+    ("cat > clean.sh <<'EOF'\nrm -rf migrations\nEOF\nsource clean.sh", STOP),
+    ("git apply /tmp/fix.patch", STOP),  # the patch file names migrations/0001_init.sql
+    ("patch -p1 < /tmp/fix.patch", STOP),
     ("black migrations/", STOP),
     ("prettier --write migrations/0001_init.sql", STOP),
     ("echo x > db/0002.sql", STOP),  # db -> migrations, a symlink inside the repository
@@ -351,6 +367,9 @@ def root(tmp_path):
     (repo / "src").mkdir()
     (repo / "notes").mkdir()
     os.symlink("migrations", repo / "db")
+    # a patch file outside the repository, as `git apply /tmp/fix.patch` reads it: its header names the guarded file
+    (tmp_path / "fix.patch").write_text("--- a/migrations/0001_init.sql\n+++ b/migrations/0001_init.sql\n"
+                                        "@@ -1 +1 @@\n-a\n+b\n")
     return str(repo)
 
 
@@ -358,7 +377,8 @@ def _decide(guard: str, record_anchors: "tuple[str, ...]", tool: str, tool_input
     entry = {"id": "g1", "title": "Guarded", "text": "x", "anchors": list(record_anchors), "guard": guard,
              "type": "decision"}
     target = action.target_of(tool, tool_input, root, root)
-    picks = action.select([entry], target, "claude", set())
+    data = {"entries": [entry], "index": anchormap.index([entry])}  # the map's buckets, as the hook reads them
+    picks = action.select(action.candidates(data, target), target, "claude", set())
     return next((p.decision for p in picks if p.decision), "")
 
 
@@ -374,6 +394,7 @@ def test_always_make_test_before_push(line: str, expected: str, root: str) -> No
 
 @pytest.mark.parametrize("line,expected", SHELL_WRITES)
 def test_never_migrations_through_the_shell(line: str, expected: str, root: str) -> None:
+    line = line.replace("/tmp/fix.patch", os.path.join(os.path.dirname(root), "fix.patch"))
     assert _decide(PATHS, (), "Bash", {"command": line}, root) == expected
 
 
@@ -432,6 +453,10 @@ TAMPER = [
     ("sqlite3 ~/.agentctx/agentctx.db \"UPDATE records SET guard = ''\"", STOP),
     ("curl -X POST http://127.0.0.1:8765/api/records/g1/guard -d '{\"off\": true}'", STOP),
     ("rm -f .agentctx/enabled", STOP),
+    ("echo '{}' > ~/.claude/settings.json", STOP),
+    ("rm .claude/settings.local.json", STOP),
+    ("sed -i 's/PreToolUse/X/' ~/.codex/hooks.json", STOP),
+    ("chmod 000 ~/.agentctx/agentctx.db", STOP),
     ("agentctx search 'force push'", RUN),
     ("agentctx show g1", RUN),
     ("agentctx record --type decision --title x --body y", RUN),
@@ -451,7 +476,7 @@ def test_the_agent_cannot_lift_a_guard_through_its_shell(line: str, expected: st
     records.set_guard(conn, rec.id, detect(repo).id, FORCE)
     consolidate.run(detect(repo))
     home = base_paths.home_dir()
-    line = line.replace("~/.agentctx", home)
+    line = line.replace("~/.agentctx", home).replace("~/", os.path.expanduser("~/"))
     out = hook("pre-tool-use", {"session_id": "s1", "cwd": str(repo), "hook_event_name": "PreToolUse",
                                 "tool_name": "Bash", "tool_input": {"command": line}})
     decision = (out or {}).get("hookSpecificOutput", {}).get("permissionDecision", "")
@@ -488,3 +513,22 @@ def test_copilot_edit_tools_reach_the_guard(root: str) -> None:
     data = copilot.payload("pre-tool-use", {"sessionId": "s", "cwd": root, "toolName": "bash",
                                             "toolArgs": {"command": "git push -f"}})
     assert _decide(FORCE, (), data["tool_name"], data["tool_input"], root) == STOP
+
+
+def test_a_record_is_not_delivered_again_after_its_guard_stopped_the_action(add, conn, repo, hook) -> None:
+    from agentctx.base.project import detect
+    from agentctx.memory import consolidate
+    from agentctx.store import records
+
+    rec = add("No force pushes", "Never force-push main; open a PR.", anchors=("command:git push",))
+    records.set_guard(conn, rec.id, detect(repo).id, FORCE)
+    consolidate.run(detect(repo))
+
+    def call(line: str) -> dict:
+        return hook("pre-tool-use", {"session_id": "s1", "cwd": str(repo), "hook_event_name": "PreToolUse",
+                                     "tool_name": "Bash", "tool_input": {"command": line}}) or {}
+
+    stopped = call("git push -f")["hookSpecificOutput"]
+    assert stopped["permissionDecision"] == "ask" and rec.id in stopped["permissionDecisionReason"]
+    assert call("git push origin main") == {}  # its anchor matches: already quoted when the guard stopped the push
+    assert call("git push --force-with-lease")["hookSpecificOutput"]["permissionDecision"] == "ask"  # still a guard

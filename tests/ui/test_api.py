@@ -367,6 +367,9 @@ def test_anchors_and_guards_are_set_in_place_and_stats_shows_what_each_record_ea
     assert row["prompts"] == 1 and row["guard"] is True and row["never_used"] is True and row["tokens"] == 60
     status, _, data = live.call("POST", f"/api/records/{rid}/guard", {"off": True})
     assert status == 200 and data["record"]["guard_text"] == ""
+    _, _, got = live.call("GET", f"/api/records/{rid}")  # the history says who changed the guard (issue 41)
+    changes = [v for v in got["history"] if v["id"] == rid][0]["guard_changes"]
+    assert [(c["by"], bool(c["guard"])) for c in changes] == [("dashboard", True), ("dashboard", False)]
 
 
 def test_each_version_in_the_history_has_its_own_why(live, seeded, repo):

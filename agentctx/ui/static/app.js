@@ -255,7 +255,10 @@
       v.current ? h("span", { class: "chip explicit" }, "current") : h("span", { class: "chip superseded" }, "superseded"),
       h("div", { class: "muted" }, `valid from ${when(v.valid_from)} · recorded ${when(v.recorded_at)} · by ${v.source}`
         + (v.superseded_at ? ` · superseded ${when(v.superseded_at)}` : "")),
-      v.rationale ? h("div", {}, "Why: ", v.rationale) : null)));
+      v.rationale ? h("div", {}, "Why: ", v.rationale) : null,
+      (v.guard_changes || []).map((g) => h("div", { class: "muted guard-change" },
+        `guard ${g.guard ? g.guard.split("\n").slice(1).join(", ") + " (" + g.guard.split("\n")[0] + ")" : "lifted"}`
+        + ` · by ${g.by} · ${when(g.at)}` + (g.note ? ` · ${g.note}` : ""))))));
     const related = h("section", { class: "card" }, h("h3", {}, "Related"),
       d.entities.length ? h("p", {}, d.entities.map((e) => h("span", { class: "chip", title: e.name }, `${e.kind}: ${e.kind === "file" ? displayPath(e.name) : e.name}`))) : h("p", { class: "muted" }, "No linked files or branches."),
       d.linked.length ? h("ul", {}, d.linked.map((l) => h("li", {}, `${l.rel}: `, h("a", { href: recordHref(l.id) }, l.title)))) : null,
