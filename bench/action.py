@@ -7,16 +7,24 @@ and read by `agentctx`'s own reader (memory/rulefiles.sync: formats, braces, com
 map is built from the records, and every commit is replayed as one agent session: each touched file is an edit, and
 the pre-action selection (`select`, the hook's pure function) decides what is delivered before it.
 
+Each commit is replayed as the agent would make it (issue 43): "read" reads each existing file the agent's usual
+way first (Claude Code's Read, Codex's `sed -n 1,200p`, Gemini's read_file) and then edits it, and writes a new file
+with no read; "shell" edits each existing file with `sed -i` and writes a new one through the shell. What the hook
+returns for a call reaches the model with the call's result, so a rule counts as before the edit only when it came
+with an earlier call (the read) or with the one-time stop of the edit (`_first`: every record marked "before").
+
 Ground truth is each format's own semantics as documented (vendor-notes/rule-files.md), matched here by a separate
 implementation (a glob is matched against the whole repository-relative path: `*` and `?` within a segment, `**`
 across segments, `{a,b}` alternatives; a nested AGENTS.md/CLAUDE.md/GEMINI.md governs its folder), not by
 base/anchors. Measured per agent (a rule the agent loads natively is its own job and is counted apart; what it
 loads is `memory.native`'s decision for a session started at the repository root, as each commit is replayed: Codex
 loads only the AGENTS.md files on the way from the root to its working directory, so a nested one is agentctx's job):
-  hit        share of (edit, governing rule) pairs whose rule was delivered at or before the edit in its session
-  covered    share of all (edit, governing rule) pairs the agent has: loaded by itself, or delivered
-  noise      share of edits that were given a rule that does not govern them
-  tokens     tokens delivered per edit (the hook's action), and per session
+  hit        share of (edit of an existing file, governing rule) pairs whose rule reached the model before the edit
+             (read, then edit); `before`: the same with the agent's own loading (native pairs) counted in;
+             `shell_hit`, `shell_first_hit`: `sed -i` edits without and with the one-time stop; `new_hit`,
+             `new_first_hit`: new files written
+  noise      share of calls (reads and edits) that were given a rule that does not govern their file
+  tokens     tokens delivered per edit and per session; `today`: delivered at each edit only, as before issue 43
   always-on  what an index of every rule's title and description in every turn costs (Claude Code's MEMORY.md
              style), and every rule's whole text in every turn
 The length of a record's text in the map (anchormap.TEXT_CHARS: within the hook's 400-token budget, a longer text
@@ -38,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 TEXT_CHOICES = (120, 240, 480)  # characters of a record's text in the map, tried on the fit repositories
+READ_BUDGETS = (400, 600, 800)  # tokens a read may carry (hooks/action.READ_BUDGET), tried on the fit repositories
 
 
 # --- ground truth: each format's meaning, matched independently of base/anchors ------------------------------------
@@ -186,20 +195,69 @@ def with_text(entries: list[dict[str, object]], conn: "object", chars: int) -> l
     return out
 
 
-def deliver(entries: list[dict[str, object]], file: str, agent: str, delivered: set[str]) -> tuple[list[str], int]:
-    """What the pre-action hook delivers before an edit of `file`: hooks/action.select, exactly; (ids, tokens)."""
-    from agentctx.base.tokens import estimate
-    from agentctx.hooks.action import Target, render, select
+def read_target(agent: str, file: str) -> "object":
+    """The agent's usual read of a file before it edits it, as the hook's target: Claude Code's Read, Gemini's
+    read_file (mapped to Read, delivered from AfterTool), Codex's `sed -n 1,200p FILE` through the shell reader."""
+    import shlex
 
-    picks = select(entries, Target("Edit", (file,)), agent, delivered)
-    return [str(p.entry["id"]) for p in picks], estimate(render(picks)) if picks else 0
+    from agentctx.base import shellpaths
+    from agentctx.hooks.action import Target
+
+    if agent == "codex":
+        line = f"sed -n 1,200p {shlex.quote(file)}"
+        return Target("Bash", (), line, "", read=shellpaths.line_reads(line))
+    return Target("Read", (), "", "", read=(file,))
+
+
+def edit_target(file: str, new: bool, shell: bool) -> "object":
+    """The edit: Edit of an existing file (Codex's apply_patch and Gemini's replace map to it), Write of a new one,
+    or a shell edit (`sed -i`, read by the shell reader)."""
+    import shlex
+
+    from agentctx.base import shellpaths
+    from agentctx.hooks.action import Target
+
+    if shell:
+        line = f"sed -i 's/a/b/' {shlex.quote(file)}"
+        written = shellpaths.line_writes(line)
+        return Target("Bash", written, line, "", writes=written)
+    return Target("Write" if new else "Edit", (file,))
+
+
+def deliver(entries: list[dict[str, object]], target: "object", agent: str, delivered: set[str],
+            first: bool = False, read_budget: "int | None" = None) -> tuple[list[str], int, bool]:
+    """What the pre-action hook delivers for one call: hooks/action.select, exactly, and, with `first` (every record
+    marked "before"), whether the call is stopped once with them (an edit whose plain picks are new); (ids, tokens,
+    stopped)."""
+    from agentctx.base.tokens import estimate
+    from agentctx.hooks.action import render, select
+
+    from agentctx.hooks.action import READ_BUDGET
+
+    budget = read_budget if read_budget and getattr(target, "read", ()) and not getattr(target, "paths", ()) else None
+    picks = select(entries, target, agent, delivered, budget=budget)
+    stopped = first and bool(getattr(target, "paths", ())) and any(not p.decision for p in picks)
+    if stopped:  # the stop carries what a read would (hooks/action.pre_tool_use)
+        picks = select(entries, target, agent, delivered, budget=read_budget or READ_BUDGET)
+    return [str(p.entry["id"]) for p in picks], estimate(render(picks)) if picks else 0, stopped
 
 
 # --- one repository ------------------------------------------------------------------------------------------------
 
+# How a session edits: "read" reads each existing file the agent's usual way, then edits it (a new file is written
+# with no read); "shell" edits each existing file with `sed -i` and writes a new one with a here-document, no read.
+SCENARIOS = ("read", "shell")
+KINDS = ("existing", "new")
+
 
 def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, object]],
-            built: tuple[list[dict[str, object]], dict[str, str], object]) -> dict[str, float]:
+            built: tuple[list[dict[str, object]], dict[str, str], object],
+            read_budget: "int | None" = None) -> dict[str, float]:
+    """Replay every commit as one session per scenario (SCENARIOS), with and without the one-time stop (`_first`:
+    every record marked "before"). A (governed edit, rule) pair is a hit when the rule reached the model before the
+    edit: delivered at an earlier call of the session (the read before it included) or with the stop of the edit
+    itself. What the hook returns for the edit otherwise arrives with its result, after the edit: today's only
+    delivery (`today_tokens`, its tokens per session)."""
     from agentctx.memory.native import native_agents
     from agentctx.store import records
 
@@ -210,31 +268,57 @@ def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, ob
     for t in scoped:
         rec = records.get(conn, ids[t.path]) if t.path in ids else None  # type: ignore[arg-type]
         native[t.path] = bool(rec) and agent in native_agents(rec, cwd="")  # each session starts at the root
-    pairs = hits = native_pairs = edits = noisy = tokens = 0
-    per_session: list[int] = []
+    out: dict[str, float] = {"edits": 0, "calls": 0, "noisy": 0, "tokens": 0, "today_tokens": 0, "sessions": 0,
+                             "session_tokens_max": 0, "native_pairs": 0, "native_new_pairs": 0,
+                             "unmatched_rules": sum(1 for t in scoped if t.path not in ids)}
+    for scenario in SCENARIOS:
+        for first in ("", "_first"):
+            for kind in KINDS:
+                out[f"{scenario}{first}_{kind}_pairs"] = out[f"{scenario}{first}_{kind}_hits"] = 0
     for commit in repo["commits"]:  # type: ignore[union-attr]
-        delivered: set[str] = set()
-        spent = 0
-        for file in commit["files"]:
-            edits += 1
-            got, n = deliver(entries_list, file, agent, delivered)
-            delivered.update(got)
-            spent += n
-            governing = [t for t in scoped if t.governs(file)]
-            good_ids = {ids.get(t.path) for t in governing}
-            if any(g not in good_ids for g in got):
-                noisy += 1
-            for t in governing:
-                if native[t.path]:
-                    native_pairs += 1
-                    continue
-                pairs += 1
-                hits += ids.get(t.path) in delivered
-        tokens += spent
-        per_session.append(spent)
-    return {"edits": edits, "pairs": pairs, "hits": hits, "native_pairs": native_pairs, "noisy": noisy,
-            "tokens": tokens, "sessions": len(per_session), "session_tokens_max": max(per_session or [0]),
-            "unmatched_rules": sum(1 for t in scoped if t.path not in ids)}
+        added = set(commit.get("added") or ())  # type: ignore[union-attr]
+        files = list(commit["files"])  # type: ignore[index]
+        out["sessions"] += 1
+        today: set[str] = set()
+        for f in files:  # today: one delivery at each edit, after it
+            got, n, _ = deliver(entries_list, edit_target(f, f in added, False), agent, today)
+            today.update(got)
+            out["today_tokens"] += n
+        for scenario in SCENARIOS:
+            for first in (False, True):
+                delivered: set[str] = set()  # what the hook has given in this session (once per session)
+                spent = 0
+                counted = scenario == "read" and not first  # noise and tokens: the usual session, no stop
+                for f in files:
+                    new = f in added
+                    kind = "new" if new else "existing"
+                    governing = [t for t in scoped if t.governs(f)]
+                    good = {ids.get(t.path) for t in governing}
+                    seen = set(delivered)  # every earlier call's delivery reached the model with its result
+                    calls = [read_target(agent, f)] if scenario == "read" and not new else []
+                    calls.append(edit_target(f, new, scenario == "shell"))
+                    for i, target in enumerate(calls):
+                        got, n, stopped = deliver(entries_list, target, agent, delivered, first, read_budget)
+                        delivered.update(got)
+                        spent += n
+                        if counted:
+                            out["calls"] += 1
+                            out["noisy"] += any(g not in good for g in got)
+                        if i < len(calls) - 1 or stopped:  # the read's, or the stop's: before the edit
+                            seen.update(got)
+                    out["edits"] += counted
+                    tag = f"{scenario}{'_first' if first else ''}_{kind}"
+                    for t in governing:
+                        if native[t.path]:
+                            if counted:
+                                out["native_new_pairs" if new else "native_pairs"] += 1
+                            continue
+                        out[f"{tag}_pairs"] += 1
+                        out[f"{tag}_hits"] += ids.get(t.path) in seen
+                if counted:
+                    out["tokens"] += spent
+                    out["session_tokens_max"] = max(out["session_tokens_max"], spent)
+    return out
 
 
 def always_on(repo: dict[str, object]) -> tuple[int, int]:
@@ -248,6 +332,11 @@ def always_on(repo: dict[str, object]) -> tuple[int, int]:
 
 def ratio(a: float, b: float) -> float:
     return a / b if b else 0.0
+
+
+def share(m: "dict[str, float]", tag: str) -> float:
+    """Hits over pairs of one scenario (`read_existing`, `shell_first_existing`, ...); 1.0 when it has no pair."""
+    return m[f"{tag}_hits"] / m[f"{tag}_pairs"] if m[f"{tag}_pairs"] else 1.0
 
 
 def totals(rows: list[dict[str, float]]) -> dict[str, float]:
@@ -293,41 +382,69 @@ def main(argv: list[str] | None = None) -> int:
     from agentctx.memory.anchormap import TEXT_CHARS
 
     variants = {n: {name: with_text(b[0], b[2], n) for name, b in built.items()} for n in TEXT_CHOICES}
+    from agentctx.hooks.action import READ_BUDGET
+
+    def fit_total(agent: str, n: int, budget: int) -> "dict[str, float]":
+        return totals([measure(r, agent, variants[n][str(r["repo"])], built[str(r["repo"])], budget) for r in data
+                       if str(r["repo"]) in fit_names])
+
     for agent in agents:
-        # Fit: the text length with the best hit rate on the fit half; ties go to the hook's own, then the shorter.
-        scores = {}
-        for n in TEXT_CHOICES:
-            t = totals([measure(r, agent, variants[n][str(r["repo"])], built[str(r["repo"])]) for r in data
-                        if str(r["repo"]) in fit_names])
-            scores[n] = round(ratio(t["hits"], t["pairs"]), 3)
+        # Fit on the fit half: the text length with the best share before the edit (read, then edit) at the hook's
+        # read budget, then the read budget with that text; ties go to the hook's own value, then the smaller.
+        scores = {n: round(share(fit_total(agent, n, READ_BUDGET), "read_existing"), 3) for n in TEXT_CHOICES}
         chosen = max(TEXT_CHOICES, key=lambda n: (scores[n], n == TEXT_CHARS, -n))
+        budget_scores = {b: round(share(fit_total(agent, chosen, b), "read_existing"), 3) for b in READ_BUDGETS}
+        budget = max(READ_BUDGETS, key=lambda b: (budget_scores[b], b == READ_BUDGET, -b))
         held = [r for r in data if str(r["repo"]) not in fit_names] or data
-        for label, n in (("", chosen), ("_hook_default", TEXT_CHARS)):
-            rows = []
+        # Shown, not chosen from: the held-out share at each read budget.
+        held_budgets = {b: round(share(totals([measure(r, agent, variants[chosen][str(r["repo"])],
+                                                       built[str(r["repo"])], b) for r in held]), "read_existing"), 3)
+                        for b in READ_BUDGETS}
+        summary[f"{agent}_held_read_budgets"] = "/".join(f"{k}:{v}" for k, v in held_budgets.items())
+        for label, n, b in (("", chosen, budget), ("_hook_default", TEXT_CHARS, READ_BUDGET)):
+            rows, fit_rows = [], []
             for repo in data:
                 name = str(repo["repo"])
-                m = measure(repo, agent, variants[n][name] if n in variants else built[name][0], built[name])
-                if repo in held:
-                    rows.append(m)
+                m = measure(repo, agent, variants[n][name] if n in variants else built[name][0], built[name], b)
+                (rows if repo in held else fit_rows).append(m)
                 if not args.no_repos and not label:
                     part = "fit" if name in fit_names and len(held) < len(data) else "held-out"
-                    print(f"{agent} {part} {name}: rules={len(repo['rules'])} edits={m['edits']} pairs={m['pairs']} "
-                          f"hit={ratio(m['hits'], m['pairs']):.3f} noise={ratio(m['noisy'], m['edits']):.3f} "
-                          f"native_pairs={m['native_pairs']} tokens/edit={ratio(m['tokens'], m['edits']):.1f}")
+                    print(f"{agent} {part} {name}: rules={len(repo['rules'])} edits={m['edits']} "
+                          f"pairs={m['read_existing_pairs']} before={share(m, 'read_existing'):.3f} "
+                          f"shell={share(m, 'shell_existing'):.3f} shell_first={share(m, 'shell_first_existing'):.3f} "
+                          f"new={share(m, 'read_new'):.3f} new_first={share(m, 'read_first_new'):.3f} "
+                          f"noise={ratio(m['noisy'], m['calls']):.3f} native_pairs={m['native_pairs']} "
+                          f"tokens/session={ratio(m['tokens'], m['sessions']):.1f} "
+                          f"today={ratio(m['today_tokens'], m['sessions']):.1f}")
             t = totals(rows)
-            summary.update({f"{agent}{label}_text_chars": n, f"{agent}{label}_hit": round(ratio(t["hits"], t["pairs"]), 3),
-                            f"{agent}{label}_covered": round(ratio(t["hits"] + t["native_pairs"],
-                                                                   t["pairs"] + t["native_pairs"]), 3),
-                            f"{agent}{label}_noise": round(ratio(t["noisy"], t["edits"]), 3),
+            summary.update({f"{agent}{label}_text_chars": n, f"{agent}{label}_read_budget": b,
+                            f"{agent}{label}_hit": round(share(t, "read_existing"), 3),
+                            f"{agent}{label}_noise": round(ratio(t["noisy"], t["calls"]), 3),
                             f"{agent}{label}_tokens_per_edit": round(ratio(t["tokens"], t["edits"]), 1)})
-            if label:  # what the agent has on every repository, fit half included (nothing here is fitted)
-                every = totals([measure(r, agent, built[str(r["repo"])][0], built[str(r["repo"])]) for r in data])
-                summary[f"{agent}_covered_all"] = round(ratio(every["hits"] + every["native_pairs"],
-                                                              every["pairs"] + every["native_pairs"]), 3)
-            if not label:
-                summary.update({f"{agent}_pairs": int(t["pairs"]), f"{agent}_native_pairs": int(t["native_pairs"]),
-                                f"{agent}_tokens_per_session": round(ratio(t["tokens"], t["sessions"]), 1),
-                                f"{agent}_fit_hits": "/".join(f"{n}:{scores[n]}" for n in TEXT_CHOICES)})
+            if label:
+                continue
+            pairs, native_pairs = t["read_existing_pairs"], t["native_pairs"]
+            f = totals(fit_rows) if fit_rows else t
+            summary.update({
+                # before the edit, agentctx's delivery and the agent's own loading counted apart, then together
+                f"{agent}_pairs": int(pairs), f"{agent}_native_pairs": int(native_pairs),
+                f"{agent}_before": round(ratio(t["read_existing_hits"] + native_pairs, pairs + native_pairs), 3),
+                f"{agent}_covered": round(ratio(t["read_existing_hits"] + native_pairs, pairs + native_pairs), 3),
+                f"{agent}_shell_hit": round(share(t, "shell_existing"), 3),
+                f"{agent}_shell_first_hit": round(share(t, "shell_first_existing"), 3),
+                f"{agent}_new_hit": round(share(t, "read_new"), 3),
+                f"{agent}_new_first_hit": round(share(t, "read_first_new"), 3),
+                f"{agent}_new_pairs": int(t["read_new_pairs"]),
+                f"{agent}_tokens_per_session": round(ratio(t["tokens"], t["sessions"]), 1),
+                f"{agent}_today_tokens_per_session": round(ratio(t["today_tokens"], t["sessions"]), 1),
+                f"{agent}_tokens_vs_today": round(ratio(t["tokens"], t["today_tokens"]), 2),
+                # the fit half at the chosen values (fitted on it: not a result, shown so nothing hides there)
+                f"{agent}_fit_half_hit": round(share(f, "read_existing"), 3),
+                f"{agent}_fit_half_before": round(ratio(f["read_existing_hits"] + f["native_pairs"],
+                                                        f["read_existing_pairs"] + f["native_pairs"]), 3),
+                f"{agent}_fit_half_tokens_vs_today": round(ratio(f["tokens"], f["today_tokens"]), 2),
+                f"{agent}_fit_hits": "/".join(f"{k}:{v}" for k, v in scores.items()),
+                f"{agent}_fit_read_budgets": "/".join(f"{k}:{v}" for k, v in budget_scores.items())})
     index, full = zip(*(always_on(r) for r in data))
     summary["edits"] = int(sum(len(c["files"]) for r in data for c in r["commits"]))  # type: ignore[union-attr]
     summary["index_tokens_per_turn"] = round(statistics.mean(index), 1)

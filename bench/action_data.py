@@ -7,7 +7,10 @@ the commit where the repository had the most path-scoped rule files (`.cursor/ru
 files touched by up to N non-merge commits reachable from it (each commit is one agent session; each touched file
 one edit). One JSON object per repository (the format bench/action.py reads):
   {"repo": "owner/name", "snapshot": "<sha>", "rules": [{"path": ..., "text": ...}],
-   "commits": [{"commit": "<sha>", "files": [...]}]}
+   "commits": [{"commit": "<sha>", "files": [...], "added": [...]}]}
+`files`: what the commit added, modified or renamed to (not what it deleted); `added`: those it created (a new
+file has nothing to read first). Repositories listed in the kept-apart file (KEPT_APART, or $AGENTCTX_KEPT_APART)
+are never read.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ PATHSPECS = [":(glob).cursor/rules/**", ":(glob).claude/rules/**", ":(glob).gith
              ":(glob)**/AGENTS.md", ":(glob)**/CLAUDE.md", ":(glob)**/GEMINI.md"]
 CANDIDATES = 12  # commits that touched rule files, looked at to pick the snapshot
 FILES_PER_COMMIT = 40  # larger commits are mass renames or vendored code, not one agent's edits
-RULE_CHARS = 6000  # what bench/action.py needs of a rule file: the frontmatter and the start of the text
+RULE_CHARS = 6000
+KEPT_APART = "/work/shared/bench/kept-apart-repos.txt"  # repositories no bench may fit or develop on  # what bench/action.py needs of a rule file: the frontmatter and the start of the text
 
 
 def git(repo: Path, *args: str) -> str:
@@ -75,24 +79,42 @@ def extract(repo: Path, name: str, commits: int) -> dict[str, object] | None:
         return None
     snapshot = best[1]
     rules = scoped(repo, snapshot, best[2])
-    log = git(repo, "log", snapshot, "--no-merges", f"-n{commits * 2}", "--format=%x00%H", "--name-only")
+    log = git(repo, "log", snapshot, "--no-merges", f"-n{commits * 2}", "--format=%x00%H", "--name-status",
+              "--no-renames")
     out_commits: list[dict[str, object]] = []
     for block in log.split("\0")[1:]:
         lines = [x.strip() for x in block.splitlines() if x.strip()]
         if not lines or len(lines) - 1 > FILES_PER_COMMIT or len(lines) == 1:
             continue
-        out_commits.append({"commit": lines[0], "files": lines[1:]})
+        changes = [ln.split("\t") for ln in lines[1:] if "\t" in ln]
+        files = [c[-1] for c in changes if c[0] != "D"]
+        if not files:
+            continue
+        out_commits.append({"commit": lines[0], "files": files, "added": [c[-1] for c in changes if c[0] == "A"]})
         if len(out_commits) >= commits:
             break
     return {"repo": name, "snapshot": snapshot, "rules": rules, "commits": out_commits}
 
 
+def kept_apart() -> set[str]:
+    """The repositories the benches must never read (lower-cased owner/name), from the kept-apart file."""
+    import os
+
+    try:
+        text = Path(os.environ.get("AGENTCTX_KEPT_APART") or KEPT_APART).read_text(encoding="utf-8")
+    except OSError:
+        return set()
+    return {ln.strip().lower() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")}
+
+
 def repos(mirror: Path) -> list[tuple[Path, str]]:
     out = []
+    apart = kept_apart()
     for d in sorted(mirror.iterdir()) if mirror.is_dir() else []:
         git_dir = d / "repo"
-        if (git_dir / "HEAD").exists() and "+" in d.name:
-            out.append((git_dir, d.name.replace("+", "/", 1)))
+        name = d.name.replace("+", "/", 1)
+        if (git_dir / "HEAD").exists() and "+" in d.name and name.lower() not in apart:
+            out.append((git_dir, name))
     return out
 
 

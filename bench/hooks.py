@@ -229,7 +229,9 @@ WAITED = 2 * len(AGENTS)
 # The pre-action hook: nothing matches (Claude Code, Codex, Gemini, Copilot payloads), and a record delivered (issue 33); a
 # 500-character chained shell line with nothing to deliver but a guard to check, and a 10 MB shell line (issue 41).
 PRE_TOOL_FORMS = ("pre-tool-use", "pre-tool-use.match", "pre-tool-use:codex", "pre-tool-use:gemini",
-                  "pre-tool-use:copilot", "pre-tool-use.chain", "pre-tool-use.huge")
+                  "pre-tool-use:copilot", "pre-tool-use.chain", "pre-tool-use.huge",
+                  # a Read (the most frequent call) of a file nothing governs, and of one a record governs (issue 43)
+                  "pre-tool-use.read", "pre-tool-use.read_match")
 CHAIN = ("cd {repo} && git status --short && git diff --stat HEAD~1 && python -m pytest -q tests/unit -x "
          "&& ruff check src tests && grep -rn 'TODO' src | head -20 && sudo -u ci env CI=1 timeout 600 make test "
          "&& git add -A && git commit -m \"$(cat <<'EOF'\nfix: the cache index keeps its token budget\nEOF\n)\" "
@@ -285,7 +287,7 @@ def agent_events(base: dict[str, str], prompts: list[bytes]) -> dict[str, list[b
     }
 
 
-def bench(n: int, runs: int, py: str) -> dict[str, float]:
+def bench(n: int, runs: int, py: str, pause: float = 0.0) -> dict[str, float]:
     tmp = Path(tempfile.mkdtemp(prefix="agentctx-bench-"))
     try:
         home, repo = tmp / "home", tmp / "home" / "repo"
@@ -317,6 +319,21 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         events["pre-tool-use"] = [json.dumps({**edit, "session_id": "b"}).encode()]
         events["pre-tool-use.match"] = [json.dumps({**edit, "session_id": f"m{i}", "tool_input": {
             **edit["tool_input"], "file_path": str(repo / WORDS[0] / "handler.py")}}).encode() for i in range(runs + 2)]
+        read = {**edit, "tool_name": "Read", "tool_input": {"file_path": str(repo / "notes" / "unrelated.txt")}}
+        events["pre-tool-use.read"] = [json.dumps({**read, "session_id": "b"}).encode()]
+        events["pre-tool-use.read_match"] = [json.dumps({**read, "session_id": f"r{i}", "tool_input": {
+            "file_path": str(repo / WORDS[0] / "handler.py")}}).encode() for i in range(runs + 2)]
+        # What the agent waits for after an Edit: the follow-up answers, the capture runs after it (issue 43).
+        events["post-tool-use.edit"] = [json.dumps({**edit, "session_id": "e", "tool_use_id": "te",
+                                                    "hook_event_name": "PostToolUse",
+                                                    "tool_response": {"filePath": edit["tool_input"]["file_path"],
+                                                                      "success": True}}).encode()]
+        # After a call that had a record delivered before it (the pre-tool-use.match sessions): the follow-up.
+        events["post-tool-use.followup"] = [json.dumps({**edit, "session_id": f"m{i}", "hook_event_name": "PostToolUse",
+                                                        "tool_input": {**edit["tool_input"],
+                                                                       "file_path": str(repo / WORDS[0] / "handler.py")},
+                                                        "tool_response": {"success": True}}).encode()
+                                            for i in range(runs + 2)]
         events["pre-tool-use:codex"] = [json.dumps({**edit, "session_id": "b", "tool_name": "Bash",
                                                     "tool_input": {"command": "pytest -q"}}).encode()]
         events["pre-tool-use:gemini"] = [json.dumps({**edit, "session_id": "b", "tool_name": "replace"}).encode()]
@@ -334,7 +351,8 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         launcher = str(Path(__file__).resolve().parent.parent / "plugin" / "bin" / "agentctx")
         out: dict[str, float] = {}
         for group in (("session-start", "user-prompt-submit", *AGENT_FORMS[:WAITED], *PRE_TOOL_FORMS),
-                      ("post-tool-use", "stop", "pre-compact", *AGENT_FORMS[WAITED:])):
+                      ("post-tool-use", "post-tool-use.edit", "post-tool-use.followup", "stop", "pre-compact",
+                       *AGENT_FORMS[WAITED:])):
             commands = {"floor": ([py, "-I", "-c", "import sqlite3, json"], [b""])}
             for form in group:
                 event, _, agent = form.partition(":")  # "user-prompt-submit:codex": the Codex adapter's form
@@ -359,6 +377,8 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
                                    check=False, cwd=str(repo))
                     if i >= 2:  # two warm-up rounds: page cache and bytecode
                         samples[name].append((time.perf_counter() - start) * 1000)
+                    if pause and group[0] == "post-tool-use":  # let the detached capture finish (--pause)
+                        time.sleep(pause)
             out.setdefault("floor_ms", statistics.median(samples["floor"]))
             if "pre-tool-use.huge_ms" in commands:  # the 10 MB line must answer, exit 0, inside the hook's budget
                 argv, payloads = commands["pre-tool-use.huge_ms"]
@@ -381,6 +401,9 @@ def main() -> int:
     parser.add_argument("--records", type=int, nargs="*", default=[10_000, 100_000])
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--python", help="interpreter with agentctx installed (default: a fresh venv with `pip install .`)")
+    parser.add_argument("--pause", type=float, default=0.0,
+                        help="seconds between the hooks that leave work after their answer (PostToolUse, Stop): each "
+                             "is then timed without the previous one's detached child running beside it")
     parser.add_argument("--against", type=Path, help="another checkout: an interleaved A/B of the prompt and start hooks")
     parser.add_argument("--meaning", type=Path, metavar="TABLE",
                         help="a static token table (agentctx embed builds one): the prompt hook without (A) and with (B) "
@@ -426,7 +449,7 @@ def main() -> int:
 
 def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
     for n in args.records:
-        res = bench(n, args.runs, py)
+        res = bench(n, args.runs, py, args.pause)
         floor = res["floor_ms"]
         print(f"\n{n:,} records   floor (python -I -c 'import sqlite3, json'): {floor:.1f} ms")
         print(f"{'hook':<30}{'python -m':>12}{'ratio':>8}{'python -I -m':>14}{'ratio':>8}{'agentctx':>12}{'ratio':>8}"
@@ -462,6 +485,11 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         summary[f"pre_tool_huge_ms{tag}"] = f"{res['pre-tool-use.huge_ms']:.0f}"  # within TOTAL_S (2 s), exit 0
         summary[f"pre_tool_huge_rc{tag}"] = f"{res['pre-tool-use.huge_rc']:.0f}"
         summary[f"pre_tool_huge_stopped{tag}"] = f"{res['pre-tool-use.huge_stopped']:.0f}"
+        summary[f"pre_tool_read_ratio{tag}"] = f"{res['pre-tool-use.read_ratio']:.2f}"  # nothing to deliver: <= 1.0
+        summary[f"pre_tool_read_match_ratio{tag}"] = f"{res['pre-tool-use.read_match_ratio']:.2f}"  # delivered: <= 1.2
+        summary[f"post_tool_edit_ratio{tag}"] = f"{res['post-tool-use.edit_ratio']:.2f}"  # waited for: <= 1.1
+        summary[f"post_tool_shell_ratio{tag}"] = f"{res['post-tool-use_ratio']:.2f}"
+        summary[f"post_tool_followup_ratio{tag}"] = f"{res['post-tool-use.followup_ratio']:.2f}"
         summary[f"session_start_plugin_ratio{tag}"] = f"{res['session-start_plugin_ratio']:.2f}"
     if len(args.records) > 1:  # the unsuffixed names refer to the first size
         first = f"_{args.records[0] // 1000}k"
@@ -472,7 +500,9 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
                      "pre_tool_ratio", "pre_tool_isolated_ratio", "pre_tool_match_ratio",
                      "pre_tool_match_isolated_ratio", "pre_tool_ratio_codex", "pre_tool_ratio_gemini",
                      "pre_tool_ratio_copilot", "pre_tool_chain_ratio", "pre_tool_chain_isolated_ratio",
-                     "pre_tool_huge_ms", "pre_tool_huge_rc", "pre_tool_huge_stopped"):
+                     "pre_tool_huge_ms", "pre_tool_huge_rc", "pre_tool_huge_stopped",
+                     "pre_tool_read_ratio", "pre_tool_read_match_ratio", "post_tool_edit_ratio",
+                     "post_tool_shell_ratio", "post_tool_followup_ratio"):
             if f"{name}{first}" in summary:
                 summary[name] = summary[f"{name}{first}"]
     print(" ".join(f"{k}={v}" for k, v in summary.items()))

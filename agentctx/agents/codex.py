@@ -126,3 +126,21 @@ def line_turn(line: dict) -> "tuple[str, str] | None":  # type: ignore[type-arg]
 def line_key(line: dict) -> "str | None":  # type: ignore[type-arg]
     """Rollout items are appended once each: nothing is rewritten."""
     return None
+
+
+def line_context(line: dict) -> "list[str]":  # type: ignore[type-arg]
+    """Where a rollout line holds what a hook gave the model (hooks/arrival.py): a developer message (a hook's
+    context, fact 23), or a call's output (a deny reason takes its place)."""
+    body = line.get("payload")
+    if line.get("type") != "response_item" or not isinstance(body, dict):
+        return []
+    kind = body.get("type")
+    if kind == "message" and body.get("role") == "developer":
+        content = body.get("content")
+        parts = [content] if isinstance(content, str) else content if isinstance(content, list) else []
+        return [p if isinstance(p, str) else str(p.get("text") or "") for p in parts[:64]
+                if isinstance(p, (str, dict))]
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        out = body.get("output")
+        return [out[:65536]] if isinstance(out, str) else [str(out)[:65536]] if out is not None else []
+    return []

@@ -12,14 +12,31 @@ EVENTS: dict[str, tuple[str, "str | None", int]] = {
     "BeforeAgent": ("user-prompt-submit", None, 10_000),
     # Every tool: an anchor may name any tool. Its context is not read (fact 22): AfterTool delivers it.
     "BeforeTool": ("pre-tool-use", None, 10_000),
-    "AfterTool": ("post-tool-use", "^(run_shell_command|write_file|replace|mcp_agentctx_ctx_get)$", 10_000),
+    # The tools whose results carry a delivery (read_file, read_many_files: the rule reaches the model with the file
+    # it is about to change) and whose effects we capture.
+    "AfterTool": ("post-tool-use", "^(run_shell_command|write_file|replace|read_file|read_many_files|"
+                                   "mcp_agentctx_ctx_get)$", 10_000),
     "AfterAgent": ("stop", None, 10_000),
     "SessionEnd": ("session-end", None, 5_000),
 }
 # Neutral event -> the name Gemini wants back as `hookEventName` (fact 14).
 OUTPUT_EVENTS = {neutral: event for event, (neutral, _, _) in EVENTS.items()}
 # Gemini's tool names -> the neutral (Claude Code) names capture knows (fact 11).
-TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit"}
+TOOLS = {"run_shell_command": "Bash", "write_file": "Write", "replace": "Edit", "read_file": "Read",
+         "read_many_files": "Read"}
+# The neutral names of the tools AfterTool runs for (the matcher above): only their deliveries can reach the model,
+# so a record picked before any other tool is neither shown nor logged as delivered (SPEC §4.11).
+CARRIED = frozenset({"Bash", "Write", "Edit", "Read"})
+_GLOB = "*?[{"
+
+
+def _read_many(tool_input: object) -> "dict | None":  # type: ignore[type-arg]
+    """read_many_files' `include` (files and globs, the CLI's tool schema) as the neutral `file_paths`: the plain files only."""
+    data = tool_input if isinstance(tool_input, dict) else {}
+    listed = data.get("include")
+    names = [n for n in listed if isinstance(n, str) and not any(c in n for c in _GLOB)] if isinstance(listed, list) \
+        else []
+    return {"file_paths": names[:128]}
 OPEN, CLOSE = "<hook_context>", "</hook_context>"
 # Gemini names an MCP tool mcp_<server>_<tool> (fact 21); Claude Code and Codex mcp__<server>__<tool>.
 CLAUDE_TOOL_PREFIX, TOOL_PREFIX = "mcp__agentctx__", "mcp_agentctx_"
@@ -101,6 +118,8 @@ def payload(event: str, data: dict) -> "dict | None":  # type: ignore[type-arg]
     elif event in ("pre-tool-use", "post-tool-use"):
         name = data.get("tool_name")
         out["tool_name"] = TOOLS.get(name, name) if isinstance(name, str) else ""
+        if name == "read_many_files":
+            out["tool_input"] = _read_many(data.get("tool_input"))
         if event == "post-tool-use":
             result = _tool_output(data.get("tool_response"))
             out["tool_response"] = result
@@ -183,3 +202,18 @@ def line_turn(line: dict) -> "tuple[str, str] | None":  # type: ignore[type-arg]
 def line_cwd(line: dict) -> "str | None":  # type: ignore[type-arg]
     """The chat file records no working directory (its header has a project hash only): the hooks' cwd is used."""
     return None
+
+
+def line_context(line: dict) -> "list[str]":  # type: ignore[type-arg]
+    """Where a chat line holds what a hook gave the model (hooks/arrival.py): a function response (AfterTool's
+    `<hook_context>` is appended to its output, fact 24; a deny reason is its error)."""
+    out: list[str] = []
+    parts = line.get("content") if line.get("type") == "user" else None
+    calls = line.get("toolCalls") if line.get("type") == "gemini" else None
+    for part in (parts if isinstance(parts, list) else [])[:64]:
+        if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
+            out.append(str(part["functionResponse"].get("response"))[:65536])
+    for call in (calls if isinstance(calls, list) else [])[:64]:
+        if isinstance(call, dict) and call.get("result") is not None:
+            out.append(str(call.get("result"))[:65536])
+    return out

@@ -1,6 +1,8 @@
-"""The files a shell line writes, read from its parsed commands (base/shell.py): what a path guard checks.
+"""The files a shell line writes, read from its parsed commands (base/shell.py): what a path guard checks; and the
+files it reads, where a rule reaches the model with the file (`reads`, at the end).
 
     writes(line: shell.Line) -> tuple[str, ...]
+    reads(line: shell.Line, isfile=callable) -> tuple[str, ...]
 
     writes(line, isdir=callable)  # is this destination a folder? (`cp a.sql migrations` writes migrations/a.sql)
 
@@ -40,6 +42,25 @@ _VALUES: "dict[str, tuple[str, frozenset[str]]]" = {
     "curl": ("odHXuAeTwFrKxmCbcE", frozenset({"--output", "--data", "--header", "--request", "--user", "--form",
                                               "--user-agent", "--referer", "--upload-file", "--config", "--cookie"})),
 }
+# The readers (`reads`): their options that take a value.
+_VALUES.update({
+    "head": ("nc", frozenset({"--lines", "--bytes"})),
+    "tail": ("ncs", frozenset({"--lines", "--bytes", "--sleep-interval", "--pid", "--max-unchanged-stats"})),
+    "nl": ("bdfhilnsvw", frozenset({"--body-numbering", "--section-delimiter", "--footer-numbering",
+                                    "--header-numbering", "--line-increment", "--join-blank-lines",
+                                    "--number-format", "--number-separator", "--starting-line-number",
+                                    "--number-width"})),
+    "grep": ("efABCmdD", frozenset({"--regexp", "--file", "--after-context", "--before-context", "--context",
+                                    "--max-count", "--directories", "--devices", "--label", "--include", "--exclude",
+                                    "--exclude-dir", "--color", "--colour", "--binary-files"})),
+    "rg": ("efABCmgtTMjE", frozenset({"--regexp", "--file", "--after-context", "--before-context", "--context",
+                                      "--max-count", "--glob", "--iglob", "--type", "--type-not", "--max-columns",
+                                      "--threads", "--encoding", "--colors", "--sort", "--sortr", "--replace",
+                                      "--max-depth", "--type-add", "--pre", "--pre-glob"})),
+    "bat": ("lrHmpL", frozenset({"--language", "--line-range", "--highlight-line", "--map-syntax", "--style",
+                                 "--theme", "--tabs", "--wrap", "--terminal-width", "--color", "--paging"})),
+    "less": ("bhjkoOpPtTxyz", frozenset()),
+})
 _PY_CALLS = ("write_text(", "write_bytes(", "unlink(", "touch(", "rmdir(", "mkdir(")
 _PY_FUNCS = ("os.remove(", "os.unlink(", "shutil.rmtree(", "os.rmdir(", "shutil.copy(", "shutil.copyfile(",
              "shutil.copy2(", "shutil.move(", "os.rename(", "os.replace(", "writeFileSync(", "appendFileSync(",
@@ -423,3 +444,85 @@ def patch_files(text: str) -> "list[str]":
 def line_writes(text: str, isdir: "object" = None, root: str = "") -> "tuple[str, ...]":
     """writes() of a shell line given as text."""
     return writes(_shell.parse(text), isdir, root)
+
+
+# --- reads ----------------------------------------------------------------------------------------------------------
+# The agent reads a file before it changes it, Codex CLI through the shell (`sed -n 1,200p f`, `cat f`, `nl -ba f`,
+# `rg -n pat f`); what the pre-action hook returns for that call reaches the model with the file (SPEC §4.11). Read
+# as reads: `cat`, `nl`, `less`/`more`, `bat`, `head`, `tail`, `wc`, `sed` without `-i` (its files after the
+# script), `grep`/`rg` (the operands after the pattern), `git show REV:path`, `git diff|log ... -- path`, `git blame
+# path`, and an input redirection `< f`. A word that is not plain text or is a glob is left out.
+_READERS = {"egrep": "grep", "fgrep": "grep", "batcat": "bat", "more": "less", "zcat": "cat", "wc": "cat"}
+_PLAIN_READERS = frozenset({"cat", "nl", "less", "head", "tail", "bat"})
+_GLOB = frozenset("*?[]{}")
+
+
+def _git_reads(args: "tuple[str, ...]") -> list[str]:
+    from .cmdpattern import git_subcommand
+
+    sub, rest = git_subcommand(args)
+    if sub == "show":
+        return [w.split(":", 1)[1] for w in rest if ":" in w and not w.startswith("-")]
+    if sub in ("diff", "log", "blame", "annotate"):
+        if "--" in rest:
+            return list(rest[rest.index("--") + 1:])
+        if sub in ("blame", "annotate"):
+            return [w for w in rest if not w.startswith("-")][-1:]
+    return []
+
+
+def _reads_of(cmd: "object") -> list[str]:
+    words: "tuple[str, ...]" = cmd.words  # type: ignore[attr-defined]
+    found = [t for op, t in cmd.redirects if op == "<"]  # type: ignore[attr-defined]
+    if not words:
+        return found
+    tool, args = _READERS.get(words[0], words[0]), tuple(words[1:])
+    if tool == "git":
+        found += _git_reads(args)
+    elif tool in _PLAIN_READERS:
+        found += _split(args, tool)[0]
+    elif tool == "sed" and not _sed(args) and not any(a.startswith(("-i", "--in-place")) for a in args):
+        positional, options = _split(args, "sed")
+        scripted = any(o.startswith(("-e=", "-f=", "--expression", "--file")) for o in options)
+        found += positional if scripted else positional[1:]
+    elif tool in ("grep", "rg"):
+        positional, options = _split(args, tool)
+        patterned = any(o.startswith(("-e=", "-f=", "--regexp", "--file")) for o in options)
+        found += positional if patterned else positional[1:]
+    return found
+
+
+def _walk(line: "object", root: str) -> "list[tuple[object, str]]":
+    """Each command of a parsed line with the folder its relative paths start from (a `cd`/`pushd` earlier in the
+    line, as `writes` reads them)."""
+    out: "list[tuple[object, str]]" = []
+    folders: "dict[int, str]" = {}
+    for cmd in line.commands:  # type: ignore[attr-defined]
+        for d in [d for d in folders if d > cmd.depth]:
+            del folders[d]
+        here = next((folders[d] for d in sorted(folders, reverse=True) if d <= cmd.depth), "")
+        if cmd.words[:1] in (("cd",), ("pushd",)):
+            dest = [_known_start(w, root) for w in cmd.words[1:] if not w.startswith("-")]
+            if dest and "$" not in dest[0] and "`" not in dest[0] and not dest[0].startswith("~"):
+                folders[cmd.depth] = _join(here, dest[0])
+            continue
+        out.append((cmd, here))
+    return out
+
+
+def reads(line: "object", isfile: "object" = None, root: str = "") -> "tuple[str, ...]":
+    """The files a parsed shell line reads, each once, in order (from where its `cd` went); `isfile` keeps only the
+    operands that are files (`rg x src/` reads no file in particular)."""
+    found: dict[str, None] = {}
+    for cmd, here in _walk(line, root):
+        for named in _reads_of(cmd):
+            path = _join(here, _known_start(named, root))
+            if (path and len(path) <= 4096 and "$" not in path and "`" not in path and not (_GLOB & set(path))
+                    and path not in _NO_FILE and (isfile is None or isfile(path))):  # type: ignore[operator]
+                found.setdefault(path, None)
+    return tuple(found)
+
+
+def line_reads(text: str, isfile: "object" = None, root: str = "") -> "tuple[str, ...]":
+    """reads() of a shell line given as text."""
+    return reads(_shell.parse(text), isfile, root)

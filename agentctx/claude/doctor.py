@@ -337,6 +337,29 @@ def check_plugin(install: "Any", registered: list[str]) -> Check:
                  "its PATH), or set AGENTCTX_PYTHON to one in the environment Claude Code starts with")
 
 
+def check_arrival(conn: sqlite3.Connection | None, repair: bool) -> list[Check]:
+    """Per agent: how many action-time deliveries were found in its transcript; a warning when they stopped (the
+    agent changed where it puts a hook's context, or stopped reading it: SPEC §4.11)."""
+    from ..agents import LABELS
+    from ..store import sessions
+
+    if conn is None:
+        return []
+    out = []  # what the store holds (rows still in the pending ledger count after the next drain)
+    for agent, a in sorted(sessions.arrival_by_agent(conn, None).items()):
+        label = LABELS.get(agent, agent)
+        detail = f"{label}: {a['arrived']} of {a['checked']} action-time deliveries found in its transcript"
+        if a["stopped_arriving"]:
+            out.append(Check(f"arrival {agent}", "warn", detail + "; none in its last sessions: its deliveries "
+                             "stopped arriving", f"agentctx why (and check {label}'s version against vendor-notes)"))
+        else:
+            out.append(Check(f"arrival {agent}", "ok", detail))
+    return out
+
+
+CHECKS.append(check_arrival)
+
+
 def run(repair: bool = False, *, project_root: Path | None = None, wiring: bool = True) -> list[Check]:
     """Run every check (with `wiring`, also Claude Code's registered commands); never raises for a broken store."""
     results: list[Check] = []

@@ -27,7 +27,8 @@ HOOKS: dict[str, tuple[str, str | None, dict[str, Any]]] = {
     "PreToolUse": ("pre-tool-use", None, {"timeout": 10}),
     # Only tools whose effects we capture. Synchronous: headless runs cancel async hooks still running at exit and
     # then may skip SessionEnd (async: cancelled in 11 and 4 of 15 runs, SessionEnd skipped in 9 and 1; sync: none;
-    # docs/hooks.md).
+    # docs/hooks.md). The hook answers at once and captures in a detached child (hooks.later): the agent does not
+    # wait for the capture, and nothing cancels it.
     # ctx_get (ours, under either server name): a record fetched after it was delivered before an action (§4.11).
     "PostToolUse": ("post-tool-use", "Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*agentctx__ctx_get", {"timeout": 10}),
     # A failed call never reaches PostToolUse: a failing test run or an erroring command comes only here (fact 24).

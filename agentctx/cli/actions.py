@@ -1,4 +1,5 @@
-"""`agentctx guard` (make a record enforced before actions, or stop) and `agentctx stats` (what each record earned)."""
+"""`agentctx guard` (make a record enforced before actions, or stop), `agentctx before` (a record that must reach the
+model before an edit it governs) and `agentctx stats` (what each record earned)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,29 @@ def cmd_guard(args: argparse.Namespace, ctx: Context) -> int:
     return 0
 
 
+def cmd_before(args: argparse.Namespace, ctx: Context) -> int:
+    from ..store import before, records
+
+    if bool(args.id) == bool(args.project):
+        raise UsageError("invalid_field", field="before", problem="needs a record id or --project")
+    if args.project:
+        rid, what = before.PROJECT, f"every anchored record of {ctx.project.id}"
+    else:
+        target = records.resolve(ctx.conn, args.id, ctx.project.id)
+        if not target.is_current:
+            raise ValidationError("invalid_field", field="before", problem=f"{target.id} is superseded: mark its head")
+        rid, what = target.id, target.id
+    before.set_mark(ctx.conn, ctx.project.id, rid, not args.off)
+    if ctx.json:
+        ctx.emit({"id": rid, "before": not args.off})
+    elif args.off:
+        ctx.out(f"before: off for {what}")
+    else:
+        ctx.out(f"before: on for {what} (an edit it governs is stopped once in a session where the model has not "
+                f"seen it yet; the same call again goes through)")
+    return 0
+
+
 def cmd_stats(args: argparse.Namespace, ctx: Context) -> int:
     from ..memory import pending
     from ..store import records, sessions
@@ -57,11 +81,13 @@ def cmd_stats(args: argparse.Namespace, ctx: Context) -> int:
                      "current": bool(rec and rec.is_current), "guard": bool(rec and rec.guard),
                      "digests": u["digests"], "prompts": u["prompts"], "actions": u["actions"], "followed": followed,
                      "ignored": u["ignored"], "acted": u["acted"], "fetched": u["fetched"], "tokens": u["tokens"],
-                     "never_used": not used})
+                     "stops": u["stops"], "retries": u["retries"], "arrived": u["arrived"],
+                     "not_found": u["not_found"], "never_used": not used})
     rows.sort(key=lambda r: (-r["tokens"], r["id"]))
     rows = rows[: args.limit]
+    arrival = sessions.arrival_by_agent(ctx.conn, ctx.project.id)
     if ctx.json:
-        ctx.emit({"records": rows})
+        ctx.emit({"records": rows, "arrival": arrival})
         return 0
     if not rows:
         ctx.out("nothing injected yet")
@@ -74,8 +100,12 @@ def cmd_stats(args: argparse.Namespace, ctx: Context) -> int:
         # What is known: a record only shown (digest, prompts) may have been read; nothing says it was used.
         note = "  (only shown: never followed, acted on or fetched)" if r["never_used"] else ""
         guard = " [guard]" if r["guard"] else ""
+        stops = f"  (stopped once {r['stops']}, retried {r['retries']})" if r["stops"] else ""
         ctx.out(f"{r['id'][:12]:<12} {r['digests']:>7} {r['prompts']:>7} {r['actions']:>7} {r['followed']:>8} "
-                f"{r['ignored']:>7} {r['fetched']:>7} {r['tokens']:>7}  {r['title']}{guard}{note}")
+                f"{r['ignored']:>7} {r['fetched']:>7} {r['tokens']:>7}  {r['title']}{guard}{stops}{note}")
+    for agent, a in sorted(arrival.items()):
+        ctx.out(f"action-time deliveries of {agent}: {a['arrived']} of {a['checked']} found in its transcript"
+                + (f" ({a['not_found']} not found)" if a["not_found"] else ""))
     return 0
 
 
@@ -114,6 +144,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--off", action="store_true", help="stop enforcing this record")
     add_json(p)
     p.set_defaults(handler=cmd_guard)
+
+    p = sub.add_parser("before", help="make a record reach the agent before an edit it governs (a one-time stop)",
+                       epilog="When an edit (a new file, a shell edit) is governed by a record marked before that the "
+                              "model has not seen in this session, that one call is denied with the record as the "
+                              "reason; the same call made again goes through. Off by default.")
+    p.add_argument("id", nargs="?", help="the record")
+    p.add_argument("--project", action="store_true", help="every anchored record of this project")
+    p.add_argument("--off", action="store_true", help="remove the mark")
+    add_json(p)
+    p.set_defaults(handler=cmd_before)
 
     p = sub.add_parser("stats", help="per record: in digests, injected at prompts and at actions, followed, ignored, "
                                      "tokens")

@@ -128,6 +128,9 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
     from ..memory.anchormap import action_decisions
 
     acted = action_decisions() if any(i.event == "PreToolUse" for i in rows) else {}
+    # Whether each action-time delivery was found in the agent's transcript (hooks/arrival.py, SPEC §4.11).
+    arrival = {(i.session_id or "", i.prompt_hash or ""): i.event.split("/", 1)[1] for i in rows
+               if i.event in ("PreToolUse/arrived", "PreToolUse/not_found")}
     out = []
     for inj in rows:
         items = []
@@ -142,7 +145,8 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
         action = acted.get((inj.session_id or "", inj.prompt_hash or "")) if inj.event == "PreToolUse" else None
         if action:  # before a tool call: which action, and the anchor (or guard) each record matched
             why = {p.get("id"): p for p in action.get("picks") or () if isinstance(p, dict)}  # type: ignore[union-attr]
-            row["action"] = {"tool": action.get("tool"), "paths": action.get("paths")}
+            row["action"] = {"tool": action.get("tool"), "paths": action.get("paths"),
+                             "arrival": arrival.get((inj.session_id or "", inj.prompt_hash or ""))}
             for item in items:
                 pick = why.get(item["id"]) or {}
                 item["anchor"], item["decision"] = pick.get("anchor"), pick.get("decision")
@@ -161,10 +165,13 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
         act = row.get("action")
         if isinstance(act, dict):
             ctx.out(f"    before {act.get('tool')}" + (f" of {', '.join(act.get('paths') or ())}" if act.get("paths")
-                                                     else ""))
+                                                     else "")
+                    + {"arrived": "  (found in the agent's transcript)", "not_found": "  (NOT found in the agent's "
+                       "transcript)"}.get(str(act.get("arrival")), ""))
         for item in row["records"]:
             score = "" if item["score"] is None else f"{item['score']:.3f}"
-            reason = (f"  guard: {item['decision']}" if item.get("decision") else
+            reason = ("  stopped the call once (marked before)" if item.get("decision") == "first" else
+                      f"  guard: {item['decision']}" if item.get("decision") else
                       f"  matched {item['anchor']}" if item.get("anchor") else "")
             ctx.out(f"    {score:>8}  [{item['type']}] {item['title']}  {item['id']}{reason}")
     if prompts:

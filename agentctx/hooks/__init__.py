@@ -29,6 +29,13 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "session-end": ("lifecycle", "session_end"),
 }
 
+# Work a handler leaves for after its answer (capture, graph links, the working log: nothing the agent reads). A hook
+# run as its own process (`console`) answers, then does it in a forked child detached from the agent, so the agent
+# waits only for the answer; in-process (`run` from tests or another caller) it runs right after the answer.
+AFTER: "list[tuple[str, object]]" = []
+AFTER_LIFETIME_S = 30  # the detached child's own limit (a store locked longer defers its write: budget.defer)
+_DETACH = [False]
+
 STDIN_LIMIT = 16 * 1024 * 1024  # a PostToolUse payload carries tool output; anything larger is not a hook payload
 STDIN_WAIT_S = 5.0
 
@@ -108,6 +115,46 @@ def record_pending(entry: dict[str, object]) -> bool:
     except OSError:
         return False
     return True
+
+
+def later(event: str, work: object) -> None:
+    """Run `work()` after the hook's answer, off the agent's path (AFTER)."""
+    AFTER.append((event, work))
+
+
+def _run_after() -> None:
+    while AFTER:
+        event, work = AFTER.pop(0)
+        try:
+            work()  # type: ignore[operator]
+        except BaseException as exc:  # fail open, like the handler itself
+            log(event, f"after the answer: {type(exc).__name__}: {exc}")
+
+
+def _detach_after() -> None:
+    """Fork a child that does the AFTER work with no link to the agent (its own session, stdio on /dev/null), and
+    return in the parent at once. Where fork is missing or fails, the work runs here, as before."""
+    if not AFTER:
+        return
+    try:
+        pid = os.fork()
+    except (AttributeError, OSError):
+        _run_after()
+        return
+    if pid:
+        return
+    try:  # the child: nothing of the agent's pipes stays open, or the agent would wait for it
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        import _signal
+
+        _signal.signal(_signal.SIGALRM, _signal.SIG_DFL)  # the lifetime's end kills it (SIGALRM's default)
+        _signal.setitimer(_signal.ITIMER_REAL, AFTER_LIFETIME_S)
+        _run_after()
+    finally:
+        os._exit(0)
 
 
 def log(event: str, message: str) -> None:
@@ -250,6 +297,8 @@ def run(argv: list[str]) -> int:
         log(event, f"{type(exc).__name__}: {exc}")
     finally:
         budget.disarm(watchdog)
+    if not _DETACH[0]:
+        _run_after()
     return 0
 
 
@@ -262,6 +311,7 @@ def console(argv: list[str]) -> "NoReturn":
     import gc
 
     gc.disable()  # a short-lived process that leaves through os._exit: collection cycles would only cost time
+    _DETACH[0] = True
     try:
         code = run(argv)
     except BaseException:  # the watchdog firing in the instant run() disarms it: still exit 0
@@ -269,5 +319,6 @@ def console(argv: list[str]) -> "NoReturn":
     try:
         sys.stdout.flush()
         sys.stderr.flush()
+        _detach_after()  # the answer is out: what is left runs in a child the agent does not wait for
     finally:
         os._exit(code)

@@ -13,12 +13,21 @@ if TYPE_CHECKING:
     from . import Payload
 
 ACTION_BUDGET = 400  # tokens an action may receive (SPEC §4.11), the header included
+# A call that only reads (the agent's read of the file it is about to change) may carry more: it is the one chance
+# for a file many rules govern to bring them all before the edit; each still comes once per session, so a session
+# spends about the same (fitted by bench/action.py on half the repositories).
+READ_BUDGET = 800
 TEXT_SCAN = 32_000  # characters of an edit's text searched for symbol anchors
 PATHS_MAX = 64  # files of one call matched for delivery (guards check every file, up to FILES_MAX)
 FILES_MAX = 100_000  # files of one call a guard checks: more than any patch; a payload is at most 16 MB anyway
 # Neutral (Claude Code) tool names whose target is a file, and the input fields that name it; adapters map their
 # own tools to these (Gemini's replace/write_file, Codex's apply_patch as `file_paths`).
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+# Tools that read a file: the agent usually reads the file it is about to change, and what the hook returns for the
+# read reaches the model with the file, before it writes the edit (SPEC §4.11). Grep and Glob only when their path
+# names one file (a folder or a pattern reads nothing in particular).
+READ_TOOLS = frozenset({"Read", "NotebookRead"})
+SEARCH_TOOLS = frozenset({"Grep", "Glob"})
 _PATH_FIELDS = ("file_path", "notebook_path", "path")
 _TEXT_FIELDS = ("new_string", "old_string", "content", "new_source")
 SHELL_TOOLS = frozenset({"Bash"})
@@ -27,12 +36,14 @@ NOTES_READ_LIMIT = 1024 * 1024
 COMMAND_KEY = 16_000  # characters of a shell line that tie the post-action hook's call to this one
 
 
-class Target(record_type("Target", ("tool", "paths", "command", "text", "line", "writes", "root", "outside"),
-                         defaults=("", (), "", "", None, (), "", ()))):
+class Target(record_type("Target", ("tool", "paths", "command", "text", "line", "writes", "root", "outside", "read"),
+                         defaults=("", (), "", "", None, (), "", (), ()))):
     """What a tool call is about to touch: its tool name, the repository-relative files it edits (the first
-    PATHS_MAX, for delivery), the shell line it runs (whole) and as base/shell.py reads it, the text it writes (for
-    symbol anchors), every repository-relative file it writes (edits and shell writes, for guards), the root, and
-    the absolute files it writes outside the repository (guardcheck.tamper)."""
+    PATHS_MAX, for delivery; a shell line's writes among them), the shell line it runs (whole) and as base/shell.py
+    reads it, the text it writes (for symbol anchors), every repository-relative file it writes (edits and shell
+    writes, for guards), the root, the absolute files it writes outside the repository (guardcheck.tamper), and the
+    repository-relative files it reads (`read`: a record anchored to one is delivered with what the read returns; a
+    guard's path pattern never stops a read)."""
 
     __slots__ = ()
 
@@ -73,14 +84,41 @@ def _rel_or_none(path: str, cwd: str, root: str) -> "str | None":
     return real[len(base):] if real.startswith(base) else None
 
 
+def _rels(names: "list[object]", cwd: str, root: str) -> "list[str]":
+    """The repository-relative form of each file name, in order, each once (outside the repository: left out)."""
+    out: list[str] = []
+    for name in names[:PATHS_MAX * 2]:
+        if isinstance(name, str) and name.strip() and len(name) <= 4096:
+            rel = _rel(name.strip(), cwd, root)
+            if rel and rel not in out:
+                out.append(rel)
+    return out[:PATHS_MAX]
+
+
+def _one_file(name: object, cwd: str) -> bool:
+    """Whether a search tool's `path` names one existing file (not a folder, not a pattern)."""
+    if not isinstance(name, str) or not name.strip() or len(name) > 4096 or any(c in name for c in "*?[{"):
+        return False
+    return os.path.isfile(name if os.path.isabs(name) else os.path.join(cwd, name))
+
+
 def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
-    """The target of a tool call in the neutral shape (file edits, shell lines; every tool by its name)."""
+    """The target of a tool call in the neutral shape (file edits, file reads, shell lines; every tool by its name)."""
     data = tool_input if isinstance(tool_input, dict) else {}
+    if tool in READ_TOOLS or tool in SEARCH_TOOLS:
+        names = [data.get(k) for k in _PATH_FIELDS]
+        listed = data.get("file_paths")
+        if isinstance(listed, list):
+            names += listed
+        if tool in SEARCH_TOOLS:
+            names = [n for n in names if _one_file(n, cwd)]
+        return Target(tool, (), "", "", None, (), root, (), tuple(_rels(names, cwd, root)))
     paths: list[str] = []
     text = ""
     line = None
     writes: "tuple[str, ...]" = ()
     outside: list[str] = []
+    read: list[str] = []
     if tool in EDIT_TOOLS:
         names = [data.get(k) for k in _PATH_FIELDS]
         listed = data.get("file_paths")
@@ -128,7 +166,15 @@ def target_of(tool: str, tool_input: object, cwd: str, root: str) -> Target:
             else:
                 rels.append(rel)
         writes = tuple(dict.fromkeys(rels))
-    return Target(tool, tuple(paths[:PATHS_MAX]), command, text, line, writes, root, tuple(outside[:FILES_MAX]))
+        paths = list(writes[:PATHS_MAX])  # a shell line that changes files is an edit of them (SPEC §4.11)
+        from ..base.shellpaths import reads as shell_reads
+
+        here = cwd
+        found_reads = shell_reads(line, lambda p: os.path.isfile(p if os.path.isabs(p) else os.path.join(here, p)),
+                                  root)
+        read = [r for r in _rels(list(found_reads), cwd, root) if r not in writes]  # and one that reads them, a read
+    return Target(tool, tuple(paths[:PATHS_MAX]), command, text, line, writes, root, tuple(outside[:FILES_MAX]),
+                  tuple(read))
 
 
 PATCH_READ_LIMIT = 1024 * 1024
@@ -159,6 +205,8 @@ def matches(anchor: str, target: Target) -> bool:
     has entries to match)."""
     from .guardcheck import matches as anchor_matches
 
+    if target.read and anchor.startswith("path:"):  # the files it reads are targets too (never for a guard)
+        target = target._replace(paths=target.paths + target.read)
     return anchor_matches(anchor, target)
 
 
@@ -188,12 +236,17 @@ def block(entry: dict, decision: str = "") -> str:  # type: ignore[type-arg]
 HEADER = "agentctx: project memory about what this tool call touches (the whole record: ctx_get with its id):"
 
 
+def budget_of(target: Target) -> int:
+    """The tokens a call may receive: READ_BUDGET for a call that only reads files, else ACTION_BUDGET."""
+    return READ_BUDGET if target.read and not (target.paths or target.writes) else ACTION_BUDGET
+
+
 def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[str] | frozenset[str]",  # type: ignore[type-arg]
-           cwd_rel: str = "") -> "list[Pick]":
-    """The records to deliver before this action, within ACTION_BUDGET (header included): every guard the action
-    trips, then the entries whose anchors match, in map order, skipping those already delivered this session and
-    those the agent loads itself in a session started at `cwd_rel` (`memory.native.entry_skips`). Pure: the hook
-    and bench/action.py call exactly this."""
+           cwd_rel: str = "", budget: "int | None" = None) -> "list[Pick]":
+    """The records to deliver before this action, within `budget` tokens (header included; default
+    `budget_of(target)`): every guard the action trips, then the entries whose anchors match, in map order, skipping
+    those already delivered this session and those the agent loads itself in a session started at `cwd_rel`
+    (`memory.native.entry_skips`). Pure: the hook and bench/action.py call exactly this."""
     from ..memory.native import entry_skips
     from .guardcheck import stop
 
@@ -214,7 +267,7 @@ def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[st
         anchor = next((a for a in e.get("anchors") or () if isinstance(a, str) and matches(a, target)), "")
         if anchor:
             plain.append(Pick(e, anchor, "", block(e)))
-    cap = ACTION_BUDGET * 4 - len(HEADER)
+    cap = (budget_of(target) if budget is None else budget) * 4 - len(HEADER)
     out: list[Pick] = []
     for pick in guarded + plain:
         room = cap - sum(len(p.block) + 2 for p in out) - 2
@@ -246,7 +299,8 @@ def candidates(data: object, target: Target) -> "list[dict]":  # type: ignore[ty
     # line not read in full, a folder above its path, a shell glob, a symlinked folder, an expansion).
     positions = {i for i, e in enumerate(entries) if isinstance(e, dict) and e.get("guard")}
     commands = [c.words for c in target.shell().commands] if target.command else []
-    for key in target_keys(target.writes or target.paths, commands, target.tool, bool(target.text)):
+    for key in target_keys(tuple(target.writes or target.paths) + target.read, commands, target.tool,
+                           bool(target.text)):
         found = index.get(key)
         if isinstance(found, list):
             positions.update(i for i in found if isinstance(i, int))
@@ -306,8 +360,12 @@ def delivered_ids(session_id: str) -> "set[str]":
     """Ids already delivered before an action this session, a guard's that stopped one included: its record was
     quoted then, and is not delivered again as a plain delivery (the guard itself still stops every action it
     names). From the session's notes; unreadable: none."""
+    return _delivered(notes(session_id))
+
+
+def _delivered(rows: "list[dict]") -> "set[str]":  # type: ignore[type-arg]
     out: set[str] = set()
-    for row in notes(session_id):
+    for row in rows:
         out.update(i for i in row.get("ids") or () if isinstance(i, str))
     return out
 
@@ -341,8 +399,15 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
                 _note(payload, project_id, target, [], action_key(payload, target), later, later_ids)
             return stopped
     pool = candidates(data, target) if data is not None else []
-    picks = select(pool, target, payload.agent, delivered_ids(payload.session_id) if payload.session_id else set(),
-                   _rel(payload.cwd, payload.cwd, root) if payload.cwd else "") if pool else []
+    rows = notes(payload.session_id)
+    cwd_rel = _rel(payload.cwd, payload.cwd, root) if payload.cwd else ""
+    picks = select(pool, target, payload.agent, _delivered(rows), cwd_rel) if pool else []
+    if picks and payload.agent == "gemini":
+        from ..agents.gemini import CARRIED
+
+        if target.tool not in CARRIED:  # no AfterTool for this tool: a delivery would never reach the model
+            picks = [p for p in picks if p.decision]
+    retried = _retry(payload, project_id, rows) if any("stop" in r for r in rows) else False
     if not picks and not later:
         return None
     from ..base import control
@@ -352,13 +417,62 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
         return None
     text = "\n\n".join(t for t in (later, render(picks)) if t)
     key = action_key(payload, target)
-    _note(payload, project_id, target, picks, key, text, later_ids)
     specific: dict[str, object] = {"hookEventName": "PreToolUse", "additionalContext": text}
     stop = next((p for p in picks if p.decision == "deny"), None) or next((p for p in picks if p.decision), None)
+    firsts = [] if stop or retried or not (target.paths or target.writes) else [
+        p for p in picks if not p.decision and p.entry.get("before")]
+    if firsts:  # the rule must come first: this one call is denied with it, the same call again goes through
+        picks = select(pool, target, payload.agent, _delivered(rows), cwd_rel, budget=READ_BUDGET)  # as a read's
+        text = "\n\n".join(t for t in (later, render(picks)) if t)
+        specific["additionalContext"] = text
+        specific["permissionDecision"] = "deny"
+        specific["permissionDecisionReason"] = first_reason(text)
+        _note(payload, project_id, target, picks, key, text, later_ids, stop_key=input_key(payload))
+    else:
+        _note(payload, project_id, target, picks, key, text, later_ids)
     if stop is not None:
         specific["permissionDecision"] = stop.decision
         specific["permissionDecisionReason"] = reason(stop)
     return {"hookSpecificOutput": specific}
+
+
+FIRST = ("agentctx stopped this call once: a project rule governs it and must come before it. Read it, then make "
+         "the same call again (unchanged, it goes through) or change it to follow the rule.")
+
+
+def first_reason(text: str) -> str:
+    return f"{FIRST}\n\n{text}"
+
+
+def input_key(payload: "Payload") -> str:
+    """What makes a retry the same call: the tool and its whole input, hashed."""
+    from ..base import jsonfast
+    from ..base.ids import sha256_hex
+
+    try:
+        raw = jsonfast.dumps(payload.tool_input)
+    except (TypeError, ValueError):
+        raw = repr(payload.tool_input)
+    return sha256_hex(payload.tool_name + "\0" + raw)[:16]
+
+
+def _retry(payload: "Payload", project_id: str, rows: "list[dict]") -> bool:  # type: ignore[type-arg]
+    """Whether this call repeats one stopped once this session (its note, by input key): it goes through, and the
+    retry is noted once (ledger row `PreToolUse/retry`)."""
+    from ..base import jsonfast, paths
+    from . import record_pending
+
+    ikey = input_key(payload)
+    stopped = next((r for r in rows if r.get("stop") == ikey), None)
+    if stopped is None:
+        return False
+    if not any(r.get("retried") == ikey for r in rows):
+        ids = [i for i in stopped.get("ids") or () if isinstance(i, str)]
+        record_pending({"event": "PreToolUse/retry", "session_id": payload.session_id, "project_id": project_id,
+                        "prompt_hash": stopped.get("key") or "", "record_ids": ids, "mark": True,
+                        "agent": payload.agent})
+        _append(paths.actions_file(payload.session_id), (jsonfast.dumps({"retried": ikey}) + "\n").encode("utf-8"))
+    return True
 
 
 def _tamper(data: object, target: Target, project_id: str, cwd: str) -> "dict[str, object] | None":
@@ -394,7 +508,7 @@ def reason(pick: Pick) -> str:
 
 
 def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick]", key: str, text: str,
-          later: "list[str] | None" = None) -> None:
+          later: "list[str] | None" = None, stop_key: str = "") -> None:
     """The delivery, three ways, none of them the database: the ledger row (pending file), the session's notes
     (the post-action hook and once-per-session delivery read them) and the decisions log `agentctx why` reads."""
     from ..base import jsonfast, paths, tokens
@@ -407,18 +521,22 @@ def _note(payload: "Payload", project_id: str, target: Target, picks: "list[Pick
     shown = (later or []) + [i for i in ids if i not in (later or [])]  # the ledger: every record shown
     record_pending({"event": "PreToolUse", "session_id": payload.session_id, "project_id": project_id,
                     "prompt_hash": key, "record_ids": shown, "scores": [1.0] * len(shown), "tokens": n_tokens,
-                    "agent": payload.agent, "guards": [i for i, d in zip(ids, decisions) if d]})
-    what = {"tool": target.tool, "paths": list(target.paths[:8])}
+                    "agent": payload.agent, "guards": [i for i, d in zip(ids, decisions) if d],
+                    **({"stops": [i for i, d in zip(ids, decisions) if not d]} if stop_key else {})})
+    what = {"tool": target.tool, "paths": list((target.paths + target.read)[:8])}
     if payload.session_id:
         note = {"key": key, "ids": ids, "decisions": decisions, "tool": target.tool,
                 "guards": {p.entry["id"]: [p.entry.get("guard") or "", p.entry.get("anchors") or []] for p in picks
                            if p.entry.get("guard")}}
-        if payload.agent == "gemini":  # its BeforeTool takes no context: AfterTool delivers it (docs/agents.md)
+        if stop_key:  # denied once with the records as the reason: the same input again goes through
+            note["stop"] = stop_key
+        elif payload.agent == "gemini":  # its BeforeTool takes no context: AfterTool delivers it (docs/agents.md)
             note["carry"] = text
         _append(paths.actions_file(payload.session_id), (jsonfast.dumps(note) + "\n").encode("utf-8"))
     row = {"at": now_iso(), "session_id": payload.session_id, "project_id": project_id, "key": key,
            "agent": payload.agent, **what, "tokens": n_tokens,
-           "picks": [{"id": p.entry["id"], "anchor": p.anchor, "decision": p.decision} for p in picks]}
+           "picks": [{"id": p.entry["id"], "anchor": p.anchor, "decision": p.decision or ("first" if stop_key else "")}
+                     for p in picks]}
     path = paths.action_decisions_file()
     line = (jsonfast.dumps(row) + "\n").encode("utf-8")
     if not _append(path, line):

@@ -95,6 +95,24 @@ def follow_up(payload: "Payload") -> "dict[str, object] | None":
             note = None
     if note is None:
         return None
+    from ..base import jsonfast
+    from . import later
+
+    action._append(notes_path, (jsonfast.dumps({"done": key}) + "\n").encode("utf-8"))  # answered: once
+    # What the action did for each record: bookkeeping nobody waits for (the guard's matcher loads here), so it
+    # runs after the answer, off the agent's path (hooks.later).
+    later("post-tool-use", lambda: _outcomes(payload, note, target, key, found[0]))
+    carry = note.get("carry")
+    if isinstance(carry, str) and carry:
+        return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": carry}}
+    return None
+
+
+def _outcomes(payload: "Payload", note: dict, target: object, key: str, project_id: str) -> None:  # type: ignore[type-arg]
+    """For each record delivered before the action: `ignored` (a guard whose pattern still matched what ran: the
+    user let it through), `followed` (a guard's that did not), `acted` (any other record)."""
+    from . import action
+
     guards = note.get("guards") if isinstance(note.get("guards"), dict) else {}
     outcomes: dict[str, str] = {}
     for rid in note.get("ids") or ():
@@ -103,17 +121,10 @@ def follow_up(payload: "Payload") -> "dict[str, object] | None":
         spec = guards.get(rid)  # type: ignore[union-attr]
         if isinstance(spec, list) and len(spec) == 2:
             entry = {"id": rid, "guard": spec[0], "anchors": spec[1]}
-            outcomes[rid] = "ignored" if action.guard_decision(entry, target) else "followed"
+            outcomes[rid] = "ignored" if action.guard_decision(entry, target) else "followed"  # type: ignore[arg-type]
         else:
             outcomes[rid] = "acted"
-    _record(payload, key, outcomes, found[0])
-    from ..base import jsonfast
-
-    action._append(notes_path, (jsonfast.dumps({"done": key}) + "\n").encode("utf-8"))
-    carry = note.get("carry")
-    if isinstance(carry, str) and carry:
-        return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": carry}}
-    return None
+    _record(payload, key, outcomes, project_id)
 
 
 def _record(payload: "Payload", key: str, outcomes: "dict[str, str]", project_id: str = "") -> None:

@@ -66,7 +66,10 @@ def _off(cwd: str) -> bool:
 
 
 def stop(payload: "Payload") -> None:
-    """Prints nothing (any output would continue the turn); spawns incremental extraction when due."""
+    """Prints nothing (any output would continue the turn); spawns incremental extraction when due; after the answer,
+    looks up the turn's action-time deliveries in the transcript (hooks/arrival.py)."""
+    if payload.session_id and payload.transcript_path:
+        _check_arrival(payload, final=False)
     if not payload.session_id or not payload.transcript_path or not _llm_on():
         return None
     if _off(payload.cwd):
@@ -129,12 +132,12 @@ def session_end(payload: "Payload") -> None:
     try:
         if payload.session_id:
             open_sessions.mark_closed(payload.session_id)  # it ended normally: nobody needs to close it later
-            for done in (paths.dedup_file(payload.session_id), paths.actions_file(payload.session_id),
-                         paths.dedup_file(payload.session_id) + ".later"):
-                try:  # the prompt hook's dedup, the pre-action hook's notes, the rules left for later (session.py)
+            for done in (paths.dedup_file(payload.session_id), paths.dedup_file(payload.session_id) + ".later"):
+                try:  # the prompt hook's dedup, the rules left for later (session.py)
                     os.unlink(done)
                 except OSError:
                     pass
+            _check_arrival(payload, final=True)  # then the pre-action hook's notes go, after the arrival check
         off = _off(payload.cwd)  # off: no session row, no consolidation (and so no final extraction)
         if not off and os.path.exists(paths.db_file()) and payload.session_id:
             _end_session(payload)
@@ -147,6 +150,29 @@ def session_end(payload: "Payload") -> None:
                     argv += ["--transcript", payload.transcript_path]
             detached(argv, cwd=payload.cwd)
     return None
+
+
+def _check_arrival(payload: "Payload", final: bool) -> None:
+    """After the answer (`hooks.later`, off the agent's path): the deliveries looked up in the transcript; at the
+    session's end, the session's notes removed after it."""
+    from . import later
+
+    def work() -> None:
+        from ..base import paths
+
+        try:
+            if not _off(payload.cwd) and os.path.exists(paths.db_file()):
+                from .arrival import check
+
+                check(payload, final)
+        finally:
+            if final:
+                try:
+                    os.unlink(paths.actions_file(payload.session_id))
+                except OSError:
+                    pass
+
+    later("session-end" if final else "stop", work)
 
 
 def _end_session(payload: "Payload") -> None:

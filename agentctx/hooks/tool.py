@@ -1,6 +1,8 @@
 """PostToolUse and PostToolUseFailure (registered synchronous, see docs/hooks.md): deterministic capture only; no model,
-no network. A failed call (a failing test run, a command that errors) comes through PostToolUseFailure from Claude
-Code, and as a PostToolUse with `error` set from an agent whose adapter read a nonzero exit code (Gemini CLI)."""
+no network, and off the agent's path: the hook answers first, the capture runs after it (`hooks.later`: a detached
+child of the hook process). A failed call (a failing test run, a command that errors) comes through
+PostToolUseFailure from Claude Code, and as a PostToolUse with `error` set from an agent whose adapter read a nonzero
+exit code (Gemini CLI)."""
 
 from __future__ import annotations
 
@@ -32,6 +34,15 @@ def _capture(payload: "Payload", event: str, failed: "bool | None") -> None:
 
     if not payload.tool_name or not os.path.exists(paths.db_file()):
         return None
+    from . import later
+
+    later(event, lambda: capture_now(payload, event, failed))
+    return None
+
+
+def capture_now(payload: "Payload", event: str, failed: "bool | None") -> None:
+    """The capture itself: observations, the session's marker, the store (deferred when locked), the working log."""
+    from ..base import paths
     from ..memory import capture
     from ..base import control
     from ..store import db

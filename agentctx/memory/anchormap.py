@@ -70,12 +70,16 @@ def entry(conn: sqlite3.Connection, record: Record,
 
 
 def build(conn: sqlite3.Connection, project_id: str) -> dict[str, object]:
-    from ..store import records, trust
+    from ..store import before, records, trust
 
     anchored = records.anchored(conn, project_id)
     marks = trust.marks_for(conn, [r.id for r in anchored])
     # A record waiting for the user's review is never delivered (SPEC §3.9).
     entries = [entry(conn, r, marks) for r in anchored if "review" not in marks.get(r.id, {})]
+    first = before.marks(conn, project_id)
+    for e in entries:  # "before": the first edit it governs in a session is stopped once with it (SPEC §4.11)
+        if e["id"] in first or (before.PROJECT in first and e["anchors"]):
+            e["before"] = True
     return {"v": VERSION, "project_id": project_id, "entries": entries, "index": index(entries)}
 
 

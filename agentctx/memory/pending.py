@@ -106,6 +106,11 @@ def _apply(conn: sqlite3.Connection, line: str) -> bool:
                 replay(conn, row)
             elif isinstance(row.get("outcomes"), dict):  # what an action did after records were delivered for it
                 _outcomes(conn, row, sid, at)
+            elif row.get("mark") and row.get("event") in MARKS:  # a retry after a one-time stop, an arrival check
+                ids = [i for i in row.get("record_ids") or () if isinstance(i, str)]
+                sessions.log_injection(conn, session_id=sid, project_id=row["project_id"], event=row["event"],
+                                       prompt_hash=row.get("prompt_hash") or None, record_ids=ids, scores=[],
+                                       tokens=0, created_at=at, agent=_agent(row))
             elif row.get("tokens"):
                 ids = [i for i in row.get("record_ids") or () if isinstance(i, str)]
                 sessions.log_injection(conn, session_id=sid, project_id=row["project_id"], event=row["event"],
@@ -118,6 +123,11 @@ def _apply(conn: sqlite3.Connection, line: str) -> bool:
                     sessions.log_injection(conn, session_id=sid, project_id=row["project_id"],
                                            event="PreToolUse/guard", prompt_hash=row.get("prompt_hash"),
                                            record_ids=stopped, scores=[], tokens=0, created_at=at, agent=_agent(row))
+                firsts = [i for i in row.get("stops") or () if isinstance(i, str) and i in ids]
+                if firsts:  # records marked "before" that stopped this call once (SPEC §4.11)
+                    sessions.log_injection(conn, session_id=sid, project_id=row["project_id"],
+                                           event="PreToolUse/stop", prompt_hash=row.get("prompt_hash"),
+                                           record_ids=firsts, scores=[], tokens=0, created_at=at, agent=_agent(row))
             elif sid:
                 sessions.touch(conn, sid, row["project_id"], at, agent=_agent(row))
             if sid and isinstance(row.get("prompt"), str):
@@ -132,6 +142,9 @@ def _apply(conn: sqlite3.Connection, line: str) -> bool:
 
 
 OUTCOMES = ("acted", "followed", "ignored", "fetched")
+# Zero-token ledger rows a hook or the arrival check writes as they are: the retry of a call stopped once, and
+# whether a delivery was found in the agent's transcript (SPEC §4.11).
+MARKS = ("PreToolUse/retry", "PreToolUse/arrived", "PreToolUse/not_found")
 
 
 def _outcomes(conn: sqlite3.Connection, row: dict[str, Any], sid: str | None, at: str | None) -> None:

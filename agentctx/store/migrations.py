@@ -445,6 +445,20 @@ def m018_guard_changes(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m019_before_marks(conn: sqlite3.Connection) -> None:
+    # Records the user marked "before" (issue 43, SPEC §4.11): an edit they govern is stopped once in a session
+    # where the record has not reached the model yet. `record_id` '*' marks every anchored record of the project.
+    # A mark on a superseded record applies to its current head (store/before.py follows the chain).
+    _run(conn, (
+        """CREATE TABLE before_marks (
+            project_id TEXT NOT NULL,
+            record_id  TEXT NOT NULL,
+            marked_at  TEXT NOT NULL,
+            PRIMARY KEY (project_id, record_id)
+        )""",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -464,6 +478,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "agent_memory", m016_agent_memory),
     Migration(17, "rule_files", m017_rule_files),
     Migration(18, "guard_changes", m018_guard_changes),
+    Migration(19, "before_marks", m019_before_marks),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -626,7 +626,8 @@ def delete_project(conn: sqlite3.Connection, project_id: str) -> int:
         conn.execute("DELETE FROM sessions WHERE project_id = ?", (project_id,))
         conn.execute("DELETE FROM injections WHERE project_id = ?", (project_id,))
         conn.execute("DELETE FROM prompts WHERE project_id = ?", (project_id,))
-        for table in ("team_sync", "team_versions", "team_files", "rule_files"):  # its file sync state (SPEC §3.8)
+        # its file sync state (SPEC §3.8) and its "before" marks (§4.11)
+        for table in ("team_sync", "team_versions", "team_files", "rule_files", "before_marks"):
             conn.execute(f"DELETE FROM {table} WHERE project_id = ?", (project_id,))
         for table in ("agent_memory", "agent_memory_skip"):  # the agents' own memory read for it (SPEC §3.10)
             conn.execute(f"DELETE FROM {table} WHERE project_id = ?", (project_id,))

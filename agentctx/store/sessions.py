@@ -156,7 +156,11 @@ def stats(conn: sqlite3.Connection, project_id: str) -> dict[str, object]:
 
 # Per-record counters of `record_uses` (SPEC §4.11): deliveries by where they happened, what the actions did after a
 # delivery before them, and the record's share of the tokens of each delivery.
-USE_KEYS = ("digests", "prompts", "actions", "stopped", "acted", "followed", "ignored", "fetched", "tokens")
+USE_KEYS = ("digests", "prompts", "actions", "stopped", "acted", "followed", "ignored", "fetched", "tokens", "stops",
+            "retries", "arrived", "not_found")
+# Ledger events counted under a key of their own (the rest: PostToolUse/<outcome> under <outcome>).
+_USE_EVENTS = {"PreToolUse": "actions", "PreToolUse/guard": "stopped", "PreToolUse/stop": "stops",
+               "PreToolUse/retry": "retries", "PreToolUse/arrived": "arrived", "PreToolUse/not_found": "not_found"}
 
 
 def earned(uses: "dict[str, int]") -> "tuple[int, bool]":
@@ -170,7 +174,9 @@ def earned(uses: "dict[str, int]") -> "tuple[int, bool]":
 def record_uses(conn: sqlite3.Connection, project_id: str) -> dict[str, dict[str, int]]:
     """Record id -> its counters over the project's whole ledger: `digests` (SessionStart), `prompts` (prompt injections),
     `actions` (before a tool call), `stopped` (a guard asked or denied), `acted`/`followed`/`ignored`/`fetched`
-    (what came after an action-time delivery) and `tokens` (each row's tokens shared among its records)."""
+    (what came after an action-time delivery), `tokens` (each row's tokens shared among its records), `stops` and
+    `retries` (a record marked "before" stopped a call once, and the call came again) and `arrived`/`not_found`
+    (an action-time delivery found, or not, in the agent's transcript)."""
     out: dict[str, dict[str, float]] = {}
     for event, raw, tokens in conn.execute("SELECT event, record_ids, tokens FROM injections WHERE project_id = ?",
                                            (project_id,)):
@@ -179,8 +185,7 @@ def record_uses(conn: sqlite3.Connection, project_id: str) -> dict[str, dict[str
         except (ValueError, TypeError):
             continue
         key = ("digests" if event == "SessionStart" else "prompts" if event == "UserPromptSubmit"
-               else "actions" if event == "PreToolUse"
-               else "stopped" if event == "PreToolUse/guard" else event[len("PostToolUse/"):]
+               else _USE_EVENTS[event] if event in _USE_EVENTS else event[len("PostToolUse/"):]
                if event.startswith("PostToolUse/") else "")
         for rid in ids:
             uses = out.setdefault(rid, dict.fromkeys(USE_KEYS, 0.0))
@@ -189,6 +194,30 @@ def record_uses(conn: sqlite3.Connection, project_id: str) -> dict[str, dict[str
             if tokens and "/" not in event:
                 uses["tokens"] += tokens / len(ids)
     return {rid: {k: int(round(v)) for k, v in uses.items()} for rid, uses in out.items()}
+
+
+def arrival_by_agent(conn: sqlite3.Connection, project_id: "str | None") -> dict[str, dict[str, object]]:
+    """Agent -> how many action-time deliveries the arrival check found in its transcript (`arrived`), did not
+    (`not_found`), of `checked`; and `stopped_arriving`: none of the deliveries of its last three checked sessions
+    was found (SPEC §4.11). `project_id` None: every project."""
+    out: dict[str, dict[str, object]] = {}
+    rows = conn.execute("SELECT coalesce(s.agent, 'unknown'), i.event, i.session_id, i.created_at FROM injections i "
+                        "LEFT JOIN sessions s ON s.session_id = i.session_id WHERE (? IS NULL OR i.project_id = ?) "
+                        "AND i.event IN ('PreToolUse/arrived', 'PreToolUse/not_found') ORDER BY i.created_at, i.id",
+                        (project_id, project_id)).fetchall()
+    for agent, event, sid, _at in rows:
+        a = out.setdefault(agent, {"arrived": 0, "not_found": 0, "checked": 0, "sessions": {}})
+        key = "arrived" if event.endswith("arrived") else "not_found"
+        a[key] += 1  # type: ignore[operator]
+        a["checked"] += 1  # type: ignore[operator]
+        per = a["sessions"].setdefault(sid or "", [0, 0])  # type: ignore[union-attr]
+        per[0 if key == "arrived" else 1] += 1
+    for a in out.values():
+        sessions_seen = a.pop("sessions")
+        last = list(sessions_seen.values())[-3:]  # type: ignore[union-attr]
+        # Stopped arriving: the last sessions checked found none of their deliveries.
+        a["stopped_arriving"] = bool(last) and all(s[0] == 0 and s[1] > 0 for s in last)
+    return out
 
 
 # What a session's injections cost (`agentctx stats --sessions`): by channel, the ledger's event; by source, what the

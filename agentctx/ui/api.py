@@ -194,7 +194,29 @@ def get_record(req: Request) -> dict[str, Any]:
         # what it earned (SPEC §4.11): injected at prompts and at actions, followed, ignored, fetched, tokens
         "uses": sessions.record_uses(req.conn, record.project_id).get(record.id),
         "marks": _marks_of(req, record),
+        # marked "before": the first edit it governs in a session is stopped once with it (SPEC §4.11)
+        "before": _before(req, record),
     }
+
+
+def _before(req: Request, record: Record) -> bool:
+    from ..store import before
+
+    marked = before.marks(req.conn, record.project_id)
+    return record.id in marked or (before.PROJECT in marked and bool(record.anchors))
+
+
+def set_before(req: Request) -> dict[str, Any]:
+    """Mark a record "before" ({"on": true}) or not ({"on": false}); the CLI's `agentctx before ID [--off]`."""
+    from ..store import before
+
+    record = _record(req)
+    if not record.is_current:
+        raise ApiError(400, "invalid_field", "a superseded record: mark its current version")
+    if not isinstance(req.body.get("on"), bool):
+        raise ApiError(400, "invalid_field", "on must be true or false")
+    before.set_mark(req.conn, record.project_id, record.id, req.body["on"])
+    return {"record": record_json(record), "before": _before(req, record)}
 
 
 def _marks_of(req: Request, record: Record) -> dict[str, dict[str, str]]:
@@ -318,7 +340,8 @@ def stats(req: Request) -> dict[str, Any]:
         followed, used = sessions.earned(u)
         rows.append({"id": rid, "title": rec.title if rec else "(deleted)", "guard": bool(rec and rec.guard), **u,
                      "followed": followed, "never_used": not used})
-    return {"items": rows}
+    arrival = sessions.arrival_by_agent(req.conn, req.scope) if req.scope != browse.ALL_PROJECTS else {}
+    return {"items": rows, "arrival": arrival}
 
 
 def delete(req: Request) -> dict[str, Any]:
@@ -536,6 +559,7 @@ ROUTES: dict[tuple[str, str], Handler] = {
     ("POST", "/api/records/*/asked"): asked,
     ("POST", "/api/records/*/anchors"): anchors,
     ("POST", "/api/records/*/guard"): guard,
+    ("POST", "/api/records/*/before"): set_before,
     ("GET", "/api/stats"): stats,
     ("POST", "/api/records/*/delete"): delete,
     ("GET", "/api/sessions"): list_sessions,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctx.agents import gemini_setup as gs
+from agentctx.agents import gemini, gemini_setup as gs
 from agentctx.base.errors import ConfigError
 
 ARGV = ("/opt/agentctx/bin/python", "-m", "agentctx")
@@ -30,7 +30,7 @@ def test_install_merges_with_the_users_settings_and_uninstall_restores_their_byt
     assert data["security"] == {"auth": {"selectedType": "gemini-api-key"}}
     after_tool = data["hooks"]["AfterTool"]
     assert after_tool[0]["hooks"][0]["command"] == "prettier --write"
-    assert after_tool[1] == {"matcher": "^(run_shell_command|write_file|replace|mcp_agentctx_ctx_get)$", "hooks": [{
+    assert after_tool[1] == {"matcher": gemini.EVENTS["AfterTool"][1], "hooks": [{
         "type": "command", "name": "agentctx-post-tool-use",
         "command": "/opt/agentctx/bin/python -m agentctx hook post-tool-use --agent gemini 2>/dev/null || true",
         "timeout": 10000}]}  # milliseconds (fact 17)

@@ -117,6 +117,11 @@ def test_off_stops_every_hook_and_deletes_nothing(remembered, in_p, run):
     assert in_p("on").rc == 0
     assert "Storage engine" in start(remembered)["hookSpecificOutput"]["additionalContext"]
     hook("post-tool-use", FAILING_TEST | {"cwd": str(remembered)})  # on again: the same payload is captured
+    import time
+
+    deadline = time.time() + 15  # by the hook's detached child, after its answer (off the agent's path)
+    while time.time() < deadline and json.loads(in_p("status", "--json").out)["records"].get("bugfix") != 1:
+        time.sleep(0.1)
     assert json.loads(in_p("status", "--json").out)["records"]["bugfix"] == 1
 
 

@@ -87,3 +87,47 @@ def action_ledger(box: Workspace, cents: str, push: str) -> tuple[dict[str, dict
 
     assert wait_for(read)
     return stats, agentctx(box, "why")
+
+
+# The rule-before-the-action tests (test_*_read.py, issue 43): files the model reads and edits, records anchored to
+# them, one marked "before", one a guard on edits that must not stop a read.
+READ_RECORDS = (
+    ("cents", "Payments amounts are integer cents",
+     "Store and compute every amount in src/payments as integer cents, never floats.", "src/payments/**"),
+    ("config", "Config values come from the environment",
+     "Never hard-code a setting in config/: read it from the environment.", "config/**"),
+    ("schema", "Every module in src/api declares its schema",
+     "A module under src/api starts with its SCHEMA dict, validated at import.", "src/api/**"),
+    ("vendor", "vendor/ is a pinned copy", "Never edit vendor/: update the pin instead.", "vendor/**"))
+READ_FILES = (("src/payments/charge.py", "AMOUNT = 1.0\n"), ("config/app.ini", "debug = true\n"),
+              ("vendor/lib.py", "VERSION = 1\n"))
+
+
+def seed_read_records(box: Workspace) -> dict[str, str]:
+    """`init` done: the files, llm off, the four records (schema marked before, vendor a guard on edits), the digest
+    built; returns their ids by name."""
+    for rel, text in READ_FILES:
+        (box.repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (box.repo / rel).write_text(text, encoding="utf-8")
+    agentctx(box, "config", "set", "llm", "false")
+    ids = {name: agentctx(box, "record", "--type", "convention", "--title", title, "--body", body,
+                          "--anchor", anchor).strip() for name, title, body, anchor in READ_RECORDS}
+    agentctx(box, "before", ids["schema"])
+    agentctx(box, "guard", ids["vendor"], "--never", "path:vendor/**", "--deny")
+    agentctx(box, "consolidate")
+    return ids
+
+
+def read_ledger(box: Workspace, ids: dict[str, str]) -> dict[str, Any]:
+    """`stats --json` once every record's delivery was checked against the transcript (arrived or not found)."""
+    from claude_sandbox import wait_for
+
+    stats: dict[str, Any] = {}
+
+    def checked() -> bool:
+        stats.update(json.loads(agentctx(box, "stats", "--json")))
+        rows = {r["id"]: r for r in stats["records"]}
+        return all(rows.get(i, {}).get("arrived", 0) + rows.get(i, {}).get("not_found", 0) for i in ids.values())
+
+    assert wait_for(checked, timeout=30), stats
+    return stats

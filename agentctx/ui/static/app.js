@@ -234,7 +234,7 @@
       d.evidence ? h("blockquote", { class: "evidence", id: "evidence" }, h("span", { class: "muted" }, "In the developer's words: "), d.evidence) : null,
       (d.provenance || []).length ? h("p", { class: "muted", id: "provenance" }, "From the agents' own memory: ",
         ...d.provenance.map((p, i) => h("span", {}, i ? "; " : "", `${p.agent}, ${p.path}:${p.line}` + (p.gone_at ? ` (removed ${p.gone_at})` : "")))) : null,
-      askedAs(r), governs(r, d.uses), meta, actions);
+      askedAs(r), governs(r, d.uses, d.before), meta, actions);
     if (r.current) {
       append(actions, [
         h("button", { class: "primary", id: "edit", onclick: () => showEdit(r, card) }, "Edit (supersede)"),
@@ -242,7 +242,9 @@
         h("button", { id: "pin", onclick: () => act(r, "pin", { pinned: !r.pinned }, r.pinned ? "Unpinned" : "Pinned") }, r.pinned ? "Unpin" : "Pin"),
         h("button", { id: "edit-asked", onclick: () => showAskedEdit(r, card) }, "Edit questions and aliases"),
         h("button", { id: "edit-anchors", onclick: () => showAnchorsEdit(r, card) }, "Edit what it governs"),
-        r.guard_text ? h("button", { id: "guard-off", onclick: () => act(r, "guard", { off: true }, "No longer a guard") }, "Stop enforcing") : null]);
+        r.guard_text ? h("button", { id: "guard-off", onclick: () => act(r, "guard", { off: true }, "No longer a guard") }, "Stop enforcing") : null,
+        (r.anchors || []).length ? h("button", { id: "before", onclick: () => act(r, "before", { on: !d.before }, d.before ? "No longer stops an edit once" : "Stops the first edit it governs once, with itself as the reason") },
+          d.before ? "Stop requiring it first" : "Require it before edits") : null]);
     } else {
       const headId = d.history[d.history.length - 1].id;
       actions.append(h("a", { href: recordHref(headId) }, "Go to the current version"));
@@ -278,7 +280,7 @@
   }
   // What it governs (matched before an edit or a command, never injected as its text), whether it is a guard, and
   // what it earned: injected at prompts and at actions, followed, ignored, fetched, tokens (`agentctx stats`).
-  function governs(r, uses) {
+  function governs(r, uses, first) {
     const an = r.anchors || [];
     const u = uses || null;
     const followed = u ? u.followed + Math.max(0, u.stopped - u.ignored - u.followed) : 0;
@@ -288,8 +290,12 @@
         : h("p", { class: "muted", id: "anchors-none" }, "Nothing: it reaches the agent at session start and with prompts only."),
       r.guard_text ? h("p", { id: "guard" }, h("span", { class: "chip superseded" }, "guard"), " enforced before an agent's action: ", h("code", {}, r.guard_text))
         : null,
+      first ? h("p", { id: "before-on" }, h("span", { class: "chip superseded" }, "before"), " the first edit it governs in a session is stopped once with it as the reason") : null,
       h("p", { id: "uses", class: u ? "" : "muted" }, u
-        ? `In digests ${u.digests || 0}× · injected at prompts ${u.prompts}× · before actions ${u.actions}× · followed ${followed} · acted on ${u.acted} · ignored ${u.ignored} · fetched ${u.fetched} · ${u.tokens} tokens` + (followed || u.acted || u.fetched ? "" : " · only shown")
+        ? `In digests ${u.digests || 0}× · injected at prompts ${u.prompts}× · before actions ${u.actions}× · followed ${followed} · acted on ${u.acted} · ignored ${u.ignored} · fetched ${u.fetched} · ${u.tokens} tokens`
+          + (u.stops ? ` · stopped an edit once ${u.stops}× (retried ${u.retries})` : "")
+          + (u.arrived || u.not_found ? ` · reached the model ${u.arrived} of ${u.arrived + u.not_found}` : "")
+          + (followed || u.acted || u.fetched ? "" : " · only shown")
         : "Never injected yet."));
   }
   function showAnchorsEdit(r, card) {
