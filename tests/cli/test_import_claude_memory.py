@@ -288,3 +288,14 @@ def test_a_memory_that_restates_claude_md_or_a_record_is_not_proposed(in_p, proj
     (skip,) = listed["skipped"]
     assert skip["title"] == "Run commands through uv run, never plain python"
     assert skip["why"].startswith("already stored as convention")
+
+
+def test_import_never_follows_a_memory_index_linked_out_of_its_directory(tmp_path):
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("- The other project's deploy key lives in the shared vault under ops/keys.\n")
+    (memory / "MEMORY.md").symlink_to(elsewhere)
+    (memory / "deploy_target.md").write_text(DEPLOY_TOPIC)
+    proposals = cm.propose(tmp_path / "no-project", memory)
+    assert proposals and not any("vault" in p.body for p in proposals)
