@@ -231,10 +231,31 @@ def _expand(glob: str, limit: int) -> list[str]:
     return out
 
 
-def anchors_for(globs: list[str]) -> tuple[tuple[str, ...], list[str], bool]:
-    """(anchors, notes, matches_all) for a rule's globs: braces expanded, `./` and a leading `/` dropped (both mean
-    the repository root in these formats), negations and unusable globs left out with a note; `matches_all` when a
-    glob governs every file (`**`), which makes the rule one that always applies."""
+def anchor_glob(glob: str, fmt: str | None) -> str:
+    """One expanded glob as the anchor value that matches what its format's agent matches (vendor-notes/rule-files.md,
+    "Globs"): Cursor documents `*.ts` as the root's files only (`./*.ts`); Claude Code matches `paths` as gitignore
+    patterns (a name without `/` at any depth, a leading `/` or `./` the root); VS Code's Copilot puts `**/` before
+    any glob that does not start with `/` or `**/`. A glob with a `/` inside is matched from the root in all three
+    (Copilot's gets its `**/`). `fmt` None: as written, in base/anchors' own terms."""
+    one = glob.strip()
+    rooted = one.startswith(("./", "/"))
+    while one.startswith("./"):
+        one = one[2:]
+    one = one.lstrip("/")
+    if fmt is None or not one:
+        return one
+    inner = "/" in one.rstrip("/")
+    if fmt == "copilot" and not rooted:
+        return one if one.startswith("**/") else "**/" + one
+    if not inner and not one.endswith("/") and (fmt == "cursor" or rooted):
+        return "./" + one
+    return one
+
+
+def anchors_for(globs: list[str], fmt: str | None = None) -> tuple[tuple[str, ...], list[str], bool]:
+    """(anchors, notes, matches_all) for a rule's globs in format `fmt` (`anchor_glob`): braces expanded, negations
+    and unusable globs left out with a note; `matches_all` when a glob governs every file (`**`), which makes the
+    rule one that always applies."""
     from ..base.anchors import ANCHORS_MAX, AnchorError, normalize
 
     anchors: dict[str, None] = {}
@@ -252,15 +273,12 @@ def anchors_for(globs: list[str]) -> tuple[tuple[str, ...], list[str], bool]:
             notes.append(problem)
             continue
         for one in _expand(glob, EXPANSIONS_MAX):
-            one = one.strip()
-            while one.startswith("./"):
-                one = one[2:]
-            one = one.lstrip("/")
-            if one in _MATCH_ALL or set(one) <= {"*", "/"}:
+            bare = anchor_glob(one, None)
+            if bare in _MATCH_ALL or set(bare) <= {"*", "/"}:
                 matches_all = True
                 continue
             try:
-                anchors.setdefault(normalize("path:" + one), None)
+                anchors.setdefault(normalize("path:" + anchor_glob(one, fmt)), None)
             except AnchorError as exc:
                 notes.append(str(exc))
             if len(anchors) >= ANCHORS_MAX:
@@ -298,7 +316,7 @@ def parse(relpath: str, text: str) -> ParsedRule | None:
     description = _text(fields.get("description"))
     key = {"cursor": "globs", "claude_rules": "paths", "copilot": "applyTo"}[fmt]
     globs = glob_list(fields.get(key))
-    anchors, notes, matches_all = anchors_for(globs)
+    anchors, notes, matches_all = anchors_for(globs, fmt)
     if fmt == "cursor":
         always = fields.get("alwaysApply") is True
         if isinstance(fields.get("alwaysApply"), str):

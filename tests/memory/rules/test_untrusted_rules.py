@@ -132,5 +132,5 @@ def test_an_instructions_folder_linked_inside_the_repository_is_read_once(repo, 
     assert report["files"] == 1 and report["added"] == 1
     (rule,) = _rules(conn, project)
     assert rulefiles.rule_paths(rule) == [".github/instructions/py.instructions.md"]
-    assert rule.anchors == ("path:src/**/*.py",)
+    assert rule.anchors == ("path:**/src/**/*.py",)  # as VS Code reads `src/**/*.py`
     assert rulefiles.sync(conn, project)["read"] == 0
