@@ -242,7 +242,7 @@ def codex(project_root: Path) -> Found:
         return found
     roots = tuple(dict.fromkeys(p.resolve() for p in (project_root, canonical_root(project_root))))
     handbook = memory / "MEMORY.md"
-    text = read(handbook, found.problems)
+    text = read_in(memory, handbook.name, found.problems)
     if text:
         found.files.append(str(handbook))
     lines = text.splitlines()
@@ -256,7 +256,7 @@ def codex(project_root: Path) -> Found:
             if heading in CODEX_FACT_SECTIONS:
                 found.units.append(Unit("codex", str(handbook), start + number, body, heading))
     summary = memory / "memory_summary.md"
-    text = read(summary, found.problems)
+    text = read_in(memory, summary.name, found.problems)
     if text:
         found.files.append(str(summary))
     for number, heading, body in units(text):
@@ -304,7 +304,7 @@ def gemini(project_root: Path) -> Found:
         if heading.strip() != OUR_SECTION and not OURS.search(body):
             found.units.append(Unit("gemini", str(global_file), number, body, heading, scope="global", loaded=True))
     project_file = project_root / name  # the team's instructions (`sync`'s business), but for save_memory's section
-    text = read(project_file, found.problems)
+    text = read_in(project_root, name, found.problems)  # the repository's own file, not one linked from elsewhere
     added = [(n, h, b) for n, h, b in units(text) if h.strip() == ADDED_MEMORIES]
     if added:
         found.files.append(str(project_file))

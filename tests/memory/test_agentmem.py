@@ -380,3 +380,17 @@ def test_a_gemini_memory_index_linked_out_is_not_followed(conn, repo, project, t
     os.symlink(elsewhere, private / "MEMORY.md")
     found = memdirs.gemini(repo)
     assert not any("release train" in u.text for u in found.units)
+
+
+def test_codex_and_gemini_files_linked_out_are_not_followed(conn, repo, project, tmp_path):
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text(CODEX_HANDBOOK.format(root=repo))
+    codex = Path.home() / ".codex" / "memories"
+    codex.mkdir(parents=True)
+    os.symlink(elsewhere, codex / "MEMORY.md")
+    found = memdirs.codex(repo)
+    assert found.units == [] and any("a link out of" in p for p in found.problems)
+    gemini_md = tmp_path / "someone-GEMINI.md"
+    gemini_md.write_text("## Gemini Added Memories\n- The staging database password is rotated by the ops team.\n")
+    os.symlink(gemini_md, repo / "GEMINI.md")
+    assert not any("staging database" in u.text for u in memdirs.gemini(repo).units)
