@@ -7,10 +7,10 @@ and read by `agentctx`'s own reader (memory/rulefiles.sync: formats, braces, com
 map is built from the records, and every commit is replayed as one agent session: each touched file is an edit, and
 the pre-action selection (`select`, the hook's pure function) decides what is delivered before it.
 
-Ground truth is each format's own semantics as documented (vendor-notes/rule-files.md), matched here by a separate
-implementation (a glob is matched against the whole repository-relative path: `*` and `?` within a segment, `**`
-across segments, `{a,b}` alternatives; a nested AGENTS.md/CLAUDE.md/GEMINI.md governs its folder), not by
-base/anchors. Measured per agent (a rule the agent loads natively is its own job and is counted apart):
+Ground truth is each format's own semantics (vendor-notes/rule-files.md, 12), matched here by a separate
+implementation (`gt_glob`: Cursor's glob as written, Claude Code's as gitignore reads it, Copilot's with VS Code's
+`**/`; then matched against the whole repository-relative path: `*` and `?` within a segment, `**` across
+segments, `{a,b}` alternatives; a nested AGENTS.md/CLAUDE.md/GEMINI.md governs its folder), not by base/anchors. Measured per agent (a rule the agent loads natively is its own job and is counted apart):
   hit        share of (edit, governing rule) pairs whose rule was delivered at or before the edit in its session
   noise      share of edits that were given a rule that does not govern them
   tokens     tokens delivered per edit (the hook's action), and per session
