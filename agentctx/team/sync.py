@@ -163,8 +163,8 @@ def plan(conn: sqlite3.Connection, target: Target, text: str | None) -> Plan:
     for entry in parsed.entries:
         row = rows.get(entry.key)
         head = head_records.get(heads.get(entry.key) or "") if row is not None else None
-        if target.kind is teamfile.TEAM and entry.aliases and (head is None or head.confidence == "team"):
-            entry = entry._replace(aliases=specific_names(entry.aliases))  # a teammate's, not this user's own
+        if target.kind is teamfile.TEAM and entry.aliases:  # names the record does not have yet are capped
+            entry = entry._replace(aliases=specific_names(entry.aliases, head.aliases if head is not None else ()))
         if head is not None and head.is_current and (entry.questions or entry.aliases or entry.anchors) \
                 and (*_asked_stored(entry), entry.anchors) != (head.questions, head.aliases, head.anchors):
             asked.append((entry, head))
@@ -257,15 +257,16 @@ def unexported(conn: sqlite3.Connection, target: Target) -> list[Record]:
 NAME_SPECIFICITY_MIN = 0.25
 
 
-def specific_names(aliases: "tuple[str, ...]") -> tuple[str, ...]:
-    """The other names of a teammate's entry that are specific enough to import (NAME_SPECIFICITY_MIN)."""
+def specific_names(aliases: "tuple[str, ...]", has: "tuple[str, ...]" = ()) -> tuple[str, ...]:
+    """The other names of a team-file entry to import: those its record already has (`has`: the author's own round
+    trip changes nothing), and new ones specific enough (NAME_SPECIFICITY_MIN)."""
     from ..base import text
     from ..retrieval.search import specificity
 
     kept = []
     for alias in aliases:
         stems = list(dict.fromkeys(text.stems(text.content_tokens(alias))))
-        if stems and sum(specificity(stems).values()) >= NAME_SPECIFICITY_MIN:
+        if alias in has or (stems and sum(specificity(stems).values()) >= NAME_SPECIFICITY_MIN):
             kept.append(alias)
     return tuple(kept)
 

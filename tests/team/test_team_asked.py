@@ -185,3 +185,18 @@ def test_specific_names_keeps_what_says_something():
     assert team.specific_names(GENERIC_NAMES + SPECIFIC_NAMES) == SPECIFIC_NAMES
     assert team.specific_names(("release notes", "rdbms", "towncrier", "think hard")) == (
         "release notes", "rdbms", "towncrier", "think hard")
+
+
+def test_generic_names_a_file_adds_to_ones_own_record_are_not_imported(conn, add, target):
+    # The file is someone else's input once shared: a name added to this user's own entry in it is capped too,
+    # while the names the record already has stay.
+    mine = add("Ledger reconciliation runs nightly", "The reconciliation job compares Stripe payouts with the ledger.",
+               type_="convention")
+    records.set_asked(conn, mine.id, None, aliases=("run it",) + SPECIFIC_NAMES)
+    team.export_file(conn, target)
+    text = _file(target).replace("- also: stripe payouts\n", "- also: stripe payouts\n- also: fix the tests\n"
+                                 "- also: payout matching\n")
+    with open(target.path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    team.import_file(conn, target)
+    assert records.get(conn, mine.id).aliases == ("run it",) + SPECIFIC_NAMES + ("payout matching",)
