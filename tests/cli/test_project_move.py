@@ -129,3 +129,20 @@ def test_move_refuses_what_it_cannot_do(linter, run):
     me = detect(linter).id
     bad = run("-C", linter, "project", "move", "--from", me, "--yes")
     assert bad.rc != 0 and len(bad.err.strip().splitlines()) == 1
+
+
+def test_rule_files_both_projects_read_are_one_record_after_the_move(linter, run):
+    rule = linter / ".claude" / "rules" / "rules.md"
+    rule.parent.mkdir(parents=True)
+    rule.write_text("---\npaths: [\"src/rules.py\"]\n---\nEvery rule has a stable id and a test.\n")
+    old_id = detect(linter).id
+    consolidate.run(detect(linter), close_stale=False)
+    git(linter, "remote", "set-url", "origin", "https://github.com/acme-labs/pylint-lite.git")
+    new_id = detect(linter).id
+    consolidate.run(detect(linter), close_stale=False)  # the new id reads the same rule file: a second record
+    assert [r.source for r in _current(new_id)] == ["rule_file"]
+    out = run("-C", linter, "project", "move", "--from", old_id, "--yes", "--json")
+    assert json.loads(out.out)["duplicates_retired"] == 1
+    (kept,) = [r for r in _current(new_id) if r.source == "rule_file"]
+    assert kept.anchors == ("path:src/rules.py",)
+    assert json.loads(run("-C", linter, "rules", "sync", "--json").out)["added"] == 0  # and it stays one
