@@ -113,19 +113,30 @@ def _inside(root: str, real: str) -> bool:
 def _walk(root: str, start: str, budget: list[int], *, hidden_ok: bool,
           names: "frozenset[str] | None" = None) -> "list[str]":
     """Files under `start` (all of them, or only those called one of `names`), depth-first, at most budget[0]
-    folders visited in all: a huge tree costs a bounded walk, not a scan of every file."""
+    folders visited in all: a huge tree costs a bounded walk, not a scan of every file. In a rule folder
+    (`hidden_ok`), a folder that is a link to another folder inside the repository is walked too, each real folder
+    once (a link loop ends there); one that leads out of it is not."""
     out: list[str] = []
     stack = [(start, 0)]
+    walked: set[str] = set()
     while stack and budget[0] > 0:
         rel, depth = stack.pop()
         budget[0] -= 1
         folders: list[str] = []
+        here = os.path.realpath(os.path.join(root, rel) if rel else root)
+        if here in walked:
+            continue
+        walked.add(here)
         try:
             with os.scandir(os.path.join(root, rel) if rel else root) as it:
                 for entry in it:
                     name = entry.name
                     try:
                         is_dir = entry.is_dir(follow_symlinks=False)
+                        if not is_dir and hidden_ok and entry.is_symlink() and entry.is_dir():
+                            is_dir = _inside(root, os.path.realpath(entry.path))
+                            if not is_dir:
+                                continue  # a folder linked out of the repository: not this repository's rules
                     except OSError:
                         continue
                     if not is_dir:

@@ -134,3 +134,15 @@ def test_an_instructions_folder_linked_inside_the_repository_is_read_once(repo, 
     assert rulefiles.rule_paths(rule) == [".github/instructions/py.instructions.md"]
     assert rule.anchors == ("path:**/src/**/*.py",)  # as VS Code reads `src/**/*.py`
     assert rulefiles.sync(conn, project)["read"] == 0
+
+
+def test_a_folder_linked_inside_a_rule_folder_is_read_once_and_a_loop_ends(repo, conn):
+    _write(repo, "shared/rules/db.md", '---\npaths: ["migrations/*.sql"]\n---\nNever edit an applied migration.\n')
+    (repo / ".claude" / "rules").mkdir(parents=True)
+    (repo / ".claude" / "rules" / "shared").symlink_to(repo / "shared" / "rules")
+    (repo / "shared" / "rules" / "loop").symlink_to(repo / ".claude" / "rules")  # a cycle back
+    project = detect(str(repo))
+    with _within(10):
+        report = rulefiles.sync(conn, project)
+    (rule,) = _rules(conn, project)
+    assert rulefiles.rule_paths(rule) == [".claude/rules/shared/db.md"] and report["files"] == 1
