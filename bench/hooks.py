@@ -3,11 +3,11 @@
 python bench/hooks.py [--records N ...] [--runs K]
 python bench/hooks.py --against OLD_CHECKOUT [--records N] [--runs K]
 Ends with one line of name=value pairs (ups_ratio, session_start_ratio: hook median / floor median; the same per
-adapter: ups_ratio_codex, session_start_ratio_gemini, ...). Each Claude Code hook is timed in four forms: `python -m
+adapter: ups_ratio_codex, session_start_ratio_gemini, ups_ratio_copilot, ...). Each Claude Code hook is timed in four forms: `python -m
 agentctx hook E`, `python -I -m agentctx hook E` (what `init` registers for a tool install or a virtualenv), the
 installed `agentctx` script, and the Claude Code plugin's command, `sh plugin/bin/agentctx hook E` with the
 plugin's environment (its launcher, the interpreter it remembered, the package from the plugin directory); each
-Codex and Gemini form as `python -m` and `python -I -m`. With `--against`, an A/B: the same store, the hooks of
+Codex, Gemini and Copilot form as `python -m` and `python -I -m`. With `--against`, an A/B: the same store, the hooks of
 both installs interleaved round by round, and B/A per hook (the median of per-round ratios; B is this checkout, A
 the other one).
 """
@@ -157,29 +157,35 @@ def _plugin_env(env: dict[str, str], tmp: Path, home: Path, repo: Path, py: str)
     return {**env, "CLAUDE_PLUGIN_ROOT": str(root), "CLAUDE_PLUGIN_DATA": str(data), "CLAUDE_PROJECT_DIR": str(repo)}
 
 
-# Each hook as Codex CLI and Gemini CLI run it (`--agent`, their own payloads: vendor-notes/codex-cli.md,
-# gemini-cli.md); the user waits for the first four, the rest run beside the turn.
-AGENT_FORMS = ("session-start:codex", "user-prompt-submit:codex", "session-start:gemini", "user-prompt-submit:gemini",
-               "post-tool-use:codex", "post-tool-use:gemini", "stop:codex", "stop:gemini")
+# Each hook as Codex CLI, Gemini CLI and Copilot CLI run it (`--agent`, their own payloads: vendor-notes/codex-cli.md,
+# gemini-cli.md, copilot-cli.md); the user waits for the first WAITED, the rest run beside the turn.
+AGENTS = ("codex", "gemini", "copilot")
+AGENT_FORMS = (*(f"{e}:{a}" for a in AGENTS for e in ("session-start", "user-prompt-submit")),
+               *(f"{e}:{a}" for e in ("post-tool-use", "stop") for a in AGENTS))
+WAITED = 2 * len(AGENTS)
 
 
 # The pre-action hook: nothing matches (Claude Code, Codex, Gemini payloads), and a record delivered (issue 33).
-PRE_TOOL_FORMS = ("pre-tool-use", "pre-tool-use.match", "pre-tool-use:codex", "pre-tool-use:gemini")
+PRE_TOOL_FORMS = ("pre-tool-use", "pre-tool-use.match", "pre-tool-use:codex", "pre-tool-use:gemini",
+                  "pre-tool-use:copilot")
 
 
 def agent_events(base: dict[str, str], prompts: list[bytes]) -> dict[str, list[bytes]]:
     """The payloads of AGENT_FORMS. Gemini's prompt arrives with SessionStart's context in front of it (headless),
     which its adapter strips: a digest-sized prefix here."""
     prefix = "<hook_context>Active decisions and conventions (agentctx):\n" + "- a decision: its reason\n" * 40
-    gemini_prompts, codex_prompts = [], []
+    gemini_prompts, codex_prompts, copilot_prompts = [], [], []
     for raw in prompts:  # sessions of their own: a record injected in one form's session is not deduped in another's
         payload = json.loads(raw)
+        copilot_prompts.append(json.dumps({"sessionId": payload["session_id"] + "-copilot", "timestamp": 1796684110168,
+                                           "cwd": payload["cwd"], "prompt": payload["prompt"]}).encode())
         codex_prompts.append(json.dumps({**payload, "session_id": payload["session_id"] + "-codex", "turn_id": "t",
                                          "hook_event_name": "UserPromptSubmit", "model": "gpt-5.5"}).encode())
         payload.update(session_id=payload["session_id"] + "-gemini", hook_event_name="BeforeAgent",
                        prompt=f"{prefix}</hook_context>\n\n{payload['prompt']}")
         gemini_prompts.append(json.dumps(payload).encode())
     shell = {"session_id": "b", "tool_input": {"command": "pytest"}}
+    copilot = {"sessionId": "b", "timestamp": 1796684110168, "cwd": base["cwd"]}
     return {
         "session-start:codex": [json.dumps({**base, "session_id": "b", "source": "startup", "model": "gpt-5.5"}).encode()],
         "user-prompt-submit:codex": codex_prompts,
@@ -191,6 +197,13 @@ def agent_events(base: dict[str, str], prompts: list[bytes]) -> dict[str, list[b
             "returnDisplay": "3 passed"}}).encode()],
         "stop:codex": [json.dumps({**base, "session_id": "b", "stop_hook_active": False}).encode()],
         "stop:gemini": [json.dumps({**base, "session_id": "b", "stop_hook_active": False}).encode()],
+        "session-start:copilot": [json.dumps({**copilot, "source": "new", "initialPrompt": "hi"}).encode()],
+        "user-prompt-submit:copilot": copilot_prompts,
+        "post-tool-use:copilot": [json.dumps({**copilot, "toolName": "bash", "toolArgs": {"command": "pytest"},
+                                              "toolResult": {"resultType": "success", "textResultForLlm":
+                                                             "3 passed\n<shellId: 0 completed with exit code 0>"}}).encode()],
+        "stop:copilot": [json.dumps({**copilot, "transcriptPath": "", "stopReason": "end_turn",
+                                     "stop_hook_active": False}).encode()],
     }
 
 
@@ -229,6 +242,9 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         events["pre-tool-use:codex"] = [json.dumps({**edit, "session_id": "b", "tool_name": "Bash",
                                                     "tool_input": {"command": "pytest -q"}}).encode()]
         events["pre-tool-use:gemini"] = [json.dumps({**edit, "session_id": "b", "tool_name": "replace"}).encode()]
+        events["pre-tool-use:copilot"] = [json.dumps({"sessionId": "b", "cwd": base["cwd"], "toolName": "edit",
+                                                      "toolArgs": {"path": edit["tool_input"]["file_path"],
+                                                                   "old_str": "a", "new_str": "b"}}).encode()]
         events.update(agent_events(base, prompts))
         # Interleaved rounds: each round times the floor and every hook once, so a noisy neighbour slows them
         # alike; the reported ratio is the median of per-round ratios, the milliseconds are plain medians.
@@ -238,8 +254,8 @@ def bench(n: int, runs: int, py: str) -> dict[str, float]:
         plugin_env = _plugin_env(env, tmp, home, repo, py)
         launcher = str(Path(__file__).resolve().parent.parent / "plugin" / "bin" / "agentctx")
         out: dict[str, float] = {}
-        for group in (("session-start", "user-prompt-submit", *AGENT_FORMS[:4], *PRE_TOOL_FORMS),
-                      ("post-tool-use", "stop", "pre-compact", *AGENT_FORMS[4:])):
+        for group in (("session-start", "user-prompt-submit", *AGENT_FORMS[:WAITED], *PRE_TOOL_FORMS),
+                      ("post-tool-use", "stop", "pre-compact", *AGENT_FORMS[WAITED:])):
             commands = {"floor": ([py, "-I", "-c", "import sqlite3, json"], [b""])}
             for form in group:
                 event, _, agent = form.partition(":")  # "user-prompt-submit:codex": the Codex adapter's form
@@ -323,7 +339,7 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         summary[f"session_start_ratio{tag}"] = f"{res['session-start_ratio']:.2f}"
         summary[f"ups_isolated_ratio{tag}"] = f"{res['user-prompt-submit_isolated_ratio']:.2f}"
         summary[f"session_start_isolated_ratio{tag}"] = f"{res['session-start_isolated_ratio']:.2f}"
-        for agent in ("codex", "gemini"):  # the same bounds per adapter (issue 28)
+        for agent in AGENTS:  # the same bounds per adapter (issue 28)
             summary[f"ups_ratio_{agent}{tag}"] = f"{res[f'user-prompt-submit:{agent}_ratio']:.2f}"
             summary[f"session_start_ratio_{agent}{tag}"] = f"{res[f'session-start:{agent}_ratio']:.2f}"
         if "user-prompt-submit_script_ratio" in res:
@@ -333,7 +349,7 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         summary[f"pre_tool_isolated_ratio{tag}"] = f"{res['pre-tool-use_isolated_ratio']:.2f}"
         summary[f"pre_tool_match_ratio{tag}"] = f"{res['pre-tool-use.match_ratio']:.2f}"  # delivered: <= 1.3
         summary[f"pre_tool_match_isolated_ratio{tag}"] = f"{res['pre-tool-use.match_isolated_ratio']:.2f}"
-        for agent in ("codex", "gemini"):
+        for agent in AGENTS:
             summary[f"pre_tool_ratio_{agent}{tag}"] = f"{res[f'pre-tool-use:{agent}_ratio']:.2f}"
         summary[f"session_start_plugin_ratio{tag}"] = f"{res['session-start_plugin_ratio']:.2f}"
     if len(args.records) > 1:  # the unsuffixed names refer to the first size
@@ -341,8 +357,10 @@ def _run(args: argparse.Namespace, py: str, summary: dict[str, str]) -> int:
         for name in ("ups_ratio", "session_start_ratio", "ups_isolated_ratio", "session_start_isolated_ratio",
                      "ups_script_ratio", "ups_plugin_ratio", "session_start_plugin_ratio", "ups_ratio_codex",
                      "session_start_ratio_codex", "ups_ratio_gemini", "session_start_ratio_gemini",
+                     "ups_ratio_copilot", "session_start_ratio_copilot",
                      "pre_tool_ratio", "pre_tool_isolated_ratio", "pre_tool_match_ratio",
-                     "pre_tool_match_isolated_ratio", "pre_tool_ratio_codex", "pre_tool_ratio_gemini"):
+                     "pre_tool_match_isolated_ratio", "pre_tool_ratio_codex", "pre_tool_ratio_gemini",
+                     "pre_tool_ratio_copilot"):
             if f"{name}{first}" in summary:
                 summary[name] = summary[f"{name}{first}"]
     print(" ".join(f"{k}={v}" for k, v in summary.items()))

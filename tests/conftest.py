@@ -38,7 +38,19 @@ def isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    monkeypatch.delenv("COPILOT_HOME", raising=False)  # Copilot CLI's user directory follows HOME in tests
     return home
+
+
+@pytest.fixture(autouse=True)
+def fake_expansion_start(monkeypatch):
+    """FAKE: the background expansion pass a record written by hand starts (extract/later.py) is recorded, never
+    started: with a backend on, every `record` of a test would start one racing the test's own pass."""
+    from agentctx.extract import later
+
+    started: list[tuple[list[str], object]] = []
+    monkeypatch.setattr(later, "start", lambda argv, cwd: started.append((argv, cwd)) or 4242)
+    return started
 
 
 # A git repository, an initialised store, records in it, and a hook run in-process: shared by the hooks, capture,

@@ -49,7 +49,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ..mcp.sdk_server import main as serve
         else:
             from ..mcp.server import main as serve
-        return serve(cwd=None)
+        try:
+            return serve(cwd=None)
+        except KeyboardInterrupt:
+            return 130
+        except Exception as exc:  # the extra missing, a store that cannot open: one line and a status, no traceback
+            from ..base.errors import AgentctxError
+            from .terminal import printable
+
+            sys.stderr.write(printable(f"agentctx: {exc}" if isinstance(exc, AgentctxError)
+                                       else f"agentctx: unexpected {type(exc).__name__}: {exc}") + "\n")
+            return exc.exit_code if isinstance(exc, AgentctxError) else 1
     if args_list[:1] == ["stash"]:
         from ..stash.cli import main as stash_main
 

@@ -50,11 +50,10 @@ def cmd_stats(args: argparse.Namespace, ctx: Context) -> int:
     rows = []
     for rid, u in uses.items():
         rec = records.get(ctx.conn, rid)
-        followed = u["followed"] + max(0, u["stopped"] - u["ignored"] - u["followed"])  # a stop that held
-        used = followed > 0 or u["fetched"] > 0
+        followed, used = sessions.earned(u)
         rows.append({"id": rid, "title": rec.title if rec else "(deleted)", "type": rec.type if rec else None,
                      "current": bool(rec and rec.is_current), "guard": bool(rec and rec.guard),
-                     "prompts": u["prompts"], "actions": u["actions"], "followed": followed,
+                     "digests": u["digests"], "prompts": u["prompts"], "actions": u["actions"], "followed": followed,
                      "ignored": u["ignored"], "acted": u["acted"], "fetched": u["fetched"], "tokens": u["tokens"],
                      "never_used": not used})
     rows.sort(key=lambda r: (-r["tokens"], r["id"]))
@@ -65,13 +64,16 @@ def cmd_stats(args: argparse.Namespace, ctx: Context) -> int:
     if not rows:
         ctx.out("nothing injected yet")
         return 0
-    ctx.out("per record: injected at prompts / at actions, followed, ignored, fetched (ctx_get), tokens spent")
-    ctx.out(f"{'id':<12} {'prompts':>7} {'actions':>7} {'followed':>8} {'ignored':>7} {'fetched':>7} {'tokens':>7}  title")
+    ctx.out("per record: in the SessionStart digest, injected at prompts / at actions, followed, ignored, "
+            "fetched (ctx_get), tokens spent")
+    ctx.out(f"{'id':<12} {'digests':>7} {'prompts':>7} {'actions':>7} {'followed':>8} {'ignored':>7} {'fetched':>7} "
+            f"{'tokens':>7}  title")
     for r in rows:
-        note = "  (never used)" if r["never_used"] else ""
+        # What is known: a record only shown (digest, prompts) may have been read; nothing says it was used.
+        note = "  (only shown: never followed, acted on or fetched)" if r["never_used"] else ""
         guard = " [guard]" if r["guard"] else ""
-        ctx.out(f"{r['id'][:12]:<12} {r['prompts']:>7} {r['actions']:>7} {r['followed']:>8} {r['ignored']:>7} "
-                f"{r['fetched']:>7} {r['tokens']:>7}  {r['title']}{guard}{note}")
+        ctx.out(f"{r['id'][:12]:<12} {r['digests']:>7} {r['prompts']:>7} {r['actions']:>7} {r['followed']:>8} "
+                f"{r['ignored']:>7} {r['fetched']:>7} {r['tokens']:>7}  {r['title']}{guard}{note}")
     return 0
 
 
@@ -91,7 +93,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     add_json(p)
     p.set_defaults(handler=cmd_guard)
 
-    p = sub.add_parser("stats", help="per record: injected at prompts and at actions, followed, ignored, tokens")
+    p = sub.add_parser("stats", help="per record: in digests, injected at prompts and at actions, followed, ignored, "
+                                     "tokens")
     p.add_argument("--limit", type=int, default=50)
     add_json(p)
     p.set_defaults(handler=cmd_stats)

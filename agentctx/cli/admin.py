@@ -135,7 +135,7 @@ def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
     from . import agents
 
     checks = doctor.run(repair=args.repair, project_root=ctx.project.root)
-    for agent in ("codex", "gemini"):  # Claude Code's own checks are in doctor.run
+    for agent in ("codex", "gemini", "copilot"):  # Claude Code's own checks are in doctor.run
         if agents.wired(agent) or agents.DETECT[agent]():
             checks += agents.checks(agent, str(ctx.project.root))
     checks = agents.claude_check_for_others(checks)
@@ -152,8 +152,8 @@ def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("init", help="create the store and config, wire agentctx into your coding agents (Claude Code, "
-                                    "Codex CLI, Gemini CLI), detect the profile")
-    p.add_argument("--agent", action="append", choices=("claude", "codex", "gemini", "all"),
+                                    "Codex CLI, Gemini CLI, Copilot CLI), detect the profile")
+    p.add_argument("--agent", action="append", choices=("claude", "codex", "gemini", "copilot", "all"),
                    help="wire this agent (repeatable; default: every one installed here, else Claude Code)")
     p.add_argument("--yes", action="store_true",
                    help="turn an agent's hooks on if its own settings switched them off (otherwise: asked)")

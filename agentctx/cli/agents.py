@@ -1,5 +1,5 @@
-"""The agents `init` wires (Claude Code, Codex CLI, Gemini CLI): which are installed, wiring and unwiring each, and
-the doctor checks of the other two. One table, agent -> what each step calls; no command of its own."""
+"""The agents `init` wires (Claude Code, Codex CLI, Gemini CLI, Copilot CLI): which are installed, wiring and
+unwiring each, and the doctor checks of the others. One table, agent -> what each step calls; no command of its own."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import shutil
 from typing import Callable
 
 from ..agents import LABELS, NAMES
-from ..agents import codex_setup, gemini_setup
+from ..agents import codex_setup, copilot_setup, gemini_setup
 from ..base import paths
 from ..claude import setup, wiring
 from ..claude.doctor import Check
@@ -29,7 +29,7 @@ def _claude_detected() -> bool:
 
 
 DETECT: dict[str, Callable[[], bool]] = {"claude": _claude_detected, "codex": codex_setup.detected,
-                                         "gemini": gemini_setup.detected}
+                                         "gemini": gemini_setup.detected, "copilot": copilot_setup.detected}
 
 
 def chosen(requested: list[str] | None) -> list[str]:
@@ -40,7 +40,8 @@ def chosen(requested: list[str] | None) -> list[str]:
 
 
 def _user_dir(agent: str) -> str:
-    return str({"claude": paths.claude_home, "codex": paths.codex_home, "gemini": paths.gemini_home}[agent]())
+    return str({"claude": paths.claude_home, "codex": paths.codex_home, "gemini": paths.gemini_home,
+                "copilot": copilot_setup.home}[agent]())
 
 
 def not_installed(agent: str) -> str:
@@ -66,10 +67,15 @@ def to_wire(requested: list[str] | None, force: bool) -> tuple[list[str], list[s
     lines = [f"{LABELS[a]}: not installed here ({not_installed(a)}): nothing written for it "
              f"(`agentctx init --agent {a} --force` writes it anyway)" for a in missing if requested]
     if not agents:
-        lines.append("no coding agent found here (Claude Code, Codex CLI, Gemini CLI: "
+        lines.append("no coding agent found here (Claude Code, Codex CLI, Gemini CLI, Copilot CLI: "
                      + "; ".join(not_installed(a) for a in NAMES) + "): nothing wired; install one and run "
                      "`agentctx init` again, or `agentctx init --agent NAME --force`")
     return [a for a in agents if force or DETECT[a]()], lines
+
+
+def _off(agent: str, flag: str) -> str:
+    """How the switch reads when it is off: Copilot's says so by being true (`disableAllHooks`)."""
+    return f"{flag} is {'true' if agent == 'copilot' else 'false'}"
 
 
 def _flag(agent: str, module: object, ctx: Context, args: argparse.Namespace) -> list[str]:
@@ -78,10 +84,10 @@ def _flag(agent: str, module: object, ctx: Context, args: argparse.Namespace) ->
     if flag is None:
         return []
     label = LABELS[agent]
-    if getattr(args, "yes", False) or ctx.confirm(f"{label}'s hooks are switched off ({flag} is false), so "
+    if getattr(args, "yes", False) or ctx.confirm(f"{label}'s hooks are switched off ({_off(agent, flag)}), so "
                                                   f"agentctx would do nothing there. Turn them on?"):
         return [f"{label}: " + module.enable_hooks_flag()]  # type: ignore[attr-defined]
-    return [f"{label}: {flag} is false: no hook runs, agentctx's included; left as it is "
+    return [f"{label}: {_off(agent, flag)}: no hook runs, agentctx's included; left as it is "
             f"(`agentctx init --agent {agent} --yes` turns it on)"]
 
 
@@ -94,10 +100,12 @@ def wire(agent: str, ctx: Context, args: argparse.Namespace) -> list[str]:
     label = LABELS[agent]
     choice = wiring.choose(agent=label)  # the user's own settings: the command this installation runs from any PATH
     done = [f"{label}: hooks{' and MCP server' if mcp else ''} {choice.reason}"]
-    module = codex_setup if agent == "codex" else gemini_setup
+    module = {"codex": codex_setup, "gemini": gemini_setup, "copilot": copilot_setup}[agent]
     done += _flag(agent, module, ctx, args)
     root = str(ctx.project.root)
-    if agent == "codex":
+    if agent == "copilot":
+        done += [f"{label}: {line}" for line in copilot_setup.wire(choice.argv, mcp=mcp)]
+    elif agent == "codex":
         done += [f"{label}: {line}" for line in codex_setup.wire(choice.argv, root, mcp=mcp)]
     else:
         done += [f"{label}: {line}" for line in gemini_setup.wire(choice.argv, mcp=mcp)]
@@ -115,13 +123,15 @@ def precheck(agent: str, args: argparse.Namespace) -> None:
         codex_setup.check_hooks_file()
     elif agent == "gemini":
         gemini_setup.check_settings()
+    elif agent == "copilot":
+        copilot_setup.check_files()
 
 
 def unwire(agent: str, ctx: Context, args: argparse.Namespace) -> list[str]:
     if agent == "claude":
         return setup.unwire_claude(project_root=ctx.project.root if getattr(args, "project", False) else None,
                                    here=ctx.project.root)
-    lines = codex_setup.unwire() if agent == "codex" else gemini_setup.unwire()
+    lines = {"codex": codex_setup.unwire, "gemini": gemini_setup.unwire, "copilot": copilot_setup.unwire}[agent]()
     return [f"{LABELS[agent]}: {line}" for line in lines]
 
 
@@ -147,6 +157,8 @@ def wired(agent: str) -> bool:
         return bool(codex_setup.registered())
     if agent == "gemini":
         return bool(gemini_setup.registered())
+    if agent == "copilot":
+        return bool(copilot_setup.registered())
     files = [paths.claude_home() / "settings.json"]
     return any(wiring.registered(files, paths.claude_json()))
 
@@ -195,8 +207,8 @@ def _common(agent: str, registered: dict[str, str], expected: int, where: str, f
     out = [Check(f"{agent}-hooks", "ok" if len(registered) == expected else "warn",
                  f"{len(registered)} of our {expected} hooks in {where}", None if len(registered) == expected else again)]
     if flag:
-        out.append(Check(f"{agent}-switch", "fail", f"{flag} is false: {LABELS[agent]} runs no hook at all",
-                         f"{again} --yes (or set it to true yourself)"))
+        out.append(Check(f"{agent}-switch", "fail", f"{_off(agent, flag)}: {LABELS[agent]} runs no hook at all",
+                         f"{again} --yes (or switch it yourself)"))
     return out
 
 
@@ -210,6 +222,13 @@ def checks(agent: str, root: str) -> list[Check]:
         mcp = codex_setup.mcp_registered()
         out.append(Check("codex-mcp", "ok" if mcp else "warn", f"MCP server `agentctx` {'in' if mcp else 'not in'} "
                          f"{codex_setup.config_file()}", None if mcp else "agentctx init --agent codex"))
+    elif agent == "copilot":
+        registered = copilot_setup.registered()
+        out = _common(agent, registered, len(copilot_setup.copilot.EVENTS), str(copilot_setup.hooks_file()),
+                      copilot_setup.disabled_flag())
+        mcp = copilot_setup.mcp_entry() is not None
+        out.append(Check("copilot-mcp", "ok" if mcp else "warn", f"MCP server `agentctx` {'in' if mcp else 'not in'} "
+                         f"{copilot_setup.mcp_file()}", None if mcp else "agentctx init --agent copilot"))
     else:
         registered = gemini_setup.registered()
         out = _common(agent, registered, len(gemini_setup.gemini.EVENTS), str(gemini_setup.settings_file()),

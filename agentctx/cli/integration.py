@@ -8,6 +8,7 @@ from ..base import paths
 from ..base.errors import UsageError
 from ..claude import setup
 from .context import Context
+from .terminal import printable
 from .parser import add_json
 
 
@@ -170,11 +171,13 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
         ctx.out("\nrecent prompts: what was injected, what nearly was, and why"
                 + ("" if args.verbose else " (--verbose: the numbers)"))
     for row in prompts:
+        start = f"  \"{printable(str(row['prompt_start']))}\"" if row.get("prompt_start") else ""
         if args.verbose:
-            ctx.out(f"{row.get('at')}  session {session_label(row.get('session_id'))}  prompt {row.get('prompt_hash')} "
-                    f"({row.get('prompt_chars')} chars, {row.get('prompt_class')}; threshold {row.get('threshold')})")
+            ctx.out(f"{row.get('at')}  session {session_label(row.get('session_id'))}  prompt {row.get('prompt_hash')}"
+                    f"{start} ({row.get('prompt_chars')} chars, {row.get('prompt_class')}; threshold "
+                    f"{row.get('threshold')})")
         else:
-            ctx.out(f"{row.get('at')}  a prompt of {row.get('prompt_chars')} characters")
+            ctx.out(f"{row.get('at')}{start or '  a prompt'} ({row.get('prompt_chars')} characters)")
         for cand in row.get("candidates") or ():
             threshold = row.get("threshold")
             ctx.out(describe(cand) if args.verbose else
@@ -184,7 +187,7 @@ def cmd_why(args: argparse.Namespace, ctx: Context) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("uninstall", help="remove agentctx from every agent (restoring your settings files)")
-    p.add_argument("--agent", action="append", choices=("claude", "codex", "gemini", "all"),
+    p.add_argument("--agent", action="append", choices=("claude", "codex", "gemini", "copilot", "all"),
                    help="only this agent (repeatable; default: every one)")
     p.add_argument("--project", action="store_true", help="also clean this project's .claude/settings.json")
     p.add_argument("--data", action="store_true", help="also delete the store and every record (asks first)")

@@ -34,7 +34,8 @@ def _root(ctx: Context) -> str | None:
 
 
 def cmd_record(args: argparse.Namespace, ctx: Context) -> int:
-    new = NewRecord(type=args.type, title=_text_arg(args.title, "title"), body=_text_arg(args.body, "body"),
+    body = records.with_rationale(_text_arg(args.body, "body"), args.rationale)
+    new = NewRecord(type=args.type, title=_text_arg(args.title, "title"), body=body,
                     project_id=ctx.project.id, scope=args.scope, confidence="explicit", source="cli",
                     pinned=args.pin, questions=tuple(args.questions or ()), aliases=tuple(args.aliases or ()),
                     anchors=records.anchor_items(args.anchors, _root(ctx)))
@@ -44,12 +45,27 @@ def cmd_record(args: argparse.Namespace, ctx: Context) -> int:
             q not in (*record.questions, *record.aliases) for q in asked_in):
         sys.stderr.write("agentctx: secrets in what you recorded were redacted before it was stored "
                          f"(`agentctx show {record.id}` shows what was kept)\n")
+    _expand_soon(record, ctx)
     if ctx.json:
         ctx.emit({"id": record.id, "type": record.type, "title": record.title, "scope": record.scope,
                   "recorded_at": record.recorded_at, "superseded": [s.id for s in superseded]})
     else:
         ctx.out(record.id)
     return 0
+
+
+ASK_HINT = ("agentctx: {id} is found only by its own words (no LLM backend writes how it will be asked): pass "
+            "--question \"how someone would ask for it\" and --alias OTHER-NAME (repeatable) when you record, or "
+            "run `agentctx expand` once a backend is on")
+
+
+def _expand_soon(record: Record, ctx: Context) -> None:
+    """Questions and other names for a record written without them: the expansion pass in the background when a
+    backend is on, else one line saying how to give them (SPEC §6.7)."""
+    from ..extract.later import expand_soon
+
+    if expand_soon(record, _root(ctx)) == "off":
+        sys.stderr.write(ASK_HINT.format(id=record.id) + "\n")
 
 
 def cmd_supersede(args: argparse.Namespace, ctx: Context) -> int:
@@ -211,9 +227,10 @@ def cmd_search(args: argparse.Namespace, ctx: Context) -> int:
 
 def _explain(query: str, ctx: Context) -> int:
     """The prompt hook's decision for the query: every candidate against its threshold, and why."""
+    from ..hooks.prompt import select
     from ..retrieval.explain import by_other_names, describe, explain
 
-    rows = explain(ctx.conn, query, ctx.project.id)
+    rows = explain(ctx.conn, query, ctx.project.id, select)  # the hook's own selection, in a new session
     if ctx.json:
         ctx.emit(rows)
         return 0
@@ -304,6 +321,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--title", required=True, help="one line, at most 120 characters ('-' reads stdin)")
     p.add_argument("--body", required=True, help="at most 2,000 characters ('-' reads stdin)")
     p.add_argument("--scope", default="project", choices=SCOPES)
+    p.add_argument("--rationale", help="why: stored after the body as `Rationale: …` (a decision's reason)")
     p.add_argument("--supersedes", metavar="ID", help="the current record this one replaces")
     p.add_argument("--pin", action="store_true", help="pin the new record")
     _asked_options(p)

@@ -219,6 +219,11 @@ def run(argv: list[str]) -> int:
         if not isinstance(data, dict):
             log(event, "stdin is not a JSON object; nothing done")
             return 0
+        if agent == "claude" and os.environ.get("COPILOT_CLI"):
+            from ..agents import copilot
+
+            if copilot.echoes_claude(data):  # Copilot running a project's Claude Code hooks: its own run serves it
+                return 0
         if adapter is not None:  # the agent's payload in the neutral shape; None: nothing for us in it
             data = adapter.payload(event, data)
             if data is None:

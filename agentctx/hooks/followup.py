@@ -2,7 +2,7 @@
 
 For every delivery the session's notes hold for this call: a guard whose pattern still matched what ran is
 `ignored` (the user let it through), any other record the action ran with is `acted`; a `ctx_get` of a record
-delivered before an action is `fetched`. One pending ledger row, no database. Then capture runs as before. For
+delivered before an action, injected at a prompt or carried by the digest is `fetched`. One pending ledger row, no database. Then capture runs as before. For
 Gemini CLI, whose BeforeTool takes no context, the delivery itself goes out here, with the tool's result.
 """
 
@@ -63,17 +63,22 @@ def follow_up(payload: "Payload") -> "dict[str, object] | None":
     from ..base import paths
 
     notes_path = paths.actions_file(payload.session_id)
+    fetched = _fetched_ids(payload)
+    if fetched:  # read in whole after it was delivered: before an action, at a prompt or in the digest
+        from ..base.safeio import read_ids
+
+        dedup = paths.dedup_file(payload.session_id)
+        delivered = read_ids(dedup, 1024 * 1024) | read_ids(dedup + ".digest", 1024 * 1024)
+        if os.path.exists(notes_path):
+            delivered |= {i for n in _notes(payload.session_id) for i in n.get("ids") or () if isinstance(i, str)}
+        hit = [i for i in fetched if i in delivered]
+        if hit:
+            _record(payload, "", {i: "fetched" for i in hit})
+        return None
     if not os.path.exists(notes_path):  # nothing was delivered before an action this session: the common case
         return None
     notes = _notes(payload.session_id)
     if not notes:
-        return None
-    fetched = _fetched_ids(payload)
-    if fetched:
-        delivered = {i for n in notes for i in n.get("ids") or () if isinstance(i, str)}
-        hit = [i for i in fetched if i in delivered]
-        if hit:
-            _record(payload, "", {i: "fetched" for i in hit})
         return None
     from . import action
 

@@ -96,17 +96,18 @@ def pre_compact(payload: "Payload") -> None:
     if not os.path.exists(paths.db_file()) or _off(payload.cwd):
         return None
     prompts = snapshot.recent_prompts(payload.transcript_path) if payload.transcript_path else []
-    body = snapshot.compose(prompts, read_log(payload.session_id) if payload.session_id else [],
-                            when=f"before {payload.trigger or 'a'} compaction at {now_iso()}")
+    project = detect(payload.cwd)
+    log = read_log(payload.session_id) if payload.session_id else []
+    body = snapshot.compose(prompts, log, when=f"before {payload.trigger or 'a'} compaction at {now_iso()}",
+                            root=project.root_dir)
     if not body:
         return None
     if payload.session_id:
         snapshot.leave_for_compaction(payload.session_id, body)
-    project = detect(payload.cwd)
     try:
         conn = db.connect(paths.db_file(), timeout=lock_wait("pre-compact"))
         try:
-            snapshot.save(conn, project.id, payload.session_id, body, SNAPSHOT_TITLE)
+            snapshot.save(conn, project.id, payload.session_id, body, SNAPSHOT_TITLE, log)
         finally:
             conn.close()
     except (StoreError, sqlite3.Error) as exc:  # locked past the budget, or a statement failed: queued

@@ -50,7 +50,6 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
     if off is not None:  # turned off, excluded or not opted in: no search, no ledger row
         return None
     from ..base import tokens
-    from ..retrieval.relevance import decide
     from ..store import db
     from .budget import lock_wait
 
@@ -70,16 +69,9 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
         # once per session (hooks/session.py keeps the digest's ids beside the dedup file). A decision the digest
         # listed as one line may still come with its body when a prompt is about it.
         whole = _read_dedup(dedup + ".digest") if dedup else set()
-        weighed = decide(conn, payload.prompt, project_id)
-        if weighed and payload.agent:  # what the agent's own memory already loads: not injected again
-            from ..store.agentmem import skip_ids
-
-            seen = seen | skip_ids(conn, project_id, payload.agent)
-        fresh = [a.hit for a in weighed if a.inject and a.hit.record.id not in seen
-                 and not (a.hit.record.type in ONCE_A_SESSION and a.hit.record.id in whole)]
-        fresh, flags = trusted(conn, payload.prompt, fresh)
-        chosen, text = render(fresh[: tokens.PROMPT_TOP_K], flags)
-        _note(payload, project_id, weighed, chosen)
+        weighed, chosen, text, held = select(conn, payload.prompt, project_id, seen=seen, whole=whole,
+                                             agent=payload.agent)
+        _note(payload, project_id, weighed, chosen, held)
         if chosen and dedup:
             _append_dedup(dedup, [h.record.id for h in chosen])
         _account(payload, project_id, chosen, tokens.estimate(text) if chosen else 0)
@@ -96,8 +88,44 @@ def user_prompt_submit(payload: "Payload") -> dict[str, object] | None:
     return output
 
 
-def trusted(conn: "sqlite3.Connection", prompt: str,
-            hits: "list[SearchHit]") -> "tuple[list[SearchHit], dict[str, str]]":
+def select(conn: "sqlite3.Connection", prompt: str, project_id: str, *, seen: "set[str] | None" = None,
+           whole: "set[str] | None" = None,
+           agent: "str | None" = None) -> "tuple[list[Assessed], list[SearchHit], str, dict[str, str]]":
+    """The hook's whole decision for a prompt: the relevance decision, then what the session already has in front
+    of it (`seen`: injected before; `whole`: the digest carried it whole; what the agent's own memory loads), the
+    trust marks, the top-k and the budget. Returns the weighed candidates, the chosen hits, their text, and why each
+    candidate that passed the gate was held back. `agentctx search --explain` runs it too, with no session."""
+    from ..base import tokens
+    from ..retrieval.relevance import decide
+
+    seen, whole = seen or set(), whole or set()
+    weighed = decide(conn, prompt, project_id)
+    own: "set[str]" = set()
+    if weighed and agent:  # what the agent's own memory already loads: not injected again
+        from ..store.agentmem import skip_ids
+
+        own = skip_ids(conn, project_id, agent)
+    held: "dict[str, str]" = {}
+    fresh = []
+    for a in weighed:
+        rid = a.hit.record.id
+        if not a.inject:
+            continue
+        if rid in seen:
+            held[rid] = "already in front of the model this session"
+        elif a.hit.record.type in ONCE_A_SESSION and rid in whole:
+            held[rid] = "the session's digest carried it whole"
+        elif rid in own:
+            held[rid] = "the agent's own memory loads it"
+        else:
+            fresh.append(a.hit)
+    fresh, flags = trusted(conn, prompt, fresh, held)
+    chosen, text = render(fresh[: tokens.PROMPT_TOP_K], flags)
+    return weighed, chosen, text, held
+
+
+def trusted(conn: "sqlite3.Connection", prompt: str, hits: "list[SearchHit]",
+            held: "dict[str, str] | None" = None) -> "tuple[list[SearchHit], dict[str, str]]":
     """The hits that may be injected, and the flag each unverified one carries (SPEC §3.9): a record waiting for
     review never is; one whose code changed only when the prompt names its file (or its id), flagged. One indexed
     query over the few candidates."""
@@ -114,12 +142,16 @@ def trusted(conn: "sqlite3.Connection", prompt: str,
     for h in hits:
         mark = marks.get(h.record.id, {})
         if "review" in mark:
+            if held is not None:
+                held[h.record.id] = "it waits for review (`agentctx review`)"
             continue
         reason = mark.get("unverified")
         if reason is not None:
             named = [p.split(": ", 1)[0] for p in reason.split("; ")]
             if not any(p.lower() in low or p.rsplit("/", 1)[-1].lower() in low for p in named if p) \
                     and h.record.id.lower()[-8:] not in low:
+                if held is not None:
+                    held[h.record.id] = f"its code changed since ({reason}) and the prompt does not name it"
                 continue
             flags[h.record.id] = flag(reason)
         kept.append(h)
@@ -224,32 +256,21 @@ def without_private(text: str) -> str:
     return "".join(out)
 
 
-def _note(payload: "Payload", project_id: str, weighed: "list[Assessed]", chosen: "list[SearchHit]") -> None:
+def _note(payload: "Payload", project_id: str, weighed: "list[Assessed]", chosen: "list[SearchHit]",
+          held: "dict[str, str]") -> None:
     """One line per prompt in the decisions log (`agentctx why`): the best candidates, injected or not, with their
-    probability, the threshold and the features that decided it. No prompt text: its hash and length only. A prompt
-    with no candidate at all is not logged."""
+    probability, the threshold and the features that decided it (`retrieval.explain.candidate_rows`, which `search
+    --explain` uses too). No prompt text: its hash and length only. A prompt with no candidate at all is not logged."""
     from ..base import jsonfast, paths
-    from ..retrieval import relevance
     from ..base.ids import now_iso, sha256_hex
+    from ..retrieval.explain import candidate_rows, decision_row
 
     if not weighed:
         return
-    injected = {h.record.id for h in chosen}
-    rows = []
-    words: "dict[str, str] | None" = None  # the prompt's stems as typed, worked out once, only when needed
-    for a in weighed[:NOTED]:
-        row = {"id": a.hit.record.id, "p": round(a.p, 4), "injected": a.hit.record.id in injected,
-               "passed": a.inject, "reason": a.reason, "features": {k: round(v, 4) for k, v in a.features.items()}}
-        only = relevance.asked_only(a.hit)
-        if only:  # words of the record's own questions and aliases: nothing of the prompt it does not hold
-            words = relevance.prompt_words(payload.prompt) if words is None else words
-            row["asked"] = sorted(words.get(stem, stem) for stem in only)
-        rows.append(row)
+    rows = candidate_rows(weighed, chosen, payload.prompt, held, NOTED)
     row = {"at": now_iso(), "session_id": payload.session_id, "project_id": project_id,
            "prompt_hash": sha256_hex(payload.prompt)[:16], "prompt_chars": len(payload.prompt),
-           "prompt_class": weighed[0].klass if weighed else None,
-           "threshold": relevance.threshold(weighed[0].klass) if weighed and weighed[0].klass in relevance.CLASSES
-           else None, "candidates": rows}
+           **decision_row(weighed, rows)}
     path = paths.decisions_log_file()
     line = (jsonfast.dumps(row) + "\n").encode("utf-8")
     if not _append(path, line):

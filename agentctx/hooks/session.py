@@ -57,7 +57,7 @@ def session_start(payload: "Payload") -> dict[str, object] | None:
 
         text = tokens.truncate(text, tokens.SESSION_START_BUDGET)
     if ids and payload.session_id:
-        text, ids = _dedup_carried(payload, text, ids)
+        text, ids = _dedup_carried(payload, text, ids, data)
     from . import record_pending
 
     record_pending({"event": "SessionStart", "session_id": payload.session_id, "project_id": project_id,
@@ -116,10 +116,16 @@ def _plugin_tool_names(text: str, cwd: str) -> str:
     return text.replace(aside.USER_TOOL_PREFIX, aside.PLUGIN_TOOL_PREFIX)
 
 
-def _dedup_carried(payload: "Payload", text: str, ids: "list[str]") -> "tuple[str, list[str]]":
-    """A resumed conversation still carries the digest its session started with: when every record of today's digest
-    was in it, no second copy (the same records twice in one request). The ids each SessionStart of a session put in
-    front of the model are kept beside its dedup file; compaction and /clear, which drop them, start it over."""
+RESUMED_HEADER = "New in this project's memory since this session started (agentctx):"
+
+
+def _dedup_carried(payload: "Payload", text: str, ids: "list[str]",
+                   data: "dict[str, object] | None" = None) -> "tuple[str, list[str]]":
+    """Per source: `startup` and `clear` (an empty conversation) and `compact` (a summary that dropped it) get the
+    whole digest; `resume` (`--resume`, `--continue`: the conversation comes back whole, the digest its session
+    started with in it) gets only the lines of records the conversation has not had, never the handover this very
+    session wrote at its end, and nothing when there are none. The ids each SessionStart of a session put in front
+    of the model are kept beside its dedup file; compaction and /clear, which drop them, start it over."""
     from ..base import paths, safeio
 
     shown = paths.dedup_file(payload.session_id) + ".digest"  # in the shared temp dir: no symlinks, capped
@@ -129,9 +135,18 @@ def _dedup_carried(payload: "Payload", text: str, ids: "list[str]") -> "tuple[st
         except OSError:
             pass
     seen = safeio.read_ids(shown, 256 * 1024)
-    if payload.source == "resume" and set(ids) <= seen:
-        return "", []
     fresh = [i for i in ids if i not in seen]
+    if payload.source == "resume" and seen:
+        lines = data.get("lines") if isinstance(data, dict) else None
+        if not isinstance(lines, dict):  # a digest written before it said which lines are whose: all or nothing
+            return ("", []) if not fresh else (text, ids)
+        own_handover = data.get("handoverSession") == payload.session_id  # type: ignore[union-attr]
+        fresh = [i for i in fresh if isinstance(lines.get(i), list) and lines[i]
+                 and not (own_handover and str(lines[i][0]).startswith("Last session handover"))]
+        if not fresh:
+            return "", []
+        text = "\n".join([RESUMED_HEADER, *(str(ln) for i in fresh for ln in lines[i])])
+        ids = fresh
     if fresh:
         safeio.append_ids(shown, fresh)  # a failure only costs a second copy of the digest on a later resume
     return text, ids

@@ -40,6 +40,8 @@ def _capture(payload: "Payload", event: str, failed: "bool | None") -> None:
 
     observations = capture.observe(payload.tool_name, payload.tool_input, payload.tool_response, payload.cwd, failed)
     if not observations:
+        if failed is False:  # a retry that worked: the error before it is not the session's last (no database)
+            capture.note_success(payload.session_id, payload.tool_name, payload.tool_input)
         return None
     import sqlite3
 

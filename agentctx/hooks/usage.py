@@ -4,13 +4,14 @@ import sys
 
 from . import HANDLERS
 
-USAGE = "usage: agentctx hook EVENT [--agent claude|codex|gemini] < payload.json"
+USAGE = "usage: agentctx hook EVENT [--agent claude|codex|gemini|copilot] < payload.json"
 
 
 def text() -> str:
     """The usage of `agentctx hook`, with every event it handles."""
-    lines = [USAGE, "", "Claude Code, Codex CLI and Gemini CLI run these hooks (registered by `agentctx init`); each",
-             "reads one JSON object on stdin (the agent's own shape, named by --agent; Claude Code without it),",
+    lines = [USAGE, "", "Claude Code, Codex CLI, Gemini CLI and Copilot CLI run these hooks (registered by `agentctx",
+             "init`); each reads one JSON object on stdin (the agent's own shape, named by --agent; Claude Code",
+             "without it),",
              "prints at most one JSON object, and always exits 0 when an agent runs it.", "", "events:"]
     lines += [f"  {event}" for event in HANDLERS]
     return "\n".join(lines) + "\n"

@@ -212,14 +212,23 @@ def _root(ctx: ToolContext) -> str | None:
 
 
 def ctx_record(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    new = NewRecord(type=args["type"], title=_scrub(args["title"]), body=_scrub(args["body"]),
+    body = records.with_rationale(_scrub(args["body"]), _scrub(args["rationale"]) if args.get("rationale") else None)
+    new = NewRecord(type=args["type"], title=_scrub(args["title"]), body=body,
                     project_id=ctx.project.id, scope=args.get("scope", "project"), confidence="explicit",
                     source="mcp_tool", session_id=ctx.session(), questions=tuple(args.get("questions") or ()),
                     aliases=tuple(args.get("aliases") or ()),
                     anchors=records.anchor_items(args.get("anchors"), _root(ctx)))
     record, superseded = records.insert(ctx.conn, new, supersedes=args.get("supersedes"))
-    return {"id": record.id, "type": record.type, "title": record.title, "scope": record.scope,
-            "recorded_at": record.recorded_at, "superseded": [s.id for s in superseded]}
+    from ..extract.later import expand_soon
+
+    # Without questions and aliases: the expansion pass writes them in the background when a backend is on.
+    expansion = expand_soon(record, _root(ctx))
+    out = {"id": record.id, "type": record.type, "title": record.title, "scope": record.scope,
+           "recorded_at": record.recorded_at, "superseded": [s.id for s in superseded]}
+    if expansion == "off":
+        out["note"] = ("found only by its own words: no LLM backend writes its questions and aliases; pass "
+                       "`questions` and `aliases` to be found when someone asks in other words")
+    return out
 
 
 def ctx_supersede(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

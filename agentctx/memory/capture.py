@@ -11,26 +11,18 @@ from typing import Any
 
 from ..base import paths
 from ..base.ids import now_iso
-from ..base.models import TITLE_MAX, NewRecord
 from ..store.db import atomic
 from ..base.redact import scrub_text  # the one shared rule set (re-exported: snapshot uses it)
-from ..store import graph, records
+from ..store import graph
 from ..store import capture as capture_sql
-from . import keep_digests_fresh
+from . import keep_digests_fresh, stubs
+from .testruns import TEST_CMD, TEST_FAIL, TEST_PASS, failed_tests, own_command, passed_tests, segments
 
 keep_digests_fresh()  # this module writes records: their digests are rebuilt after each write
 
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 LOG_READ_LIMIT = 4 * 1024 * 1024  # the session's working log: a torn first line is skipped like any bad line
 OUTPUT_CHARS = 200_000  # enough of a command's output to find its verdict; a huge log is not read whole
-_TEST_CMD = re.compile(
-    r"(?:^|[\s;&|(])(?:py\.?test|python[\d.]*\s+-m\s+(?:pytest|unittest)|tox|nox|go\s+test|cargo\s+(?:test|nextest)"
-    r"|(?:npx\s+|pnpm\s+(?:exec\s+)?|yarn\s+)?(?:jest|vitest|mocha|playwright\s+test)"
-    r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test(?::\S*)?)(?=\s|$|;|&|\|)")
-# A failing test run. "0 failed" is not a failure: the count must start with 1-9.
-_TEST_FAIL = re.compile(r"(?m)^.*(?:\bFAILED\b|^\s*FAIL\b|\bfailing\b|AssertionError|✗|✘|\b[1-9]\d*\s+(?:failed|failures?)\b"
-                        r"|^--- FAIL:|test result: FAILED|\berrors?=[1-9]|\bFAILED \(|^ERROR:).*$")
-_TEST_PASS = re.compile(r"(?m)\b\d+\s+passed\b|^OK\b|^ok\s+\S|test result: ok|^PASS\b|Tests:\s+\d+\s+passed|\b\d+\s+passing\b")
 _ERROR = re.compile(r"(?im)^.*(?:\berror(?:\[\w+\])?:|\berr!|\bfatal:|\bpanic:|Traceback \(most recent|"
                     r"Unhandled(?:Promise)?Rejection|\b\w*(?:Error|Exception):).*$")
 # An error line as tools print it, at the start of a line: what counts when the agent does not say whether the call
@@ -43,20 +35,12 @@ _TRACEBACK = re.compile(r'(?m)^Traceback \(most recent call last\):\n  File "[^\
                         r"([A-Za-z_][\w.]*(?::[^\n]*)?)$")
 _PATH = re.compile(r"(?:^|[\s\"'(])((?:\.{0,2}/)?(?:[\w.@-]+/)*[\w.@-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|rb|java|kt|"
                    r"c|cc|cpp|h|hpp|cs|php|swift|vue|svelte|toml|json|ya?ml|sh|sql))(?=[\s:\"',)]|$)")
-# The id of a failing test as each runner prints it: pytest's summary (`FAILED path::Class::test - …`) or its -v
-# line, unittest's `FAIL: test (module.Class.test)`, `go test`'s `--- FAIL: TestX`, cargo's `test x ... FAILED`,
-# vitest's ` FAIL file > name`, jest's `● Suite › name`.
-_FAILED_TEST = re.compile(r"(?m)^(?:FAILED|ERROR) (\S+::\S+|\S+\.py)(?=\s|$)|^(\S+::\S+) (?:FAILED|ERROR)(?=\s|$)"
-                          r"|^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)|^\s*--- FAIL: (\S+)|^test (\S+) \.\.\. FAILED$"
-                          r"|^\s*FAIL (\S+\.\w+ > [^\n]+?)\s*$|^\s+● ([^\n]+ › [^\n]+?)\s*$")
-FAILED_TESTS_KEPT = 20
-
 
 @dataclass(frozen=True)
 class Observation:
     """What one tool call showed: the kind of event and its (already redacted) details."""
 
-    kind: str  # file | branch | commit | test | error
+    kind: str  # file | branch | commit | test | error | ok (a command that succeeded: the log only)
     command: str = ""
     detail: str = ""
     outcome: str = ""  # test: passed | failed
@@ -86,22 +70,6 @@ def branch_target(command: str) -> str | None:
     from . import gitcmd
 
     return gitcmd.branch_target(command)
-
-
-def failed_tests(output: str) -> list[str]:
-    """The ids of the failing tests a test run printed, in order, each once (at most FAILED_TESTS_KEPT)."""
-    found: list[str] = []
-    for m in _FAILED_TEST.finditer(output):
-        groups = m.groups()
-        if groups[2]:  # unittest: `test_x (pkg.mod.Class.test_x)` since 3.11, `(pkg.mod.Class)` before
-            ident = groups[3] if groups[3].endswith("." + groups[2]) else f"{groups[3]}.{groups[2]}"
-        else:
-            ident = next(g for g in groups if g)
-        if ident not in found:
-            found.append(ident)
-            if len(found) >= FAILED_TESTS_KEPT:
-                break
-    return found
 
 
 def error_line(output: str, failed: "bool | None") -> str | None:
@@ -145,6 +113,7 @@ def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str,
     first = command.strip().splitlines()[0][:300]
     output = _output(tool_response)
     found: list[Observation] = []
+    own = own_command(command)
     if "git" in command:
         from . import gitcmd
 
@@ -154,8 +123,8 @@ def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str,
         for branch_name, sha, message in gitcmd.commits(command, output, failed):
             detail = f"{sha} {message}" if sha else message
             found.append(Observation("commit", command=first, detail=scrub_text(detail), path=branch_name))
-    if _TEST_CMD.search(command):
-        fail = _TEST_FAIL.search(output)
+    if TEST_CMD.search(" ; ".join(seg for seg in segments(command) if not own_command(seg))):
+        fail = TEST_FAIL.search(output)
         if fail:
             ids = failed_tests(output)
             line = fail.group(0).strip()
@@ -164,10 +133,11 @@ def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str,
             line = scrub_text(line)[:400]
             found.append(Observation("test", command=first, detail=line, outcome="failed",
                                      path=_first_path(line, output, cwd), subject=scrub_text("\n".join(ids))))
-        elif _TEST_PASS.search(output):
-            found.append(Observation("test", command=first, outcome="passed"))
+        elif TEST_PASS.search(output):
+            found.append(Observation("test", command=first, outcome="passed",
+                                     subject=scrub_text("\n".join(passed_tests(command, output)))))
         return found
-    error = error_line(output, failed)
+    error = None if own else error_line(output, failed)
     if error:
         line = scrub_text(error.strip())[:400]
         found.append(Observation("error", command=first, detail=line, path=_first_path(line, output, cwd)))
@@ -181,11 +151,6 @@ def _first_path(line: str, output: str, cwd: str) -> str:
         if m:
             return _resolve(m.group(1), cwd)
     return ""
-
-
-def _stub_title(prefix: str, command: str) -> str:
-    title = f"{prefix}: {' '.join(command.split())}"
-    return title if len(title) <= TITLE_MAX else title[: TITLE_MAX - 1] + "…"
 
 
 def store(conn: sqlite3.Connection, project_id: str, session_id: str, observations: list[Observation]) -> list[str]:
@@ -205,9 +170,9 @@ def store(conn: sqlite3.Connection, project_id: str, session_id: str, observatio
             elif ob.kind in ("branch", "commit") and (ob.detail if ob.kind == "branch" else ob.path):
                 graph.upsert_node(conn, project_id, "branch", ob.detail if ob.kind == "branch" else ob.path)
             elif ob.kind == "test" and ob.outcome == "passed":
-                _resolve_stubs(conn, project_id, session_id, ob.command)
+                stubs.resolve_stubs(conn, project_id, session_id, ob.command, [t for t in ob.subject.splitlines() if t])
             elif ob.kind in ("test", "error"):
-                stub = _stub(conn, project_id, session_id, ob)
+                stub = stubs.write_stub(conn, project_id, session_id, ob)
                 if stub:
                     new_ids.append(stub)
     return new_ids
@@ -220,65 +185,21 @@ def _injected_so_far(session_id: str) -> list[str]:
     return sorted(i for i in read_ids(paths.dedup_file(session_id), 64 * 1024) if len(i) == 26 and i.isalnum())
 
 
-def _stub_anchors(ob: Observation) -> tuple[str, ...]:
-    """What an error stub governs (inferred, like the stub itself): the file the error names, relative to its
-    repository, so an edit of that file sees the stub first (SPEC §4.11). None outside a repository."""
-    from ..base.errors import ValidationError
-    from ..base.roots import git_root
-
-    if not ob.path:
-        return ()
-    real = os.path.realpath(ob.path)
-    root = git_root(os.path.dirname(real))
-    if not root or not real.startswith(root.rstrip("/") + "/"):
-        return ()
-    try:
-        return records.anchor_items([real[len(root.rstrip("/")) + 1:]])
-    except ValidationError:
-        return ()
-
-
-def _stub(conn: sqlite3.Connection, project_id: str, session_id: str, ob: Observation) -> str | None:
-    """A failing test run's stub is named by its first failing test (one stub per test, whichever command ran it),
-    else by its command; an error's by its command."""
-    tests = [t for t in ob.subject.splitlines() if t] if ob.kind == "test" else []
-    title = _stub_title("Test failure" if ob.kind == "test" else "Error observed", tests[0] if tests else ob.command)
-    existing = capture_sql.current_by_title(conn, project_id, "bugfix", title)
-    record_id = existing.id if existing else None
-    if existing is None:
-        failing = f"\nFailed tests: {', '.join(tests)}" if tests else ""
-        body = f"Command: {ob.command}{failing}\nObserved: {ob.detail}"
-        record, _ = records.insert(conn, NewRecord(type="bugfix", title=title, body=body[:2000], project_id=project_id,
-                                                   source="hook_observation", session_id=session_id or None,
-                                                   anchors=_stub_anchors(ob)))
-        record_id = record.id
-    if ob.path:
-        graph.link(conn, record_id, [graph.upsert_node(conn, project_id, "file", ob.path)])
-    return None if existing else record_id
-
-
-def _resolve_stubs(conn: sqlite3.Connection, project_id: str, session_id: str, command: str) -> None:
-    """A test command that failed before now passes: each open stub it left gains its resolution (a superseding
-    record). Its stubs are the current test-failure stubs whose body starts with the same command."""
-    for open_stub in capture_sql.open_stubs_of(conn, project_id, "Test failure: ", f"Command: {command}\n"):
-        if "\nResolved:" in open_stub.body:
-            continue
-        body = f"{open_stub.body}\nResolved: the same command passed later ({now_iso()})."
-        records.insert(conn, NewRecord(type="bugfix", title=open_stub.title, body=body[:2000], project_id=project_id,
-                                       source="hook_observation", session_id=session_id or None),
-                       supersedes=open_stub.id)
-
-
 # --- the session's working log (derived; read by PreCompact and the rule-based handover) ----------------------
 
 def log_path(session_id: str) -> "os.PathLike[str]":
     return paths.home() / "state" / f"session-{paths.session_token(session_id)}.jsonl"
 
 
+def _log_file(session_id: str) -> str:
+    """`log_path` as a string, without pathlib (~4 ms to import): what the hook's path reads."""
+    return os.path.join(paths.state_dir_str(), f"session-{paths.session_token(session_id)}.jsonl")
+
+
 def append_log(session_id: str, observations: list[Observation]) -> None:
     if not session_id or not observations:
         return
-    path = log_path(session_id)
+    path = _log_file(session_id)
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     lines = "".join(json.dumps({"at": now_iso(), **o.to_dict()}, ensure_ascii=False) + "\n" for o in observations)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
@@ -288,12 +209,32 @@ def append_log(session_id: str, observations: list[Observation]) -> None:
         os.close(fd)
 
 
+def note_success(session_id: str, tool_name: str, tool_input: Any) -> None:
+    """A shell command that succeeded, in a session whose log holds an error (`ok`: no record, no database): what
+    tells the handover that the retry fixed it (snapshot.open_errors). Nothing when the log holds no error."""
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if not session_id or tool_name != "Bash" or not isinstance(command, str) or not command.strip():
+        return
+    path = _log_file(session_id)
+    if not os.path.exists(path):  # a session that logged nothing yet: the common case, one stat
+        return
+    from ..base.safeio import read_tail
+
+    try:
+        raw, _ = read_tail(path, 32 * 1024)
+    except OSError:
+        return
+    if b'"kind": "error"' not in raw:
+        return
+    append_log(session_id, [Observation("ok", command=scrub_text(command).strip().splitlines()[0][:300])])
+
+
 def read_log(session_id: str) -> list[dict[str, Any]]:
     """The session's working log: our own file, but read as any other (a regular file only, its newest
     LOG_READ_LIMIT bytes)."""
     from ..base.safeio import jsonl_tail
 
-    return jsonl_tail(os.fspath(log_path(session_id)), LOG_READ_LIMIT)
+    return jsonl_tail(_log_file(session_id), LOG_READ_LIMIT)
 
 
 def capture(conn: sqlite3.Connection, project_id: str, session_id: str, tool_name: str, tool_input: Any,

@@ -62,7 +62,8 @@ def wrap_session(conn: sqlite3.Connection, project: Project, session_id: str, tr
     if not (rich and current[0].session_id == session_id):
         body = snapshot.handover_body(snapshot.recent_prompts(transcript) if transcript else [], log,
                                       when=f"at session end, {now_iso()}",
-                                      current=current[0].body if current else None, current_is_snapshot=not rich)
+                                      current=current[0].body if current else None, current_is_snapshot=not rich,
+                                      root=project.root_dir)
         if body:
             records.insert(conn, NewRecord(type="handover", title="Handover: end-of-session snapshot", body=body,
                                            project_id=project.id, source="hook_observation", session_id=session_id))
@@ -220,7 +221,9 @@ def describe(report: dict[str, object]) -> list[str]:
               "scores_updated": ("record score updated", "record scores updated"),
               "duplicates_folded": ("duplicate folded", "duplicates folded"),
               "term_stats": ("common search term counted", "common search terms counted"),
-              "digests_rebuilt": ("digest rebuilt", "digests rebuilt")}
+              "digests_rebuilt": ("digest rebuilt", "digests rebuilt"),
+              "own_errors_retired": ("error stub of agentctx's own command retired",
+                                     "error stubs of agentctx's own commands retired")}
     lines = []
     for key, value in report.items():
         if key == "project_id" or value is None or value is False or value == 0 or value == [] or value == {}:
@@ -282,6 +285,9 @@ def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object]
     report["reinforced"] = capture_sql.promote_reinforced(conn, int(config.load()["reinforceThreshold"]))
     report["scores_updated"] = decay(conn, None if rebuild else project.id)
     report["duplicates_folded"] = dedup(conn, project.id)
+    from .stubs import retire_own_errors
+
+    report["own_errors_retired"] = retire_own_errors(conn, project.id)
     report["rule_files"] = _rule_files(conn, project)
     report["same_repository"] = _same_repository(conn, project)
     report["expansion"] = _expansion(conn, project)  # before the term statistics: it adds words to the index

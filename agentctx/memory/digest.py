@@ -295,7 +295,34 @@ def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
     ids = carried(conn, project_id, text)
     return {"version": VERSION, "projectId": project_id, "generatedAt": now_iso(), "sections": sections,
             "text": text, "tokens": tokens.estimate(text), "stats": stats(conn, project_id, total),
-            "ids": ids, "own": own_lines(conn, project_id, text, ids)}
+            "ids": ids, "own": own_lines(conn, project_id, text, ids),
+            **record_lines(conn, project_id, text, ids, sections["handover"])}
+
+
+def record_lines(conn: "sqlite3.Connection", project_id: str, text: str, ids: "list[str]",
+                 handover: str) -> "dict[str, object]":
+    """`lines`: per carried record, its lines in `text` (the handover: its section, `handover`), and
+    `handoverSession`: the session that wrote the carried handover. A resumed session gets only the lines of
+    records its conversation has not had, never the handover it wrote itself (hooks/session.py)."""
+    from ..store import records
+
+    out: "dict[str, list[str]]" = {}
+    lines = text.splitlines()
+    session = None
+    for rid in ids:
+        record = records.get(conn, rid)
+        if record is None:
+            continue
+        if record.type == "handover":
+            if handover and handover in text:
+                out[rid] = handover.splitlines()
+                session = record.session_id
+            continue
+        title = f"{record.title} (team file)" if record.confidence == "team" else record.title
+        mine = [ln for ln in lines if ln == f"- {title}" or ln.startswith(f"- {title}: ") or ln == _clip(f"- {title}")]
+        if mine:
+            out[rid] = mine
+    return {"lines": out, "handoverSession": session}
 
 
 def own_lines(conn: "sqlite3.Connection", project_id: str, text: str, ids: "list[str]") -> "dict[str, dict[str, list[str]]]":

@@ -249,10 +249,31 @@ def candidates(conn: sqlite3.Connection, project: Project, query: str, limit: in
     pool = max(limit * hybrid.POOL_FACTOR, hybrid.POOL_MIN)
     hits = hybrid.relevant_first(search.search(conn, query, project.id, limit=pool, expand=False).hits,
                                  hybrid.INTERACTIVE_FLOOR)[:limit]
-    telling = [h.score for h in hits if h.relevance >= hybrid.INTERACTIVE_FLOOR]
+    exact = exact_id(query)
+    # An exact id (a test id, a path, a dotted name) is clear only in the records that name it: its parts ("tests",
+    # "py") are words every rule file about tests holds.
+    telling = [h.score for h in hits if h.relevance >= hybrid.INTERACTIVE_FLOOR and (not exact or names(h.record, exact))]
     best = max(telling, default=0.0)
     return [Candidate(h.record, len(_chain_ids(conn, h.record, project)), h.score, h.relevance,
-                      h.relevance >= hybrid.INTERACTIVE_FLOOR and h.score >= CLEAR_SHARE * best) for h in hits]
+                      h.relevance >= hybrid.INTERACTIVE_FLOOR and h.score >= CLEAR_SHARE * best
+                      and (not exact or names(h.record, exact))) for h in hits]
+
+
+def exact_id(query: str) -> str | None:
+    """The identifier `query` is, lower case, when it is one (one word holding `::`, `/` or a dotted name:
+    `tests/test_cli.py::test_exit`, `src/app.ts`, `pkg.mod.Class`), else None."""
+    import re
+
+    word = query.strip()
+    if not word or any(c.isspace() for c in word) or not re.search(r"::|/|\w\.\w", word):
+        return None
+    return word[2:].lower() if word.startswith("./") else word.lower()
+
+
+def names(record: Record, ident: str) -> bool:
+    """Whether the record names `ident` itself: in its title, body, questions, aliases or anchors."""
+    return any(ident in text.lower() for text in (record.title, record.body, *record.questions, *record.aliases,
+                                                   *record.anchors))
 
 
 def _chain_ids(conn: sqlite3.Connection, record: Record, project: Project) -> list[str]:

@@ -43,6 +43,11 @@ BODY_ROOM = BODY_MAX - 200  # room for the pointer to the file, and for a scrubb
 NATIVE: dict[str, frozenset[str]] = {"claude_rules": frozenset({"claude"}), "claude_md": frozenset({"claude"}),
                                      "agents_md": frozenset({"codex"}), "gemini_md": frozenset({"gemini"}),
                                      "cursor": frozenset(), "copilot": frozenset()}
+# GitHub Copilot CLI (issue 46, vendor-notes/copilot-cli.md fact 13) loads `.github/instructions/*.instructions.md`
+# and `.claude/rules` by `applyTo`/`paths` when a matching file is read, the root AGENTS.md, CLAUDE.md and GEMINI.md
+# at start, and a nested one when a file in its folder is read.
+for _fmt in ("copilot", "claude_rules", "agents_md", "claude_md", "gemini_md"):
+    NATIVE[_fmt] = NATIVE[_fmt] | {"copilot"}
 
 
 class Candidate(record_type("Candidate", "path abspath size mtime_ns")):
@@ -391,8 +396,11 @@ def governs(mode: str, anchors: "tuple[str, ...]") -> str:
 def describe(report: dict[str, object]) -> list[str]:
     """A sync report in words (consolidation's and `agentctx rules sync`'s)."""
     counts = [f"{report[k]} {k}" for k in ("added", "updated", "retired") if report.get(k)]
-    if not report.get("read"):
+    if not report.get("read") and not counts:
         line = f"rule files: {report.get('files', 0)} unchanged, nothing read"
+    elif not report.get("read"):  # every rule file is gone (or none is left to read): what it did is retire
+        line = (f"rule files: {report.get('files', 0)} found, none to read, records {', '.join(counts)} "
+                "(their files are gone)")
     else:
         line = f"rule files: {report.get('files', 0)} found, {report['read']} read" + (
             f", records {', '.join(counts)}" if counts else ", no record changed")

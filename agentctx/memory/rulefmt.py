@@ -329,8 +329,8 @@ def parse(relpath: str, text: str) -> ParsedRule | None:
     else:  # copilot: without applyTo an instructions file is not applied on its own
         mode = "globs" if anchors else "always" if matches_all else "description" if description else "manual"
     if mode == "always":
-        anchors = ()
-    if globs and not anchors and not matches_all:
+        anchors = ()  # on purpose: it applies everywhere, its globs say nothing more (so no note about them)
+    elif globs and not anchors and not matches_all:
         notes.append("no glob could be kept: " + ", ".join(globs))
     label = description or _heading(body) or relpath.rsplit("/", 1)[-1]
     return ParsedRule(relpath, fmt, mode, label, description, body.strip(), tuple(globs), anchors, tuple(notes))

@@ -70,12 +70,57 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def compose(prompts: list[str], log: list[dict[str, Any]], *, when: str) -> str:
-    """A handover body: what was being asked, files touched, branch, commits, the last test verdict."""
+def _relative(path: str, root: str | None) -> str:
+    """A file as the next session reads it: relative to the repository (another checkout, another machine, the
+    team's handover read the same), absolute only outside it."""
+    import os
+
+    if not root:
+        return path
+    for base, target in ((root, path), (os.path.realpath(root), os.path.realpath(path))):
+        base = base.rstrip("/")
+        if target.startswith(base + "/"):
+            return target[len(base) + 1:]
+    return path
+
+
+def command_head(command: str) -> str:
+    """What makes two commands the same step for a retry: the program and the first word after it that is not an
+    option (`npm run`, `node scripts/migrate.js`, `agentctx record`, `cargo build`)."""
+    words = command.split()
+    if not words:
+        return ""
+    rest = next((w for w in words[1:] if not w.startswith("-")), "")
+    return f"{words[0]} {rest}".strip()
+
+
+def open_errors(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The errors of the log that no later step fixed: a later call of the same command (its head) succeeded or
+    ran its tests to a pass. agentctx's own commands are never the project's errors (logs written before capture
+    left them out may hold them)."""
+    from .testruns import own_command
+
+    out: list[dict[str, Any]] = []
+    for i, e in enumerate(log):
+        if e.get("kind") != "error" or own_command(str(e.get("command") or "")):
+            continue
+        head = command_head(str(e.get("command") or ""))
+        fixed = bool(head) and any(command_head(str(later.get("command") or "")) == head
+                                   and (later.get("kind") == "ok" or later.get("outcome") == "passed")
+                                   for later in log[i + 1:])
+        if not fixed:
+            out.append(e)
+    return out
+
+
+def compose(prompts: list[str], log: list[dict[str, Any]], *, when: str, root: str | None = None) -> str:
+    """A handover body: what was being asked, files touched (relative to `root`, the repository), branch, commits,
+    the last test verdict, the last error nothing later fixed."""
     parts = [f"Snapshot taken {when} (no model involved)."]
     if prompts:
         parts.append("Recent requests:\n" + "\n".join(f"- {_clip(scrub_text(p), PROMPT_CHARS)}" for p in prompts))
-    files = list(dict.fromkeys(e.get("path") for e in log if e.get("kind") == "file" and e.get("path")))
+    files = list(dict.fromkeys(_relative(str(e.get("path")), root) for e in log
+                               if e.get("kind") == "file" and e.get("path")))
     if files:
         parts.append("Files changed:\n" + "\n".join(f"- {f}" for f in files[-12:]))
     branches = [e.get("detail") for e in log if e.get("kind") == "branch" and e.get("detail")]
@@ -91,16 +136,18 @@ def compose(prompts: list[str], log: list[dict[str, Any]], *, when: str) -> str:
         if last.get("outcome") == "failed" and last.get("detail"):
             verdict += f" ({_clip(str(last.get('detail')), 200)})"
         parts.append(verdict)
-    errors = [e for e in log if e.get("kind") == "error"]
+    errors = open_errors(log)
     if errors:
-        parts.append(f"Last error: {_clip(str(errors[-1].get('detail')), 200)}")
+        parts.append(f"Last error: {_clip(str(errors[-1].get('detail')), 200)}"
+                     + (f" (from `{_clip(str(errors[-1].get('command')), 120)}`)" if errors[-1].get("command") else ""))
     if len(parts) == 1:
         return ""
     body = "\n\n".join(parts)
     return body if len(body) <= BODY_MAX else body[: BODY_MAX - 1] + "…"
 
 
-def save(conn: "sqlite3.Connection", project_id: str, session_id: str | None, body: str, title: str) -> bool:
+def save(conn: "sqlite3.Connection", project_id: str, session_id: str | None, body: str, title: str,
+         log: "list[dict[str, Any]] | None" = None) -> bool:
     """Store a snapshot handover unless an extracted or explicit handover is current (it says more), or `body`
     holds no working state (only requests) while a snapshot is current; it carries forward what the current
     snapshot knew and `body` lacks (as `handover_body`). True if written. Used by PreCompact and by the drain of a
@@ -119,7 +166,7 @@ def save(conn: "sqlite3.Connection", project_id: str, session_id: str | None, bo
             return False
         if body == current[0].body:
             return False
-        body = carry_forward(body, current[0].body)
+        body = carry_forward(body, current[0].body, log)
     records.insert(conn, NewRecord(type="handover", title=title, body=body, project_id=project_id,
                                    source="hook_observation", session_id=session_id or None))
     return True
@@ -161,11 +208,29 @@ def sections(body: str) -> dict[str, str]:
     return found
 
 
-def carry_forward(body: str, previous: str) -> str:
+def _settled(section: str, log: "list[dict[str, Any]]") -> bool:
+    """A carried `Last error:` this session's log shows fixed (the same command succeeded), or one of agentctx's
+    own commands (snapshots written before capture left them out: "agentctx record: error: …")."""
+    from .testruns import own_command
+
+    if not section.startswith("Last error:"):
+        return False
+    detail = section[len("Last error:"):].strip()
+    if own_command(detail.split(":", 1)[0]) or detail.startswith(("agentctx:", "usage: agentctx")):
+        return True
+    at = detail.rfind(" (from `")
+    if at < 0:
+        return False
+    head = command_head(detail[at + len(" (from `"):].rstrip(")`"))
+    return bool(head) and any(command_head(str(e.get("command") or "")) == head
+                              and (e.get("kind") == "ok" or e.get("outcome") == "passed") for e in log)
+
+
+def carry_forward(body: str, previous: str, log: "list[dict[str, Any]] | None" = None) -> str:
     """`body` plus the sections of the previous snapshot it lacks: the branch a session created stays known when
-    the next session only edited files, and so on."""
+    the next session only edited files, and so on. A carried error this session's `log` shows fixed is left."""
     own, old = sections(body), sections(previous)
-    missing = [old[h] for h in SECTIONS if h in old and h not in own]
+    missing = [old[h] for h in SECTIONS if h in old and h not in own and not _settled(old[h], log or [])]
     if not missing:
         return body
     body = "\n\n".join([body, CARRIED_HEADER, *missing])
@@ -173,7 +238,7 @@ def carry_forward(body: str, previous: str) -> str:
 
 
 def handover_body(prompts: list[str], log: list[dict[str, Any]], *, when: str, current: str | None,
-                  current_is_snapshot: bool) -> str:
+                  current_is_snapshot: bool, root: str | None = None) -> str:
     """The snapshot to write now, or "" to keep the current handover (`current`, its body, or None).
 
     A session that observed no working state of its own (it only asked questions) adds nothing: the current
@@ -181,7 +246,7 @@ def handover_body(prompts: list[str], log: list[dict[str, Any]], *, when: str, c
     current snapshot knew and this session did not observe."""
     if current is not None and not did_work(log):
         return ""
-    body = compose(prompts, log, when=when)
+    body = compose(prompts, log, when=when, root=root)
     if body and current is not None and current_is_snapshot:
-        body = carry_forward(body, current)
+        body = carry_forward(body, current, log)
     return body

@@ -58,6 +58,12 @@ def open_stubs_of(conn: sqlite3.Connection, project_id: str, title_prefix: str, 
     return [to_record(r) for r in rows]
 
 
+def entity_ids(conn: sqlite3.Connection, record_id: str) -> list[str]:
+    """The graph nodes (files, branches) a record is linked to."""
+    return [r[0] for r in conn.execute("SELECT entity_id FROM record_entities WHERE record_id = ? ORDER BY entity_id",
+                                       (record_id,))]
+
+
 def link_all(conn: sqlite3.Connection, record_ids: Iterable[str], node_ids: Iterable[str]) -> None:
     pairs = [(r, n) for r in record_ids for n in node_ids]
     if pairs:

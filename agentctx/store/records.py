@@ -314,6 +314,15 @@ def insert(conn: sqlite3.Connection, new: NewRecord, *, supersedes: str | None =
     return record, [s for s in superseded if s is not None]
 
 
+def with_rationale(body: str, rationale: "str | None") -> str:
+    """A record's text with why it was chosen or changed after it (`Rationale: …`, SPEC §3.5), as `record`,
+    `supersede`, `ctx_record` and `ctx_supersede` write it and history reads it back."""
+    text = body.strip()
+    if rationale and rationale.strip():
+        text = f"{text}\n\nRationale: {rationale.strip()}"
+    return text
+
+
 def supersede(conn: sqlite3.Connection, old_id: str, project_id: str, *, body: str, rationale: str | None = None,
               title: str | None = None, source: str = "cli", session_id: str | None = None,
               questions: "Iterable[str] | None" = None, aliases: "Iterable[str] | None" = None,
@@ -328,9 +337,7 @@ def supersede(conn: sqlite3.Connection, old_id: str, project_id: str, *, body: s
         outdated = kept_title_outdated(old, body)
         if outdated:
             raise ValidationError("title_outdated", title=old.title, words=", ".join(repr(w) for w in outdated))
-    text = body.strip()
-    if rationale and rationale.strip():
-        text = f"{text}\n\nRationale: {rationale.strip()}"
+    text = with_rationale(body, rationale)
     new = NewRecord(type=old.type, title=title or old.title, body=text, project_id=project_id, scope=old.scope,
                     confidence="explicit", source=source, session_id=session_id, pinned=old.pinned,
                     questions=old.questions if questions is None else tuple(questions),

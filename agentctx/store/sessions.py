@@ -98,6 +98,22 @@ def log_prompt(conn: sqlite3.Connection, *, session_id: str, project_id: str, pr
                                                    created_at or now_iso()))
 
 
+def prompt_texts(conn: sqlite3.Connection, project_id: str,
+                 keys: "list[tuple[object, object]]") -> "dict[tuple[str, str], str]":
+    """(session id, prompt hash) -> the prompt's kept words (cleaned when drained), for the keys that have them."""
+    wanted = {(s, h) for s, h in keys if isinstance(s, str) and isinstance(h, str)}
+    if not wanted:
+        return {}
+    found: dict[tuple[str, str], str] = {}
+    sids = sorted({s for s, _ in wanted})
+    marks = ", ".join("?" * len(sids))
+    for sid, digest, text in conn.execute(f"SELECT session_id, prompt_hash, text FROM prompts WHERE project_id = ? "
+                                          f"AND session_id IN ({marks})", (project_id, *sids)):
+        if (sid, digest) in wanted and text:
+            found[(sid, digest)] = text
+    return found
+
+
 # Ledger rows that delivered something (SessionStart, UserPromptSubmit, PreToolUse); rows whose event has a `/`
 # (`PreToolUse/guard`, `PostToolUse/followed`, ...) note what an action did with a delivery, with no tokens.
 DELIVERED = "instr(event, '/') = 0"
@@ -140,11 +156,19 @@ def stats(conn: sqlite3.Connection, project_id: str) -> dict[str, object]:
 
 # Per-record counters of `record_uses` (SPEC §4.11): deliveries by where they happened, what the actions did after a
 # delivery before them, and the record's share of the tokens of each delivery.
-USE_KEYS = ("prompts", "actions", "stopped", "acted", "followed", "ignored", "fetched", "tokens")
+USE_KEYS = ("digests", "prompts", "actions", "stopped", "acted", "followed", "ignored", "fetched", "tokens")
+
+
+def earned(uses: "dict[str, int]") -> "tuple[int, bool]":
+    """(followed, used) of one record's counters: followed counts the guard stops no `ignored` followed (the action
+    never ran); used is followed, acted on (an action ran with it delivered) or fetched (`ctx_get` after it was
+    injected or delivered). A record only ever shown at SessionStart or at prompts is not known to be used."""
+    followed = uses["followed"] + max(0, uses["stopped"] - uses["ignored"] - uses["followed"])
+    return followed, bool(followed or uses["acted"] or uses["fetched"])
 
 
 def record_uses(conn: sqlite3.Connection, project_id: str) -> dict[str, dict[str, int]]:
-    """Record id -> its counters over the project's whole ledger: `prompts` (SessionStart and prompt injections),
+    """Record id -> its counters over the project's whole ledger: `digests` (SessionStart), `prompts` (prompt injections),
     `actions` (before a tool call), `stopped` (a guard asked or denied), `acted`/`followed`/`ignored`/`fetched`
     (what came after an action-time delivery) and `tokens` (each row's tokens shared among its records)."""
     out: dict[str, dict[str, float]] = {}
@@ -154,7 +178,8 @@ def record_uses(conn: sqlite3.Connection, project_id: str) -> dict[str, dict[str
             ids = [i for i in json.loads(raw) if isinstance(i, str)]
         except (ValueError, TypeError):
             continue
-        key = ("prompts" if event in ("SessionStart", "UserPromptSubmit") else "actions" if event == "PreToolUse"
+        key = ("digests" if event == "SessionStart" else "prompts" if event == "UserPromptSubmit"
+               else "actions" if event == "PreToolUse"
                else "stopped" if event == "PreToolUse/guard" else event[len("PostToolUse/"):]
                if event.startswith("PostToolUse/") else "")
         for rid in ids:

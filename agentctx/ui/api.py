@@ -308,9 +308,9 @@ def stats(req: Request) -> dict[str, Any]:
     rows = []
     for rid, u in sorted(uses.items(), key=lambda kv: (-kv[1]["tokens"], kv[0]))[: req.integer("limit", 50, 1, 500)]:
         rec = records.get(req.conn, rid)
-        followed = u["followed"] + max(0, u["stopped"] - u["ignored"] - u["followed"])
+        followed, used = sessions.earned(u)
         rows.append({"id": rid, "title": rec.title if rec else "(deleted)", "guard": bool(rec and rec.guard), **u,
-                     "followed": followed, "never_used": not (followed or u["fetched"])})
+                     "followed": followed, "never_used": not used})
     return {"items": rows}
 
 
@@ -421,6 +421,7 @@ def _candidate(cand: dict[str, Any]) -> dict[str, Any]:
 
 def explain_query(req: Request) -> dict[str, Any]:
     """`agentctx search --explain`: what the prompt hook would inject for `q`, each candidate against its threshold."""
+    from ..hooks.prompt import select
     from ..retrieval import explain
 
     query = (req.param("q") or "").strip()
@@ -429,7 +430,7 @@ def explain_query(req: Request) -> dict[str, Any]:
     if len(query) > 2000:
         raise ApiError(400, "field_too_long", "q is longer than 2000 characters")
     project_id = req.project.id if req.scope == browse.ALL_PROJECTS else req.scope
-    rows = explain.explain(req.conn, query, project_id)
+    rows = explain.explain(req.conn, query, project_id, select)  # the hook's own selection, as the CLI's
     return {"query": query, "prompt_class": rows[0]["prompt_class"] if rows else None,
             "threshold": rows[0]["threshold"] if rows else None, "candidates": rows}
 

@@ -60,3 +60,17 @@ def test_session_start_loads_no_heavy_module_and_no_sqlite(agent, add, repo):
     assert "Storage decision" in got["output"]
     assert [m for m in HEAVY if m in got["modules"] and m != "agentctx.memory.digest"] == []
     assert "sqlite3" not in got["modules"]
+
+
+def test_copilot_hooks_load_no_heavy_module_and_only_its_adapter_and_the_patch_reader(add, repo):
+    add("Storage decision", "We keep records in sqlite with WAL and a busy timeout.")
+    consolidate.run(detect(repo))
+    got = _run(["user-prompt-submit", "--agent", "copilot"], {"sessionId": "s1", "cwd": str(repo), "timestamp": 1,
+                                                              "prompt": "sqlite storage decision: WAL and busy timeout"})
+    assert "[decision] Storage decision" in json.loads(got["output"])["additionalContext"]
+    assert [m for m in HEAVY if m in got["modules"]] == []
+    assert "agentctx.agents.copilot" in got["modules"] and "agentctx.agents.gemini" not in got["modules"]
+    assert "agentctx.agents.copilot_setup" not in got["modules"]
+    got = _run(["session-start", "--agent", "copilot"], {"sessionId": "s1", "cwd": str(repo), "source": "new"})
+    assert "Storage decision" in got["output"] and "sqlite3" not in got["modules"]
+    assert [m for m in HEAVY if m in got["modules"] and m != "agentctx.memory.digest"] == []

@@ -1,4 +1,4 @@
-"""bench/hooks.py times each hook as Codex and Gemini CLI run it: its payloads are ones the adapters act on (a
+"""bench/hooks.py times each hook as Codex, Gemini and Copilot CLI run it: its payloads are ones the adapters act on (a
 prompt injects, the Gemini prompt's digest prefix is stripped, a shell call is captured)."""
 
 from __future__ import annotations
@@ -31,5 +31,6 @@ def test_every_adapter_form_runs_as_its_agent_would(add, conn, repo, monkeypatch
     for agent, name in (("codex", "UserPromptSubmit"), ("gemini", "BeforeAgent")):
         assert f'"hookEventName":"{name}"' in out[f"user-prompt-submit:{agent}"]
         assert "Cache decision" in out[f"user-prompt-submit:{agent}"]
-    assert out["post-tool-use:codex"] == out["post-tool-use:gemini"] == ""
+    assert json.loads(out["user-prompt-submit:copilot"])["additionalContext"].count("Cache decision") == 1
+    assert out["post-tool-use:codex"] == out["post-tool-use:gemini"] == out["post-tool-use:copilot"] == ""
     assert [r[0] for r in conn.execute("SELECT count(*) FROM records WHERE type = 'bugfix'")] == [0]

@@ -14,7 +14,7 @@ from typing import Any, Callable
 import pytest
 
 from agentctx import cli
-from agentctx.agents import codex_setup, gemini_setup, tomltext
+from agentctx.agents import codex_setup, copilot_setup, gemini_setup, tomltext
 from agentctx.base import paths
 from agentctx.claude import wiring
 
@@ -24,6 +24,7 @@ SEEDS = range(3)
 # The user's own `agentctx` servers, as the agents' own `mcp add` commands wrote them (SOURCES.md).
 CODEX_OWN = '\n[mcp_servers.agentctx]\ncommand = "agentctx"\nargs = ["mcp"]\n'
 GEMINI_OWN = {"command": "agentctx", "args": ["mcp"], "trust": True}
+COPILOT_OWN = {"tools": ["*"], "type": "local", "command": "agentctx", "args": ["mcp"]}  # `copilot mcp add`, 1.0.102
 CLAUDE_OWN = {"type": "stdio", "command": "agentctx", "args": ["mcp"], "env": {}}
 # A Codex file whose instructions quote our table's header (the file is valid; the header is text).
 QUOTE = 'developer_instructions = """\nMemory lives in\n[mcp_servers.agentctx]\nand nowhere else.\n"""\n'
@@ -34,7 +35,7 @@ def _cases() -> list[tuple[str, str, str]]:
     out = []
     for path in sorted(DATA.glob("*.*")):
         agent = path.name.split("-", 1)[0]
-        if agent in ("codex", "gemini", "claude"):
+        if agent in ("codex", "gemini", "claude", "copilot"):
             out += [(agent, path.name, "as-is"), (agent, path.name, "own-server")]
             if agent == "codex":
                 out.append((agent, path.name, "quoted-header"))
@@ -73,11 +74,11 @@ class World:
                 text += CODEX_OWN
             elif variant == "quoted-header":
                 text = QUOTE + text
-        elif agent == "gemini":
-            self.file = gemini_setup.settings_file()
+        elif agent in ("gemini", "copilot"):
+            self.file = gemini_setup.settings_file() if agent == "gemini" else copilot_setup.mcp_file()
             if variant == "own-server":
                 data = json.loads(text)
-                data.setdefault("mcpServers", {})["agentctx"] = GEMINI_OWN
+                data.setdefault("mcpServers", {})["agentctx"] = GEMINI_OWN if agent == "gemini" else COPILOT_OWN
                 text = json.dumps(data, indent=2)
         else:
             self.file = paths.claude_home() / "settings.json"
@@ -185,6 +186,8 @@ def test_nothing_the_user_wrote_is_lost_by_any_sequence(agent, sample, variant, 
             world.check(" -> ".join(done))
         run("uninstall", "--agent", agent)
         world.check(" -> ".join(done + ["uninstall"]))
+        if agent == "copilot":  # its hooks file is ours alone: gone once nothing of ours is in it
+            assert not copilot_setup.hooks_file().exists(), " -> ".join(done)
         for path in world.files:
             text = path.read_text(encoding="utf-8")
             assert "--agent " + agent + " " not in text and "hook session-start --agent" not in text

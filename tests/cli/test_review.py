@@ -265,3 +265,31 @@ def test_forget_without_a_clear_match_takes_no_all(in_p, attrs_store, typed):
     assert r.rc == 0 and "partial matches (not in 'all')" in r.out and "no clear match to take as 'all'" in r.out
     assert "nothing forgotten" in r.out and "This cannot be undone" not in r.out
     assert all(get(rec.id) is not None for rec in attrs_store)
+
+
+# The linter of issue 42: a failing test's stub and the repository's rule files, which talk about tests and files.
+LINTER = (
+    ("bugfix", "Test failure: tests/test_cli.py::test_exit_code_on_syntax_error", "inferred", "hook_observation",
+     "Command: python -m pytest\nObserved: FAILED tests/test_cli.py::test_exit_code_on_syntax_error - assert 0 == 1\n"
+     "Failed tests:\n- tests/test_cli.py::test_exit_code_on_syntax_error"),
+    ("convention", ".claude/rules/testing.md: tests", "explicit", "import",
+     "Tests live in tests/, one test_*.py per module; the CLI tests in tests/test_cli.py call main() and check the "
+     "exit code, never a subprocess."),
+    ("convention", ".claude/rules/cli.md: exit codes", "explicit", "import",
+     "The cli exits 1 on a lint error and 2 on a syntax error; tests of the exit code go in tests/test_cli.py."),
+)
+
+
+def test_forget_an_exact_test_id_offers_only_what_names_it(in_p, proj_p, typed):
+    pid = detect(proj_p).id
+    conn = db.connect(paths.db_path())
+    made = [records.insert(conn, NewRecord(type=t, title=title, body=body, project_id=pid, confidence=conf,
+                                           source=source))[0] for t, title, conf, source, body in LINTER]
+    conn.close()
+    test_id = "tests/test_cli.py::test_exit_code_on_syntax_error"
+    listed = json.loads(in_p("forget", test_id, "--json").out)
+    assert [x["id"] for x in listed if x["clear"]] == [made[0].id]
+    typed("all\n", "y\n")
+    r = in_p("forget", test_id)
+    assert r.rc == 0 and "'all' for the 1 clear match" in r.out and get(made[0].id) is None
+    assert get(made[1].id) is not None and get(made[2].id) is not None

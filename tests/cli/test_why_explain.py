@@ -61,3 +61,76 @@ def test_why_lists_candidates_that_were_not_injected(in_p, proj_p, monkeypatch, 
     text = in_p("why").out
     assert "recent prompts" in text and "not " in text and errors in text + wal
     assert in_p("why", "--session", "other", "--json").out.count('"candidates"') == 0
+
+
+def _conn():
+    from agentctx.base import paths
+    from agentctx.store import db
+
+    return db.connect(paths.db_path())
+
+
+def test_why_shows_the_prompts_redacted_start(in_p, proj_p, monkeypatch, capsys):
+    """Issue 42 item 10: `why` named a prompt only by its hash and length."""
+    _record(in_p, "decision", "Use SQLite with WAL for storage", "We keep records in sqlite with WAL.")
+    key = "sk-ant-api03-" + "Q" * 40
+    _prompt(monkeypatch, capsys, proj_p, f"sqlite storage and WAL, the deploy key is {key}")
+    data = json.loads(in_p("why", "--json").out)
+    start = data["prompts"][0]["prompt_start"]
+    assert start.startswith("sqlite storage and WAL, the deploy key is") and key not in start
+    text = in_p("why").out
+    assert '"sqlite storage and WAL, the deploy key is' in text and key not in text
+
+
+def test_search_explain_and_why_say_the_same_of_a_record_waiting_for_review(in_p, proj_p, monkeypatch, capsys):
+    """Issue 42 item 10: `search --explain` said "injected" of a record the hook held back; one path now decides."""
+    from agentctx.store import trust
+
+    wal = _record(in_p, "decision", "Use SQLite with WAL for storage", "We keep records in sqlite with WAL.")
+    conn = _conn()
+    trust.set_mark(conn, wal, "review", "merged from two sessions")
+    conn.close()
+    prompt = "sqlite storage and WAL"
+    assert _prompt(monkeypatch, capsys, proj_p, prompt) == ""  # the hook holds it back
+    logged = json.loads(in_p("why", "--json").out)["prompts"][0]["candidates"][0]
+    explained = json.loads(in_p("search", "--explain", "--json", prompt).out)[0]
+    assert logged["id"] == explained["id"] == wal
+    assert (logged["passed"], logged["injected"]) == (explained["passed"], explained["injected"]) == (True, False)
+    assert logged["held"] == explained["held"] == "it waits for review (`agentctx review`)"
+    assert "relevant, but it waits for review" in in_p("why").out
+    assert "not injected: it waits for review" in in_p("search", "--explain", prompt).out
+
+
+def test_stats_counts_digests_apart_and_a_record_acted_on_is_used(in_p, proj_p):
+    """Issue 42 item 10: records delivered before edits (acted) or fetched were listed as "(never used)", and the
+    SessionStart digest counted as prompts."""
+    from agentctx.base.project import detect
+    from agentctx.store import sessions
+
+    acted = _record(in_p, "convention", "Rule docs in docs/rules", "Each rule has a page.")
+    shown = _record(in_p, "decision", "Ruff in CI", "CI runs ruff.")
+    pid = detect(proj_p).id
+    conn = _conn()
+    for event, ids, tokens in (("SessionStart", [acted, shown], 40), ("UserPromptSubmit", [shown], 20),
+                               ("PreToolUse", [acted], 10), ("PostToolUse/acted", [acted], 0)):
+        sessions.log_injection(conn, session_id="s1", project_id=pid, event=event, prompt_hash="k", record_ids=ids,
+                               scores=[], tokens=tokens)
+    conn.close()
+    rows = {r["id"]: r for r in json.loads(in_p("stats", "--json").out)["records"]}
+    assert (rows[acted]["digests"], rows[acted]["prompts"], rows[acted]["never_used"]) == (1, 0, False)
+    assert (rows[shown]["digests"], rows[shown]["prompts"], rows[shown]["never_used"]) == (1, 1, True)
+    text = in_p("stats").out
+    line = next(ln for ln in text.splitlines() if ln.startswith(acted[:12]))
+    assert "never" not in line and "only shown" in next(ln for ln in text.splitlines() if ln.startswith(shown[:12]))
+
+
+def test_a_record_fetched_after_a_prompt_injected_it_is_used(in_p, proj_p, monkeypatch, capsys):
+    wal = _record(in_p, "decision", "Use SQLite with WAL for storage", "We keep records in sqlite with WAL.")
+    assert "Use SQLite with WAL" in _prompt(monkeypatch, capsys, proj_p, "sqlite storage and WAL")
+    payload = {"session_id": "s1", "cwd": str(proj_p), "tool_name": "mcp__agentctx__ctx_get",
+               "tool_input": {"ids": [wal]}, "tool_response": {"records": []}}
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(payload)))
+    assert run_hook(["post-tool-use"]) == 0
+    capsys.readouterr()
+    (row,) = json.loads(in_p("stats", "--json").out)["records"]
+    assert (row["prompts"], row["fetched"], row["never_used"]) == (1, 1, False)

@@ -51,7 +51,8 @@ def test_record_says_when_it_redacted_something(in_p):
     key = "sk-ant-api03-" + "R" * 40
     said = in_p("record", "--type", "decision", "--title", "Staging key", "--body", f"Use {key} on staging.")
     assert said.rc == 0 and "redacted before it was stored" in said.err and key not in said.out
-    plain = in_p("record", "--type", "decision", "--title", "Use SQLite", "--body", "  One file.  ")
+    plain = in_p("record", "--type", "decision", "--title", "Use SQLite", "--body", "  One file.  ",
+                 "--question", "which database?")
     assert plain.rc == 0 and plain.err == ""
 
 

@@ -66,7 +66,7 @@ def _after(bodies: list[dict[str, Any]], n: int) -> dict[str, Any]:
 def test_consolidation_read_both_formats(world):
     rules = world["rules"]
     assert rules[".cursor/rules/payments.mdc"]["anchors"] == ["path:src/payments/**/*.py", "path:src/payments/**/*.pyi"]
-    assert rules[".claude/rules/migrations.md"]["native_agents"] == ["claude"]
+    assert rules[".claude/rules/migrations.md"]["native_agents"] == ["claude", "copilot"]
 
 
 def test_the_run_succeeds_and_no_hook_fails(world):

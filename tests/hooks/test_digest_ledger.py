@@ -47,11 +47,25 @@ def test_a_resumed_session_gets_no_second_copy_of_the_digest(hook, conn, add, re
     assert "Use SQLite WAL" in first["hookSpecificOutput"]["additionalContext"]
     resumed = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "resume"})
     assert resumed is None or "hookSpecificOutput" not in resumed  # issue 26, item 8: not twice in one request
-    # A new decision since: the resumed session gets the digest again (it has something the conversation lacks).
+    # A new decision since, and the handover this very session wrote at its end (issue 42 item 11): the resumed
+    # session gets only what its conversation lacks, the new decision, not the digest again nor its own handover.
     add("Snake case everywhere", "Functions and modules.", type_="convention")
+    add("Handover: end-of-session snapshot", "Snapshot taken at session end.\n\nFiles changed:\n- src/a.py",
+        type_="handover", confidence="inferred", session_id="s1")
     digest.refresh(conn, project.id, project=project)
     again = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "resume"})
-    assert "Snake case everywhere" in again["hookSpecificOutput"]["additionalContext"]
+    resumed_text = again["hookSpecificOutput"]["additionalContext"]
+    assert resumed_text.startswith("New in this project's memory since this session started (agentctx):")
+    assert "Snake case everywhere" in resumed_text and "Use SQLite WAL" not in resumed_text
+    assert "handover" not in resumed_text.lower()
+    # Another session's handover is news to this conversation.
+    add("Handover: end-of-session snapshot", "Snapshot taken later.\n\nBranch: fix-rules", type_="handover",
+        confidence="inferred", session_id="s2")
+    digest.refresh(conn, project.id, project=project)
+    other = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "resume"})
+    assert "Branch: fix-rules" in other["hookSpecificOutput"]["additionalContext"]
+    third = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "resume"})
+    assert third is None or "hookSpecificOutput" not in third  # nothing new since: nothing
     # After compaction the conversation lost it: the digest comes back.
     compacted = hook("session-start", {"session_id": "s1", "cwd": str(repo), "source": "compact"})
     assert "Use SQLite WAL" in compacted["hookSpecificOutput"]["additionalContext"]

@@ -20,7 +20,8 @@ def test_a_failing_test_run_becomes_a_bugfix_stub_and_the_last_error(hook, conn,
     hook("PostToolUseFailure", {"session_id": "s1", "cwd": str(repo), **FAILED_PYTEST})
     (stub,) = records.current(conn, detect(repo).id, types=["bugfix"])
     assert stub.title == "Test failure: tests/test_api.py::test_retry"
-    assert stub.body.startswith("Command: python -m pytest -q tests/test_api.py\nFailed tests: tests/test_api.py::test_retry")
+    assert stub.body.startswith("Command: python -m pytest -q tests/test_api.py\nObserved: FAILED tests/test_api.py::")
+    assert stub.body.endswith("\nFailed tests:\n- tests/test_api.py::test_retry")
     (logged,) = capture.read_log("s1")
     assert logged["kind"] == "test" and logged["outcome"] == "failed"
 

@@ -186,3 +186,21 @@ def test_sdk_variant_without_the_extra(ctx_a, monkeypatch):
     with pytest.raises(MissingExtraError) as info:
         sdk_server.build(ctx_a)
     assert "mcp-sdk" in str(info.value)
+
+
+@pytest.mark.parametrize("argv", [["mcp", "--sdk"], ["-C", "{repo}", "mcp", "--sdk"]])
+def test_mcp_sdk_without_the_extra_is_one_line_and_a_status(store, repo_a, monkeypatch, capsys, argv):
+    """Issue 42 item 11: `agentctx mcp --sdk` without the extra ended in a traceback (its fast path skipped the CLI's
+    error handling)."""
+    import io
+    import sys
+
+    from agentctx import cli
+
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    monkeypatch.chdir(repo_a)
+    rc = cli.main([a.replace("{repo}", str(repo_a)) for a in argv])
+    err = capsys.readouterr().err
+    assert rc != 0 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "[mcp-sdk] extra" in err

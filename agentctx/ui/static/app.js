@@ -5,7 +5,7 @@
   const TOKEN_KEY = "agentctx-token";
   const PAGE = 50;
   const SEARCH_PAGE = 10;  // as `agentctx search` (its default --limit); pages go on to its 50 at most
-  const AGENTS = { claude: "Claude Code", codex: "Codex CLI", gemini: "Gemini CLI" };  // agents/__init__.py LABELS
+  const AGENTS = { claude: "Claude Code", codex: "Codex CLI", gemini: "Gemini CLI", copilot: "Copilot CLI" };  // agents/__init__.py LABELS
   const pageSize = () => (state.filters.q ? SEARCH_PAGE : PAGE);
   const state = { token: null, meta: null, project: null, filters: { q: "", type: "", confidence: "", source: "",
     pinned: "", superseded: "exclude", explain: false }, offset: 0, sel: -1 };
@@ -286,7 +286,7 @@
       r.guard_text ? h("p", { id: "guard" }, h("span", { class: "chip superseded" }, "guard"), " enforced before an agent's action: ", h("code", {}, r.guard_text))
         : null,
       h("p", { id: "uses", class: u ? "" : "muted" }, u
-        ? `Injected at prompts ${u.prompts}× · before actions ${u.actions}× · followed ${followed} · ignored ${u.ignored} · fetched ${u.fetched} · ${u.tokens} tokens` + (followed || u.fetched ? "" : " · never used")
+        ? `In digests ${u.digests || 0}× · injected at prompts ${u.prompts}× · before actions ${u.actions}× · followed ${followed} · acted on ${u.acted} · ignored ${u.ignored} · fetched ${u.fetched} · ${u.tokens} tokens` + (followed || u.acted || u.fetched ? "" : " · only shown")
         : "Never injected yet."));
   }
   function showAnchorsEdit(r, card) {

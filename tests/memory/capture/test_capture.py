@@ -35,7 +35,8 @@ def test_failing_test_run_one_stub_linked_to_fail_line(hook, conn, repo):
     pid = detect(repo).id
     (stub,) = records.current(conn, pid, types=["bugfix"])
     assert stub.title == "Test failure: test/auth.test.ts > login"
-    assert stub.body.startswith("Command: npx vitest run test/auth.test.ts\nFailed tests: test/auth.test.ts > login")
+    assert stub.body.startswith("Command: npx vitest run test/auth.test.ts\nObserved: FAIL test/auth.test.ts > login")
+    assert stub.body.endswith("\nFailed tests:\n- test/auth.test.ts > login")
     node = graph.find_node(conn, pid, "file", str(repo / "test/auth.test.ts"))
     assert stub.id in graph.record_ids_for_node(conn, node)
     hook("post-tool-use", {"session_id": "s", "cwd": str(repo), **bash("npx vitest run test/auth.test.ts", "4 passed")})

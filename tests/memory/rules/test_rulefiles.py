@@ -87,8 +87,8 @@ def test_copies_in_two_formats_are_one_record_skipped_by_both_natives(repo, conn
     assert report["files"] == 3 and report["added"] == 2
     by_path = {rulefiles.rule_paths(r)[0]: r for r in _rules(conn, project)}
     models = by_path[".claude/rules/models.md"] if ".claude/rules/models.md" in by_path else by_path[".cursor/rules/models.mdc"]
-    assert rulefiles.native_agents(models) == {"claude"}
-    assert rulefiles.native_agents(by_path["lib/AGENTS.md"]) == {"codex"}
+    assert rulefiles.native_agents(models) == {"claude", "copilot"}
+    assert rulefiles.native_agents(by_path["lib/AGENTS.md"]) == {"codex", "copilot"}
 
 
 def test_native_agents_by_format(conn, add):
@@ -97,10 +97,11 @@ def test_native_agents_by_format(conn, add):
                                                       confidence="team", source="rule_file"))[0]
 
     assert rulefiles.native_agents(rule(".cursor/rules/a.mdc: A")) == frozenset()
-    assert rulefiles.native_agents(rule(".github/instructions/a.instructions.md: A")) == frozenset()
-    assert rulefiles.native_agents(rule(".claude/rules/x/a.md: A")) == {"claude"}
-    assert rulefiles.native_agents(rule("pkg/GEMINI.md: A")) == {"gemini"}
-    assert rulefiles.native_agents(rule("pkg/CLAUDE.md: A")) == {"claude"}
+    # Copilot CLI loads its own instructions, .claude/rules and every folder's AGENTS/CLAUDE/GEMINI.md (issue 46)
+    assert rulefiles.native_agents(rule(".github/instructions/a.instructions.md: A")) == {"copilot"}
+    assert rulefiles.native_agents(rule(".claude/rules/x/a.md: A")) == {"claude", "copilot"}
+    assert rulefiles.native_agents(rule("pkg/GEMINI.md: A")) == {"gemini", "copilot"}
+    assert rulefiles.native_agents(rule("pkg/CLAUDE.md: A")) == {"claude", "copilot"}
     assert rulefiles.native_agents(add("pkg/AGENTS.md: not a rule file's record", "x")) == frozenset()
 
 
@@ -155,7 +156,7 @@ def test_cli_rules_and_sync(repo, conn, capsys):
     assert cli.main(["-C", str(repo), "rules"]) == 0
     out = capsys.readouterr().out
     assert ".cursor/rules/api.mdc  cursor/globs" in out and "governs: src/api/**/*.ts" in out
-    assert "AGENTS.md  agents_md/root" in out and "(loaded natively by codex)" in out
+    assert "AGENTS.md  agents_md/root" in out and "(loaded natively by codex, copilot)" in out
     assert cli.main(["-C", str(repo), "rules", "--json"]) == 0
     listed = {r["path"]: r for r in json.loads(capsys.readouterr().out)["rules"]}
     assert listed[".cursor/rules/api.mdc"]["anchors"] == ["path:src/api/**/*.ts"]
@@ -172,7 +173,7 @@ def test_the_pre_action_hook_gets_the_rule_in_every_agent_but_its_own(repo, conn
     rulefiles.sync(conn, project)
     entries = anchormap.build(conn, project.id)["entries"]
     by_title = {e["title"].split(":")[0]: e for e in entries}
-    assert by_title[".claude/rules/db.md"]["skip_agents"] == ["claude"]
+    assert by_title[".claude/rules/db.md"]["skip_agents"] == ["claude", "copilot"]
     assert by_title[".cursor/rules/api.mdc"]["skip_agents"] == []
     edit = Target("Edit", ("migrations/0042_add_index.sql",))
     assert [p.entry["title"] for p in select(entries, edit, "codex", set())] == [by_title[".claude/rules/db.md"]["title"]]
@@ -211,7 +212,7 @@ def test_a_folders_dot_claude_claude_md_is_read(repo, conn):
     assert sorted(found) == [".claude/CLAUDE.md", "svc/.claude/CLAUDE.md"]
     rulefiles.sync(conn, detect(str(repo)))
     (rec,) = _rules(conn, detect(str(repo)))
-    assert rec.anchors == ("path:svc/",) and rulefiles.native_agents(rec) == {"claude"}
+    assert rec.anchors == ("path:svc/",) and rulefiles.native_agents(rec) == {"claude", "copilot"}
 
 
 def test_a_deleted_project_leaves_no_rule_file_rows(repo, conn):
@@ -276,3 +277,26 @@ def test_two_passes_at_once_write_each_record_once(repo, conn, monkeypatch):
         t.join(30)
     assert sorted(r["added"] for r in reports) == [0, 1]
     assert len(_rules(conn, project)) == 1
+
+
+def test_rules_sync_says_what_a_pass_that_only_retired_did(repo, conn, capsys):
+    """Issue 42 item 11: the linter's rule files removed, `rules sync` said "0 unchanged, nothing read" while it
+    retired their records."""
+    paths = [_write(repo, ".claude/rules/testing.md", "---\npaths: tests/**\n---\nOne test file per module."),
+             _write(repo, ".cursor/rules/api.mdc", API)]
+    assert cli.main(["-C", str(repo), "rules", "sync"]) == 0
+    capsys.readouterr()
+    for path in paths:
+        path.unlink()
+    assert cli.main(["-C", str(repo), "rules", "sync"]) == 0
+    out = capsys.readouterr().out
+    assert "records 2 retired" in out and "unchanged" not in out
+    assert _rules(conn, detect(str(repo))) == []
+    assert cli.main(["-C", str(repo), "rules", "sync"]) == 0  # and now nothing changed: it says so
+    assert "0 unchanged, nothing read" in capsys.readouterr().out
+
+
+def test_an_always_apply_rule_whose_globs_are_dropped_on_purpose_has_no_note(repo, conn):
+    _write(repo, ".cursor/rules/style.mdc", "---\nalwaysApply: true\nglobs: src/**/*.{py,pyi}\n---\nRuff format.")
+    report = rulefiles.sync(conn, detect(str(repo)))
+    assert report["added"] == 1 and not any("no glob could be kept" in s for s in report["skipped"])
