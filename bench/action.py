@@ -13,8 +13,9 @@ with no read; "shell" edits each existing file with `sed -i` and writes a new on
 returns for a call reaches the model with the call's result, so a rule counts as before the edit only when it came
 with an earlier call (the read) or with the one-time stop of the edit (`_first`: every record marked "before").
 
-Ground truth is each format's own semantics as documented (vendor-notes/rule-files.md), matched here by a separate
-implementation (a glob is matched against the whole repository-relative path: `*` and `?` within a segment, `**`
+Ground truth is each format's own semantics (vendor-notes/rule-files.md, 12), matched here by a separate
+implementation (`gt_glob`: Cursor's glob as written, Claude Code's as gitignore reads it, Copilot's with VS Code's
+`**/`; then matched against the whole repository-relative path: `*` and `?` within a segment, `**`
 across segments, `{a,b}` alternatives; a nested AGENTS.md/CLAUDE.md/GEMINI.md governs its folder), not by
 base/anchors. Measured per agent (a rule the agent loads natively is its own job and is counted apart; what it
 loads is `memory.native`'s decision for a session started at the repository root, as each commit is replayed: Codex
@@ -71,12 +72,25 @@ def gt_split(value: object) -> list[str]:
     return out
 
 
-def gt_regex(glob: str) -> "re.Pattern[str]":
-    """A glob as a regular expression over the whole repository-relative path (minimatch without matchBase)."""
+def gt_glob(glob: str, fmt: str) -> str:
+    """The glob as its agent matches it, from the root (vendor-notes/rule-files.md, 12): Cursor as written (its docs:
+    `*.ts` is the root's files); Claude Code as gitignore does (no `/` but at the end: any depth; a leading `/`: the
+    root); VS Code's Copilot with `**/` before a glob that starts with neither `/` nor `**/`."""
     g = glob.strip()
+    rooted = g.startswith(("/", "./"))
     while g.startswith("./"):
         g = g[2:]
     g = g.lstrip("/")
+    if fmt == "claude_rules" and not rooted and "/" not in g.rstrip("/"):
+        return "**/" + g
+    if fmt == "copilot" and not rooted and not g.startswith("**/"):
+        return "**/" + g
+    return g
+
+
+def gt_regex(glob: str) -> "re.Pattern[str]":
+    """A glob as a regular expression over the whole repository-relative path (minimatch without matchBase)."""
+    g = glob.strip()
     out, i, depth = [], 0, 0
     while i < len(g):
         if g.startswith("**/", i) and (i == 0 or g[i - 1] == "/"):
@@ -143,7 +157,7 @@ class Truth:
         key = {"cursor": "globs", "claude_rules": "paths", "copilot": "applyTo"}[fmt or "cursor"]
         globs = [g for g in gt_split(fields.get(key)) if not g.startswith("!")]
         every = [g for g in globs if g.strip("/*") == ""]
-        self.patterns = [gt_regex(g) for g in globs if g not in every]
+        self.patterns = [gt_regex(gt_glob(g, fmt or "cursor")) for g in globs if g not in every]
         if fmt == "cursor" and fields.get("alwaysApply") is True:
             self.kind = "always"
         elif self.patterns:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from ..base import paths
 from .memfiles import (AGENT_FILES, FRONTMATTER_TYPES, LINK, MAX_FILES, OUR_SECTION, OURS, Found, Unit,
-                       frontmatter, read, title, units)
+                       frontmatter, read, read_in, title, units)
 
-SANITIZED_MAX = 200  # Claude Code's sanitizePath keeps 200 characters, then appends a hash we cannot recompute
+SANITIZED_MAX = 200  # Claude Code's sanitizePath keeps 200 characters, then appends `-<hash of the path>`
 INDEX_LINES = 200  # Claude Code loads MEMORY.md's first 200 lines (or 25 KB) into every session
 INDEX_BYTES = 25 * 1024
 ADDED_MEMORIES = "Gemini Added Memories"  # the section Gemini CLI's save_memory appended to (older releases)
@@ -76,8 +76,34 @@ def _json(path: Path) -> dict[str, object]:
 # ---- Claude Code ----
 
 def sanitize(path: str) -> str:
-    """Claude Code's directory name for a path: every character outside [A-Za-z0-9] becomes '-'."""
-    return re.sub(r"[^A-Za-z0-9]", "-", path)
+    """Claude Code's directory name for a path (vendor-notes/claude-code-auto-memory.md, fact 2): every UTF-16 code
+    unit outside [A-Za-z0-9] becomes '-' (JavaScript strings: a character beyond the BMP is two); a name longer than
+    200 is cut to 200 and `-<hash>` appended, the hash the 32-bit `h = 31*h + unit` of the whole path, its absolute
+    value in base 36. Exact, so two long paths with one prefix never share a directory."""
+    units = path.encode("utf-16-le", "surrogatepass")
+    codes = [units[i] | units[i + 1] << 8 for i in range(0, len(units), 2)]
+    name = "".join(chr(c) if c < 128 and chr(c).isalnum() else "-" for c in codes)
+    if len(name) <= SANITIZED_MAX:
+        return name
+    return f"{name[:SANITIZED_MAX]}-{_base36(abs(_java_hash(codes)))}"
+
+
+def _java_hash(codes: list[int]) -> int:
+    """Claude Code's string hash: `h = (h << 5) - h + unit | 0` over UTF-16 code units, as a signed 32-bit int."""
+    h = 0
+    for c in codes:
+        h = (h * 31 + c) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+        if n == 0:
+            return out
 
 
 def claude_config_home() -> Path:
@@ -118,17 +144,8 @@ def memory_dir(project_root: Path) -> Path | None:
         found = _setting_dir(settings_file)
         if found is not None:
             return found if found.is_dir() else None
-    name = sanitize(str(canonical_root(project_root)))
-    projects = home / "projects"
-    candidate = projects / name / "memory"
-    if len(name) <= SANITIZED_MAX:
-        return candidate if candidate.is_dir() else None
-    prefix = name[:SANITIZED_MAX] + "-"  # long paths end in a hash of Claude Code's runtime: match the prefix
-    try:
-        matches = sorted(p / "memory" for p in projects.iterdir() if p.name.startswith(prefix))
-    except OSError:
-        return None
-    return next((m for m in matches if m.is_dir()), None)
+    candidate = home / "projects" / sanitize(str(canonical_root(project_root))) / "memory"
+    return candidate if candidate.is_dir() else None  # one name, never a prefix: another project's is not ours
 
 
 def claude_on(project_root: Path) -> bool:
@@ -162,7 +179,7 @@ def claude(project_root: Path, directory: Path | None = None) -> Found:
     if memory is None or not memory.is_dir():
         return found
     index = memory / "MEMORY.md"
-    text = read(index, found.problems)
+    text = read_in(memory, index.name, found.problems)
     if text:
         found.files.append(str(index))
     loaded_until = min(INDEX_LINES, text[:INDEX_BYTES].count("\n") + 1)
@@ -225,7 +242,7 @@ def codex(project_root: Path) -> Found:
         return found
     roots = tuple(dict.fromkeys(p.resolve() for p in (project_root, canonical_root(project_root))))
     handbook = memory / "MEMORY.md"
-    text = read(handbook, found.problems)
+    text = read_in(memory, handbook.name, found.problems)
     if text:
         found.files.append(str(handbook))
     lines = text.splitlines()
@@ -239,7 +256,7 @@ def codex(project_root: Path) -> Found:
             if heading in CODEX_FACT_SECTIONS:
                 found.units.append(Unit("codex", str(handbook), start + number, body, heading))
     summary = memory / "memory_summary.md"
-    text = read(summary, found.problems)
+    text = read_in(memory, summary.name, found.problems)
     if text:
         found.files.append(str(summary))
     for number, heading, body in units(text):
@@ -287,7 +304,7 @@ def gemini(project_root: Path) -> Found:
         if heading.strip() != OUR_SECTION and not OURS.search(body):
             found.units.append(Unit("gemini", str(global_file), number, body, heading, scope="global", loaded=True))
     project_file = project_root / name  # the team's instructions (`sync`'s business), but for save_memory's section
-    text = read(project_file, found.problems)
+    text = read_in(project_root, name, found.problems)  # the repository's own file, not one linked from elsewhere
     added = [(n, h, b) for n, h, b in units(text) if h.strip() == ADDED_MEMORIES]
     if added:
         found.files.append(str(project_file))
@@ -299,7 +316,7 @@ def gemini(project_root: Path) -> Found:
     index = private / "MEMORY.md"
     if not index.is_file() and (private / name).is_file():
         index = private / name
-    text = read(index, found.problems)
+    text = read_in(private, index.name, found.problems)
     if text:
         found.files.append(str(index))
     for number, heading, body in units(text):

@@ -90,6 +90,22 @@ def read(path: Path, problems: list[str], limit: int = MAX_FILE_BYTES) -> str:
     return text
 
 
+def read_in(directory: Path, name: str, problems: list[str]) -> str:
+    """`directory/name` as `read` does, but only when the file really lies in `directory` (SPEC §3.10): a `MEMORY.md`
+    that is a link to a file elsewhere is refused and said so, never followed."""
+    path = directory / name
+    try:
+        if not path.is_file():
+            return ""
+        if path.resolve().parent != directory.resolve():
+            problems.append(f"{path}: a link out of {directory}, not followed")
+            return ""
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on older Pythons
+        problems.append(f"{path}: not read ({getattr(exc, 'strerror', None) or exc})")
+        return ""
+    return read(path, problems)
+
+
 def frontmatter(text: str) -> tuple[dict[str, str], str, int]:
     """`---`-delimited `key: value` lines (nested keys flattened), the rest of the text and the line it starts at."""
     lines = text.splitlines()

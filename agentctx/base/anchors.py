@@ -65,6 +65,8 @@ def normalize_path(value: str, anchor: str, root: str | None = None) -> str:
         if not (p == "**" and folded and folded[-1] == "**"):
             folded.append(p)
     trailing = "/" if value.endswith("/") and folded[-1] != "**" else ""
+    if value.startswith("./") and len(folded) == 1 and not trailing:
+        return "./" + folded[0]  # a name at the repository root only (`./*.md`); `*.md` is any depth
     return "/".join(folded) + trailing
 
 
@@ -169,16 +171,22 @@ def _segments_match(pats: list[str], parts: list[str]) -> bool:
 def path_matches(glob: str, relpath: str) -> bool:
     """Whether a repository-relative path is governed by a stored path anchor's glob.
 
-    A glob without `/` matches a file name at any depth (`*.sql`, `Makefile`); a literal path matches that file and
-    everything under it (`src/payments`); otherwise the glob is matched from the repository root (`src/**/*.py`)."""
+    A glob without `/` matches a file name at any depth (`*.sql`, `Makefile`), and at the root only when it starts
+    with `./` (`./*.md`); a literal path matches that file and everything under it (`src/payments`); otherwise the
+    glob is matched from the repository root (`src/**/*.py`)."""
     parts = [p for p in relpath.replace("\\", "/").split("/") if p not in ("", ".")]
     if not parts:
         return False
+    if glob.startswith("./"):
+        name = glob[2:]
+        return _segment_match(name, parts[0]) and (len(parts) == 1 or not any(c in name for c in "*?"))
     folder = glob.endswith("/")
     pats = glob.rstrip("/").split("/")
     if len(pats) == 1 and not folder:
         return _segment_match(pats[0], parts[-1]) or (pats[0] == parts[0] and len(parts) > 1 and
                                                       not any(c in pats[0] for c in "*?"))
+    if folder and any(c in glob for c in "*?"):  # `**/docs/`: a folder the glob names, and everything under it
+        return _segments_match(pats + ["**"], parts)
     if not any(c in glob for c in "*?") or folder:  # a folder or a file: itself and everything under it
         return len(parts) >= len(pats) and all(_segment_match(p, s) for p, s in zip(pats, parts))
     return _segments_match(pats, parts)
@@ -222,6 +230,8 @@ def index_key(anchor: str) -> str:
         return "t/" + value.casefold()
     if kind == "symbol":
         return "s"
+    if value.startswith("./"):  # rooted: the same bucket as the name at any depth (the match itself is exact)
+        value = value[2:]
     glob = value.rstrip("/")
     parts = glob.split("/")
     if len(parts) == 1 and not value.endswith("/"):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 from ..agents.memdirs import SANITIZED_MAX, canonical_root, claude_config_home, memory_dir, sanitize  # noqa: F401
 from ..agents.memfiles import (FRONTMATTER_TYPES, OURS as _OURS, OUR_SECTION, LINK as _LINK,  # noqa: F401
-                               classify, key as _key, plain as _plain, title as _title, units, _WORD)
+                               classify, read_in, key as _key, plain as _plain, title as _title, units, _WORD)
 
 SOURCE = "claude_memory"
 MAX_FILE_BYTES = 256 * 1024
@@ -52,7 +52,10 @@ def rules_files(project_root: Path) -> list[Path]:
     rules = project_root / ".claude" / "rules"
     if rules.is_dir():
         found += sorted(rules.glob("*.md"))
-    return [p for p in found if p.is_file()]
+    root = project_root.resolve()
+    # A file that is a link out of the repository (or sits in a `.claude` folder linked out of it) is not the
+    # project's: never read as its rules (SPEC §4.12).
+    return [p for p in found if p.is_file() and root in p.resolve().parents]
 
 
 # ---- reading ----
@@ -102,9 +105,8 @@ def propose(project_root: Path, memory: Path | None) -> list[Proposal]:
     """Every proposal from the auto memory directory (MEMORY.md first, then its topic files) and CLAUDE.md."""
     found: list[Proposal] = []
     if memory is not None and memory.is_dir():
-        index = memory / "MEMORY.md"
         linked: list[Path] = []
-        for number, heading, text in units(_read(index)):
+        for number, heading, text in units(read_in(memory, "MEMORY.md", [])):
             targets = [memory / m.group(2) for m in _LINK.finditer(text)]
             found_targets = [t for t in targets if t.is_file()]
             if found_targets:  # an index line pointing at a topic file: the file holds the memory

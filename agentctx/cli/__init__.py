@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from .parser import Parser
 
 # Each module registers its subcommands; the order here is the order of `agentctx --help`.
-COMMAND_MODULES = ("admin", "records", "actions", "mcp", "extract", "integration", "rules", "vectors", "team", "ui",
-                   "control", "dispatched")
+COMMAND_MODULES = ("admin", "project", "records", "actions", "mcp", "extract", "integration", "rules", "vectors",
+                   "team", "ui", "control", "dispatched")
 
 
 def build_parser() -> "Parser":

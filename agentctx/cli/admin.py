@@ -118,6 +118,19 @@ def _agent_memory_checks(ctx: Context) -> list:
     return [doctor.Check(f"own memory {label}", "warn", detail, fix) for label, detail, fix in agentmem.overlap(rows)]
 
 
+def _same_repository_checks(ctx: Context) -> list:
+    """This repository's records under another project id (its origin URL changed): a warning with the command."""
+    from ..base.errors import AgentctxError
+    from ..memory import identity
+
+    try:
+        same = identity.observe(ctx.conn, ctx.project)
+    except (AgentctxError, OSError, sqlite3.Error):  # no store yet: the database checks say so
+        return []
+    return [doctor.Check("same repository", "warn", identity.describe(s),
+                         f"agentctx project move --from {s.project_id[:12]}") for s in same]
+
+
 def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
     from . import agents
 
@@ -128,6 +141,7 @@ def cmd_doctor(args: argparse.Namespace, ctx: Context) -> int:
     checks = agents.claude_check_for_others(checks)
     checks += agents.installed_checks()
     checks += _agent_memory_checks(ctx)
+    checks += _same_repository_checks(ctx)
     if ctx.json:
         ctx.emit([c.to_dict() for c in checks])
     else:

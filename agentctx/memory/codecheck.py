@@ -257,6 +257,8 @@ class WorkTree:
         head = _git(["rev-parse", "--verify", "-q", "HEAD"], cwd=root)
         self.commit = head.decode().strip() if head else ""
         self.is_git = _git(["rev-parse", "--is-inside-work-tree"], cwd=root) is not None
+        self._reflog: list[tuple[float, str, str]] | None = None
+        self._trees: dict[str, CommitTree | None] = {}
 
     def tracked(self) -> Tracked:
         if not self.is_git:
@@ -276,6 +278,60 @@ class WorkTree:
 
     def renames(self, since: str) -> dict[str, str]:
         return renames_between([], since, None, cwd=self.root) if self.is_git and since else {}
+
+    def head_at(self, when: float) -> str:
+        """The commit HEAD was at `when` (seconds since the epoch), from HEAD's reflog: what a record written then
+        was about, though its file was changed, renamed or deleted before anyone looked (issue 42). "" when the
+        reflog does not say (none kept, or it starts later with no commit before)."""
+        if self._reflog is None:
+            self._reflog = _reflog(self.root) if self.is_git else []
+        found = ""
+        for at, old, new in self._reflog:  # oldest first
+            if at > when:
+                return found or old
+            found = new
+        return found
+
+    def at(self, commit: str) -> "CommitTree | None":
+        """The repository's tree at `commit`, read through git (None outside git)."""
+        if commit not in self._trees:
+            git_dir = _git(["rev-parse", "--absolute-git-dir"], cwd=self.root)
+            self._trees[commit] = CommitTree(git_dir.decode().strip(), commit) if git_dir else None
+        return self._trees[commit]
+
+    def close(self) -> None:
+        for tree in self._trees.values():
+            if tree is not None:
+                tree.close()
+        self._trees.clear()
+
+
+_NO_COMMIT = "0" * 40
+
+
+def _reflog(root: str) -> list[tuple[float, str, str]]:
+    """(time, old, new) of each entry of HEAD's reflog, oldest first (the file `git reflog` reads)."""
+    where = _git(["rev-parse", "--git-path", "logs/HEAD"], cwd=root)
+    if not where:
+        return []
+    path = os.path.join(root, where.decode().strip())
+    out = []
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(8 * 1024 * 1024)
+    except OSError:
+        return []
+    for line in data.splitlines():
+        head = line.split(b"\t", 1)[0].split()
+        if len(head) < 4:
+            continue
+        try:
+            at = float(head[-2])
+        except ValueError:
+            continue
+        old, new = head[0].decode(), head[1].decode()
+        out.append((at, "" if old == _NO_COMMIT else old, "" if new == _NO_COMMIT else new))
+    return out
 
 
 class CommitTree:

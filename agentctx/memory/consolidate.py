@@ -256,6 +256,8 @@ def describe(report: dict[str, object]) -> list[str]:
             lines.append("the prompt decisions log trimmed")
         elif isinstance(value, str) and value.startswith("skipped"):
             lines.append(f"{key.replace('_', ' ')}: {value}")
+        elif key == "same_repository" and isinstance(value, list):
+            lines.extend(str(v) for v in value)
         elif key == "session" and isinstance(value, list):
             lines.extend(str(v) for v in value)
         else:
@@ -287,6 +289,7 @@ def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object]
 
     report["own_errors_retired"] = retire_own_errors(conn, project.id)
     report["rule_files"] = _rule_files(conn, project)
+    report["same_repository"] = _same_repository(conn, project)
     report["expansion"] = _expansion(conn, project)  # before the term statistics: it adds words to the index
     report["term_stats"] = _term_stats(conn)
     report["vectors"] = _vectors(conn, project.id)
@@ -313,6 +316,17 @@ def _merge(conn: sqlite3.Connection, project_id: str, vectors: object) -> dict[s
     pairs = vectors.get("near_duplicates", []) if isinstance(vectors, dict) else []
     cosine = [(p["newer"], p["older"], float(p["similarity"])) for p in pairs if isinstance(p, dict)]  # type: ignore[union-attr]
     return merge.run(conn, project_id, cosine_pairs=cosine)
+
+
+def _same_repository(conn: sqlite3.Connection, project: Project) -> "list[str] | str | None":
+    """How this checkout is seen (memory.identity), and the other project ids that are this repository, in words;
+    never fails consolidation."""
+    from . import identity
+
+    try:
+        return [identity.describe(s) for s in identity.observe(conn, project)] or None
+    except (OSError, sqlite3.Error) as exc:
+        return f"skipped ({type(exc).__name__}: {exc})"
 
 
 def _verify(conn: sqlite3.Connection, project: Project) -> object:

@@ -28,7 +28,21 @@ def stats(conn: "sqlite3.Connection", project_id: str, total: "int | None" = Non
     if total is None:
         total = sum(records.counts_by_type(conn, project_id).values())
     recent = [r.recorded_at for r in records.current(conn, project_id, own_only=True, limit=RECENT_KEPT)]
-    return {"records": total, "recent": recent, "extraction_off": _extraction_off()}
+    return {"records": total, "recent": recent, "extraction_off": _extraction_off(),
+            "same_repository": _same_repository(conn, project_id)}
+
+
+def _same_repository(conn: "sqlite3.Connection", project_id: str) -> "str | None":
+    """This checkout's records under another project id (its origin URL changed: memory.identity), in a few words;
+    only for the same checkout or another of its remotes (a fork elsewhere on disk is said by `status`)."""
+    try:
+        from ..store import projects
+        from .identity import short
+
+        same = [s for s in projects.same_repository(conn, project_id) if s.why in ("checkout", "remote")]
+    except Exception:  # a notice never fails the digest (a store older than the table: nothing to say)
+        return None
+    return short(same[0]) if same else None
 
 
 def _extraction_off() -> "str | None":
@@ -140,6 +154,9 @@ def session_line(project_id: str, *, notify: str, source: str, tokens: int) -> "
                 parts.append(f"{new}{more} new since your last session")
         if notify == "full" and tokens:
             parts.append(f"{tokens} tokens loaded")
+        same = found.get("same_repository")
+        if isinstance(same, str) and same:
+            parts.insert(1, same)  # right after the count: "no records yet" is explained by it
         off = found.get("extraction_off")
         if isinstance(off, str) and _said_once(off):
             parts.append(f"nothing extracted from sessions: {off} (`agentctx doctor`)")

@@ -63,15 +63,13 @@ def discover(root: str) -> tuple[list[Candidate], list[tuple[str, str]]]:
             return
         path = os.path.join(root, rel)
         try:
-            st = os.lstat(path)
-            if stat.S_ISLNK(st.st_mode):
-                real = os.path.realpath(path)
-                if not real.startswith(root + os.sep):
-                    skipped.append((rel, "a symlink that leaves the repository"))
-                    return
-                st = os.stat(real)
-            else:
-                real = path
+            # The real path, whichever part of it is a link (the file, `.cursor`, `.claude/rules`): a file that lies
+            # outside the repository is someone else's, never read as this repository's rule.
+            real = os.path.realpath(path)
+            if not _inside(root, real):
+                skipped.append((rel, "a symlink that leaves the repository"))
+                return
+            st = os.stat(real)
         except OSError as exc:
             skipped.append((rel, exc.strerror or "unreadable"))
             return
@@ -85,32 +83,53 @@ def discover(root: str) -> tuple[list[Candidate], list[tuple[str, str]]]:
 
     for first, second in RULE_DIRS:
         base = os.path.join(root, first, second)
-        if os.path.isdir(base) and not os.path.islink(base):
-            for rel in _walk(root, f"{first}/{second}", budget, hidden_ok=True):
-                if rulefmt.format_of(rel):
-                    add(rel)
+        if not os.path.isdir(base):
+            continue
+        if not _inside(root, os.path.realpath(base)):  # `.cursor` or `.claude/rules` linked out of the repository
+            skipped.append((f"{first}/{second}", "a symlink that leaves the repository"))
+            continue
+        # A folder linked to another place inside the repository is read under its own name (its format is named
+        # by where the agent finds it); `seen` reads each real file once.
+        for rel in _walk(root, f"{first}/{second}", budget, hidden_ok=True):
+            if rulefmt.format_of(rel):
+                add(rel)
     for rel in _walk(root, "", budget, hidden_ok=False, names=frozenset(rulefmt.NESTED_NAMES)):
         if rulefmt.format_of(rel):
             add(rel)
     return found, skipped
 
 
+def _inside(root: str, real: str) -> bool:
+    return real.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def _walk(root: str, start: str, budget: list[int], *, hidden_ok: bool,
           names: "frozenset[str] | None" = None) -> "list[str]":
     """Files under `start` (all of them, or only those called one of `names`), depth-first, at most budget[0]
-    folders visited in all: a huge tree costs a bounded walk, not a scan of every file."""
+    folders visited in all: a huge tree costs a bounded walk, not a scan of every file. In a rule folder
+    (`hidden_ok`), a folder that is a link to another folder inside the repository is walked too, each real folder
+    once (a link loop ends there); one that leads out of it is not."""
     out: list[str] = []
     stack = [(start, 0)]
+    walked: set[str] = set()
     while stack and budget[0] > 0:
         rel, depth = stack.pop()
         budget[0] -= 1
         folders: list[str] = []
+        here = os.path.realpath(os.path.join(root, rel) if rel else root)
+        if here in walked:
+            continue
+        walked.add(here)
         try:
             with os.scandir(os.path.join(root, rel) if rel else root) as it:
                 for entry in it:
                     name = entry.name
                     try:
                         is_dir = entry.is_dir(follow_symlinks=False)
+                        if not is_dir and hidden_ok and entry.is_symlink() and entry.is_dir():
+                            is_dir = _inside(root, os.path.realpath(entry.path))
+                            if not is_dir:
+                                continue  # a folder linked out of the repository: not this repository's rules
                     except OSError:
                         continue
                     if not is_dir:
@@ -241,7 +260,11 @@ def sync(conn: "sqlite3.Connection", project: "Project", *, force: bool = False)
             rows.append(RuleFileRow(cand.path, None, digest, cand.size, cand.mtime_ns,
                                     rulefmt.format_of(cand.path) or "", "unreadable"))
             continue
-        rule = rulefmt.parse(cand.path, text)
+        try:
+            rule = rulefmt.parse(cand.path, text)
+        except (ValueError, RecursionError) as exc:  # a bound missed: this one file is skipped, the pass goes on
+            skipped.append(f"{cand.path}: not read ({exc})")
+            continue
         if rule is None:
             continue
         stamp[cand.path] = (digest, cand.size, cand.mtime_ns)

@@ -20,6 +20,13 @@ from ..base.models import record_type
 MODES = ("globs", "directory", "always", "description", "manual", "root")
 DELIVERED_MODES = frozenset({"globs", "directory", "always", "description"})
 EXPANSIONS_MAX = 24  # anchors one rule may produce once braces are expanded (base/anchors.ANCHORS_MAX)
+# Bounds checked before a glob's braces are expanded (a rule file is someone else's input): its length, its brace
+# groups (which also bounds how deep they nest), and how many globs it would become, repeats counted. Real rules use
+# one or two groups of a few alternatives; `{a,a}` thirty times is 2**30 globs and is refused, not expanded.
+GLOB_CHARS = 1000
+BRACES_MAX = 16
+ALTERNATIVES_MAX = 256
+GLOBS_MAX = 96  # globs of one rule looked at (base/anchors.normalize_all refuses more than 4 x ANCHORS_MAX too)
 _MATCH_ALL = frozenset({"**", "**/*", "**/**", "*/**", "**/*.*"})
 NESTED_NAMES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
 
@@ -147,12 +154,27 @@ def glob_list(value: object) -> list[str]:
     return [g for g in out if g]
 
 
-def expand_braces(glob: str, limit: int = EXPANSIONS_MAX) -> list[str]:
-    """`src/**/*.{ts,tsx}` as `src/**/*.ts` and `src/**/*.tsx` (nested braces too); at most `limit` results (the
-    rest are dropped: a rule never becomes thousands of anchors). A brace without a comma stays literal."""
+def glob_problem(glob: str) -> str | None:
+    """Why a glob's braces are not expanded (too long, too many or too deeply nested groups, too many alternatives),
+    or None: checked by counting, never by expanding, so any input costs time linear in its length."""
+    if len(glob) > GLOB_CHARS:
+        return f"glob of {len(glob)} characters not kept (the limit is {GLOB_CHARS})"
+    if glob.count("{") > BRACES_MAX:
+        return f"glob {_shown(glob)} not kept: more than {BRACES_MAX} brace groups"
+    if _alternatives(glob, ALTERNATIVES_MAX) > ALTERNATIVES_MAX:
+        return f"glob {_shown(glob)} not kept: its braces expand to more than {ALTERNATIVES_MAX} globs"
+    return None
+
+
+def _shown(glob: str) -> str:
+    return repr(glob if len(glob) <= 60 else glob[:57] + "...")
+
+
+def _group(glob: str) -> tuple[int, int] | None:
+    """(start, end) of the first balanced brace group, or None when there is none (an unbalanced one is literal)."""
     start = glob.find("{")
     if start < 0:
-        return [glob]
+        return None
     depth = 0
     for end in range(start, len(glob)):
         if glob[end] == "{":
@@ -160,15 +182,48 @@ def expand_braces(glob: str, limit: int = EXPANSIONS_MAX) -> list[str]:
         elif glob[end] == "}":
             depth -= 1
             if depth == 0:
-                break
-    else:
-        return [glob]  # unbalanced: literal
+                return start, end
+    return None
+
+
+def _alternatives(glob: str, cap: int) -> int:
+    """How many globs `expand_braces` would go through for `glob` before dropping repeats, counted up to just over
+    `cap` (the recursion is at most one level per brace group: glob_problem bounds those first)."""
+    found = _group(glob)
+    if found is None:
+        return 1
+    start, end = found
     options = _split_top(glob[start + 1:end])
     if len(options) < 2:
-        return [glob[:end + 1] + x for x in expand_braces(glob[end + 1:], limit)][:limit]
+        return _alternatives(glob[end + 1:], cap)
+    total = 0
+    for option in options:
+        total += _alternatives(glob[:start] + option + glob[end + 1:], cap)
+        if total > cap:
+            break
+    return total
+
+
+def expand_braces(glob: str, limit: int = EXPANSIONS_MAX) -> list[str]:
+    """`src/**/*.{ts,tsx}` as `src/**/*.ts` and `src/**/*.tsx` (nested braces too); at most `limit` results (the
+    rest are dropped: a rule never becomes thousands of anchors). A brace without a comma stays literal. A glob
+    `glob_problem` refuses expands to nothing."""
+    if glob_problem(glob) is not None:
+        return []
+    return _expand(glob, limit)
+
+
+def _expand(glob: str, limit: int) -> list[str]:
+    found = _group(glob)
+    if found is None:
+        return [glob]
+    start, end = found
+    options = _split_top(glob[start + 1:end])
+    if len(options) < 2:
+        return [glob[:end + 1] + x for x in _expand(glob[end + 1:], limit)][:limit]
     out: list[str] = []
     for option in options:
-        for tail in expand_braces(glob[:start] + option + glob[end + 1:], limit):
+        for tail in _expand(glob[:start] + option + glob[end + 1:], limit):
             if tail not in out:
                 out.append(tail)
             if len(out) >= limit:
@@ -176,29 +231,54 @@ def expand_braces(glob: str, limit: int = EXPANSIONS_MAX) -> list[str]:
     return out
 
 
-def anchors_for(globs: list[str]) -> tuple[tuple[str, ...], list[str], bool]:
-    """(anchors, notes, matches_all) for a rule's globs: braces expanded, `./` and a leading `/` dropped (both mean
-    the repository root in these formats), negations and unusable globs left out with a note; `matches_all` when a
-    glob governs every file (`**`), which makes the rule one that always applies."""
+def anchor_glob(glob: str, fmt: str | None) -> str:
+    """One expanded glob as the anchor value that matches what its format's agent matches (vendor-notes/rule-files.md,
+    "Globs"): Cursor documents `*.ts` as the root's files only (`./*.ts`); Claude Code matches `paths` as gitignore
+    patterns (a name without `/` at any depth, a leading `/` or `./` the root); VS Code's Copilot puts `**/` before
+    any glob that does not start with `/` or `**/`. A glob with a `/` inside is matched from the root in all three
+    (Copilot's gets its `**/`). `fmt` None: as written, in base/anchors' own terms."""
+    one = glob.strip()
+    rooted = one.startswith(("./", "/"))
+    while one.startswith("./"):
+        one = one[2:]
+    one = one.lstrip("/")
+    if fmt is None or not one:
+        return one
+    inner = "/" in one.rstrip("/")
+    if fmt == "copilot" and not rooted:
+        return one if one.startswith("**/") else "**/" + one
+    if not inner and not one.endswith("/") and (fmt == "cursor" or rooted):
+        return "./" + one
+    return one
+
+
+def anchors_for(globs: list[str], fmt: str | None = None) -> tuple[tuple[str, ...], list[str], bool]:
+    """(anchors, notes, matches_all) for a rule's globs in format `fmt` (`anchor_glob`): braces expanded, negations
+    and unusable globs left out with a note; `matches_all` when a glob governs every file (`**`), which makes the
+    rule one that always applies."""
     from ..base.anchors import ANCHORS_MAX, AnchorError, normalize
 
     anchors: dict[str, None] = {}
     notes: list[str] = []
     matches_all = False
+    if len(globs) > GLOBS_MAX:
+        notes.append(f"{len(globs)} globs: only the first {GLOBS_MAX} read")
+        globs = globs[:GLOBS_MAX]
     for glob in globs:
         if glob.startswith("!"):
-            notes.append(f"negated glob {glob!r} not kept (anchors only include)")
+            notes.append(f"negated glob {_shown(glob)} not kept (anchors only include)")
             continue
-        for one in expand_braces(glob):
-            one = one.strip()
-            while one.startswith("./"):
-                one = one[2:]
-            one = one.lstrip("/")
-            if one in _MATCH_ALL or set(one) <= {"*", "/"}:
+        problem = glob_problem(glob)
+        if problem is not None:
+            notes.append(problem)
+            continue
+        for one in _expand(glob, EXPANSIONS_MAX):
+            bare = anchor_glob(one, None)
+            if bare in _MATCH_ALL or set(bare) <= {"*", "/"}:
                 matches_all = True
                 continue
             try:
-                anchors.setdefault(normalize("path:" + one), None)
+                anchors.setdefault(normalize("path:" + anchor_glob(one, fmt)), None)
             except AnchorError as exc:
                 notes.append(str(exc))
             if len(anchors) >= ANCHORS_MAX:
@@ -236,7 +316,7 @@ def parse(relpath: str, text: str) -> ParsedRule | None:
     description = _text(fields.get("description"))
     key = {"cursor": "globs", "claude_rules": "paths", "copilot": "applyTo"}[fmt]
     globs = glob_list(fields.get(key))
-    anchors, notes, matches_all = anchors_for(globs)
+    anchors, notes, matches_all = anchors_for(globs, fmt)
     if fmt == "cursor":
         always = fields.get("alwaysApply") is True
         if isinstance(fields.get("alwaysApply"), str):

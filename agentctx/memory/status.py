@@ -44,7 +44,18 @@ def report(conn: sqlite3.Connection, project: Project) -> dict[str, Any]:
         "control": control_state(project),
         "trust": trust_state(conn, project.id, settings),
         "agent_memory": _agent_memory(conn, project),
+        "same_repository": _same_repository(conn, project),
     }
+
+
+def _same_repository(conn: sqlite3.Connection, project: Project) -> list[dict[str, Any]]:
+    """The other project ids that are this repository (memory.identity), each with the line that says so."""
+    from . import identity
+
+    try:
+        return [{**s._asdict(), "line": identity.describe(s)} for s in identity.observe(conn, project)]
+    except (OSError, sqlite3.Error):
+        return []
 
 
 def trust_state(conn: sqlite3.Connection, project_id: str, settings: dict[str, Any]) -> dict[str, Any]:
@@ -117,6 +128,7 @@ def _extraction_line(e: dict[str, Any], off_reason: str | None = None) -> str:
 def render(data: dict[str, Any]) -> str:
     p = data["project"]
     lines = [f"project   {p['name']}  ({p['remote'] or p['root']})", f"id        {p['id'][:16]}…",
+             *(f"          {s['line']}" for s in data.get("same_repository") or ()),
              f"agentctx  {data['control']['detail']}",
              *([f"claude    {data['claude_code']['line']}"] if data.get("claude_code") else []),
              f"database  {data['database']}", f"retrieval {data['retrieval']}", "", "records"]

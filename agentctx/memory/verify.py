@@ -47,28 +47,82 @@ def _cached(read: Any) -> Any:
     return get
 
 
+def _epoch(iso: str) -> float | None:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+    except (ValueError, AttributeError):
+        return None
+
+
+class _Then:
+    """The code as it was when each record was written: HEAD's commit at that time (`WorkTree.head_at`), its files
+    listed and read through git once per commit (at most RENAME_BASES_MAX commits a pass; the rest use today's)."""
+
+    def __init__(self, tree: Any) -> None:
+        self.tree = tree  # None: today's code only
+        self.now = tree.commit if tree is not None else ""
+        self._listed: dict[str, set[str]] = {}
+
+    def commit_for(self, record: Record) -> str:
+        if self.tree is None:
+            return self.now
+        head_at = getattr(self.tree, "head_at", None)  # a CommitTree (the replay bench) has no history to ask
+        when = _epoch(record.recorded_at)
+        if head_at is None or when is None:
+            return self.tree.commit
+        return head_at(when) or self.tree.commit
+
+    def paths(self, commit: str) -> set[str]:
+        if not commit or self.tree is None or getattr(self.tree, "at", None) is None:
+            return set()
+        if commit not in self._listed:
+            if len(self._listed) >= RENAME_BASES_MAX:
+                return set()
+            then = self.tree.at(commit)
+            self._listed[commit] = set(then.tracked().paths) if then is not None else set()
+        return self._listed[commit]
+
+    def read(self, commit: str, path: str) -> codecheck.Content | None:
+        if path not in self.paths(commit):
+            return None
+        then = self.tree.at(commit)
+        return codecheck.as_content(then.read(path)) if then is not None else None
+
+
 def fingerprint_new(conn: sqlite3.Connection, project_id: str, tree: Any, tracked: codecheck.Tracked,
-                    read: Any, deadline: float) -> int:
-    """Fingerprint the current records not looked at yet: each file they name, as it is now. A record that names
-    none gets a placeholder row, so its body is read once."""
+                    read: Any, deadline: float, *, as_written: bool = True) -> int:
+    """Fingerprint the current records not looked at yet: each file they name as it was when the record was written
+    (HEAD's commit then, read through git: a file renamed or deleted before this pass is still fingerprinted, so the
+    check that follows sees the rename or the deletion), or as it is now when HEAD has not moved since and the file
+    is there (uncommitted work the record describes). A record that names none gets a placeholder row, so its body
+    is read once. `as_written` False: the code as it is now (a record the user vouched for again)."""
     read = _cached(read)
+    then = _Then(tree if as_written else None)
     rows = []
     looked = 0
-    for record in trust.unfingerprinted(conn, project_id):
-        if time.monotonic() > deadline:
-            break
-        looked += 1
-        named = codecheck.named_in(record.body, record.anchors, tracked)
-        made = 0
-        for path, span, symbols in named:
-            data = read(path)
-            if data is None:
-                continue
-            blob, sketch, lines, symbol = codecheck.fingerprint(data, span, symbols)
-            rows.append((record.id, path, blob, sketch, lines, symbol, tree.commit))
-            made += 1
-        if not made:
-            rows.append((record.id, NOTHING, "", "", "", "", tree.commit))
+    try:
+        for record in trust.unfingerprinted(conn, project_id):
+            if time.monotonic() > deadline:
+                break
+            looked += 1
+            base = then.commit_for(record) or tree.commit
+            old_paths = then.paths(base)
+            known = tracked if not old_paths else codecheck.Tracked(tracked.paths | old_paths, tracked.roots)
+            made = 0
+            for path, span, symbols in codecheck.named_in(record.body, record.anchors, known):
+                data = (read(path) if base == tree.commit else None) or then.read(base, path) or read(path)
+                if data is None:
+                    continue
+                blob, sketch, lines, symbol = codecheck.fingerprint(data, span, symbols)
+                rows.append((record.id, path, blob, sketch, lines, symbol, base))
+                made += 1
+            if not made:
+                rows.append((record.id, NOTHING, "", "", "", "", tree.commit))
+    finally:
+        if hasattr(tree, "at"):  # the commits read for this pass (a CommitTree's own reader stays for the check)
+            tree.close()
     trust.save_fingerprints(conn, rows)
     return sum(1 for r in rows if r[1] != NOTHING)
 
@@ -150,7 +204,8 @@ def reverify(conn: sqlite3.Connection, project: Project, record: Record) -> dict
     made = 0
     tree = codecheck.WorkTree(str(project.root))
     if tree.is_git:
-        made = fingerprint_new(conn, project.id, tree, tree.tracked(), tree.read, time.monotonic() + BUDGET_S)
+        made = fingerprint_new(conn, project.id, tree, tree.tracked(), tree.read, time.monotonic() + BUDGET_S,
+                               as_written=False)
     freshness.changed(conn, record.project_id)
     return {"id": record.id, "cleared": had, "fingerprinted": made}
 

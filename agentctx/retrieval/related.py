@@ -44,7 +44,8 @@ Signal = Callable[[sqlite3.Connection, str, Path, "str | None", "str | None"], "
 def _linked(conn: sqlite3.Connection, project_id: str, path: Path, rel: str | None, node: str | None) -> dict[str, float]:
     if node is None:
         return {}
-    return {rid: LINKED / sqrt(max(files, 1)) for rid, files in graph.file_links(conn, project_id, node).items()}
+    return {rid: LINKED / sqrt(max(files, 1))
+            for rid, files in graph.file_links(conn, project_id, node, superseded=True).items()}
 
 
 def _edges(conn: sqlite3.Connection, project_id: str, path: Path, rel: str | None, node: str | None) -> dict[str, float]:
@@ -58,7 +59,7 @@ def _named(conn: sqlite3.Connection, project_id: str, path: Path, rel: str | Non
     if len(name) < 3:
         return {}
     out: dict[str, float] = {}
-    for record in graph.naming(conn, project_id, [name]):
+    for record in graph.naming(conn, project_id, [name], superseded=True):
         text = f"{record.title}\n{record.body}"
         if rel and _names(text, rel):
             out[record.id] = NAMED_PATH
@@ -128,6 +129,12 @@ def related(conn: sqlite3.Connection, project_id: str, path: Path, root: Path, n
     for name, signal in SIGNALS.items():
         for rid, value in signal(conn, project_id, path, rel, node).items():
             values.setdefault(rid, {})[name] = value
+    # A superseded version's ties are its head's (SPEC §3.5, like its questions, aliases and anchors): the fact was
+    # tied to this file before it was restated, and the current statement is the one to return.
+    for old, head in graph.heads(conn, list(values)).items():
+        ties = values.setdefault(head, {})
+        for name, value in values.pop(old).items():
+            ties[name] = max(ties.get(name, 0.0), value)
     scores = {rid: sum(ties.values()) for rid, ties in values.items()}
     if scores:
         for a, b, _, _ in graph.edges_of(conn, list(scores)):

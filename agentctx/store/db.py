@@ -15,7 +15,7 @@ from ..base import paths
 BUSY_TIMEOUT_MS = 15_000
 # The schema version this code reads and writes: migrations.LATEST (a test keeps them equal). A constant here
 # because the migrations module (every statement of every schema version) is only needed when a store is behind.
-SCHEMA_VERSION = 19
+SCHEMA_VERSION = 20
 
 
 def _create_private(path: str) -> None:

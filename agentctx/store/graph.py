@@ -85,18 +85,50 @@ def record_ids_for_node(conn: sqlite3.Connection, node_id: str) -> set[str]:
     return {r[0] for r in conn.execute("SELECT record_id FROM record_entities WHERE entity_id = ?", (node_id,))}
 
 
-def file_links(conn: sqlite3.Connection, project_id: str, node_id: str) -> dict[str, int]:
-    """The current records visible from the project that are linked to a file node, each with how many file nodes
-    it is linked to in all (a record shown in every session is linked to every file those sessions edited)."""
+def file_links(conn: sqlite3.Connection, project_id: str, node_id: str, *,
+               superseded: bool = False) -> dict[str, int]:
+    """The current records visible from the project that are linked to a file node (and the superseded ones too with
+    `superseded`), each with how many file nodes it is linked to in all (a record shown in every session is linked
+    to every file those sessions edited)."""
+    current = "" if superseded else "AND r.superseded_at IS NULL"
     rows = conn.execute(
-        """SELECT re.record_id,
+        f"""SELECT re.record_id,
                   (SELECT count(*) FROM record_entities x JOIN nodes n ON n.id = x.entity_id AND n.kind = 'file'
                     WHERE x.record_id = re.record_id)
              FROM record_entities re JOIN records r ON r.id = re.record_id
-            WHERE re.entity_id = ? AND r.superseded_at IS NULL
+            WHERE re.entity_id = ? {current}
               AND (r.project_id = ? OR (r.project_id = '_global' AND r.scope = 'global'))""",
         (node_id, project_id))
     return {str(rid): int(n) for rid, n in rows}
+
+
+def heads(conn: sqlite3.Connection, ids: "Iterable[str]") -> dict[str, str]:
+    """{superseded record id: the current record at the end of its chain} for the ids among `ids` that were
+    superseded by another record (a retired one, superseded by nothing, has no head and is left out)."""
+    out: dict[str, str] = {}
+    step = {}
+    pending = sorted(set(ids))
+    for _ in range(64):  # chains are short; a cycle (never written, but data is data) ends here
+        if not pending:
+            break
+        nxt: list[str] = []
+        for i in range(0, len(pending), 500):
+            chunk = pending[i:i + 500]
+            for rid, by, at in conn.execute(
+                    f"SELECT id, superseded_by, superseded_at FROM records WHERE id IN ({','.join('?' * len(chunk))})",
+                    chunk):
+                step[str(rid)] = (str(by) if by else None, at is not None)
+                if by and str(by) not in step:
+                    nxt.append(str(by))
+        pending = sorted(set(nxt))
+    for rid in set(ids):
+        cur, seen = rid, {rid}
+        while cur in step and step[cur][1] and step[cur][0] and step[cur][0] not in seen:
+            cur = step[cur][0]
+            seen.add(cur)
+        if cur != rid and cur in step and not step[cur][1]:
+            out[rid] = cur
+    return out
 
 
 def edges_of(conn: sqlite3.Connection, ids: "Iterable[str]") -> list[tuple[str, str, str, float]]:
@@ -111,15 +143,18 @@ def edges_of(conn: sqlite3.Connection, ids: "Iterable[str]") -> list[tuple[str, 
     return [(str(a), str(b), str(rel), float(w if w is not None else 1.0)) for a, b, rel, w in out]
 
 
-def naming(conn: sqlite3.Connection, project_id: str, needles: "Iterable[str]", limit: int = 200) -> list[Record]:
-    """Current visible records whose title or body contains one of `needles` (case-sensitive, as paths are)."""
+def naming(conn: sqlite3.Connection, project_id: str, needles: "Iterable[str]", limit: int = 200, *,
+           superseded: bool = False) -> list[Record]:
+    """Current visible records whose title or body contains one of `needles` (case-sensitive, as paths are); the
+    superseded versions too with `superseded`."""
     needles = [n for n in dict.fromkeys(needles) if n]
     if not needles:
         return []
     cols = ", ".join(f"r.{c.strip()}" for c in COLUMNS.split(","))
     test = " OR ".join("instr(r.title, ?) > 0 OR instr(r.body, ?) > 0" for _ in needles)
+    current = "1" if superseded else "r.superseded_at IS NULL"
     rows = conn.execute(
-        f"SELECT {cols} FROM records r WHERE r.superseded_at IS NULL "
+        f"SELECT {cols} FROM records r WHERE {current} "
         f"AND (r.project_id = ? OR (r.project_id = '_global' AND r.scope = 'global')) AND ({test}) "
         f"ORDER BY r.recorded_at DESC LIMIT ?", (project_id, *[n for n in needles for _ in (0, 1)], limit))
     return [to_record(row) for row in rows]

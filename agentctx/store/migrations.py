@@ -459,6 +459,24 @@ def m019_before_marks(conn: sqlite3.Connection) -> None:
     ))
 
 
+def m020_project_roots(conn: sqlite3.Connection) -> None:
+    # Which repository each project id was seen as (issue 42, item 3): a changed origin URL (a fork, a rename, https
+    # to ssh through another host name) gives a new project id; the checkout's root, its first commits and the ids
+    # its other remotes give let `status`, `doctor` and SessionStart say which other project is this repository, and
+    # `agentctx project move` join them. Written by consolidation, status and doctor (never a hook).
+    _run(conn, (
+        """CREATE TABLE project_roots (
+            project_id   TEXT NOT NULL,
+            root_dir     TEXT NOT NULL,
+            remote       TEXT,                   -- normalised, as the id was made from it (None: no origin)
+            root_commits TEXT NOT NULL DEFAULT '', -- space-separated: `git rev-list --max-parents=0 HEAD`
+            also         TEXT NOT NULL DEFAULT '', -- space-separated ids its other remotes or last fetch would give
+            seen_at      TEXT NOT NULL,
+            PRIMARY KEY (project_id, root_dir)
+        ) WITHOUT ROWID""",
+    ))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial", m001_initial),
     Migration(2, "embeddings", m002_embeddings),
@@ -479,6 +497,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(17, "rule_files", m017_rule_files),
     Migration(18, "guard_changes", m018_guard_changes),
     Migration(19, "before_marks", m019_before_marks),
+    Migration(20, "project_roots", m020_project_roots),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -631,5 +631,6 @@ def delete_project(conn: sqlite3.Connection, project_id: str) -> int:
             conn.execute(f"DELETE FROM {table} WHERE project_id = ?", (project_id,))
         for table in ("agent_memory", "agent_memory_skip"):  # the agents' own memory read for it (SPEC §3.10)
             conn.execute(f"DELETE FROM {table} WHERE project_id = ?", (project_id,))
+        conn.execute("DELETE FROM project_roots WHERE project_id = ?", (project_id,))  # which repository it was
     _changed(conn, project_id)
     return len(ids)

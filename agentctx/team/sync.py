@@ -163,6 +163,8 @@ def plan(conn: sqlite3.Connection, target: Target, text: str | None) -> Plan:
     for entry in parsed.entries:
         row = rows.get(entry.key)
         head = head_records.get(heads.get(entry.key) or "") if row is not None else None
+        if target.kind is teamfile.TEAM and entry.aliases:  # names the record does not have yet are capped
+            entry = entry._replace(aliases=specific_names(entry.aliases, head.aliases if head is not None else ()))
         if head is not None and head.is_current and (entry.questions or entry.aliases or entry.anchors) \
                 and (*_asked_stored(entry), entry.anchors) != (head.questions, head.aliases, head.anchors):
             asked.append((entry, head))
@@ -245,6 +247,28 @@ def unexported(conn: sqlite3.Connection, target: Target) -> list[Record]:
     """Shareable records no file entry names yet (new here since the last export)."""
     named = set(_heads(conn, target, sync.rows(conn, target.namespace)).values())
     return [r for r in shareable(conn, target) if r.id not in named]
+
+
+# A teammate's other names for a record are kept only when they say something: the summed background specificity
+# of a name's words (retrieval.search.specificity, 0..1 a word) at least this. Names made of the commonest words of
+# software text and of everyday prompts ("fix the tests", "update the code", "run it") would make the record match
+# prompts that are not about it; measured on 1,186 real and hand-written other names (tests/data, bench/data,
+# adr-dev), 1.3% fall below it ("documentation", "typing", "c#"), and those still match through the record's text.
+NAME_SPECIFICITY_MIN = 0.25
+
+
+def specific_names(aliases: "tuple[str, ...]", has: "tuple[str, ...]" = ()) -> tuple[str, ...]:
+    """The other names of a team-file entry to import: those its record already has (`has`: the author's own round
+    trip changes nothing), and new ones specific enough (NAME_SPECIFICITY_MIN)."""
+    from ..base import text
+    from ..retrieval.search import specificity
+
+    kept = []
+    for alias in aliases:
+        stems = list(dict.fromkeys(text.stems(text.content_tokens(alias))))
+        if alias in has or (stems and sum(specificity(stems).values()) >= NAME_SPECIFICITY_MIN):
+            kept.append(alias)
+    return tuple(kept)
 
 
 def _asked_stored(entry: teamfile.Entry) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -179,20 +179,40 @@ def test_worktrees_share_the_main_checkouts_memory(tmp_path, proj_p):
     assert cm.memory_dir(wt) == memory_dir_for(proj_p.resolve())
 
 
-def test_long_paths_match_by_prefix_and_the_setting_wins(tmp_path, monkeypatch):
-    deep = tmp_path / ("d" * 120) / ("e" * 120)
-    deep.mkdir(parents=True)
-    name = cm.sanitize(str(deep))
-    assert len(name) > cm.SANITIZED_MAX
-    target = Path.home() / ".claude" / "projects" / (name[: cm.SANITIZED_MAX] + "-1x2y3z") / "memory"
-    target.mkdir(parents=True)
-    assert cm.memory_dir(deep) == target
+def test_sanitize_is_claude_codes_own_rule_for_long_paths():
+    # Expected names computed by Claude Code's own function (`$E` in 2.1.197's bundled JS, `J$` in 2.1.332: the
+    # same code), run with node on these paths (vendor-notes/claude-code-auto-memory.md, fact 2).
+    a = "/home/dev/" + "src/" * 50 + "service-a"
+    b = "/home/dev/" + "src/" * 50 + "service-b"
+    assert cm.sanitize(a) == ("-home-dev-" + "src-" * 50)[:200] + "-2bwpqw"
+    assert cm.sanitize(b) == ("-home-dev-" + "src-" * 50)[:200] + "-2bwpqv"
+    assert cm.sanitize("/home/dev/caf\u00e9/\U0001F600") == "-home-dev-caf----"  # an emoji is two UTF-16 units
+
+
+def test_long_paths_never_match_another_projects_memory_and_the_setting_wins(tmp_path, monkeypatch):
+    # The real case: two projects whose paths share their first 200 sanitized characters. Each has its own
+    # directory (Claude Code's hash of the whole path), and one's memory is never read as the other's.
+    base = tmp_path / ("d" * 120) / ("e" * 120)
+    one, two = base / "service-a", base / "service-b"
+    one.mkdir(parents=True)
+    two.mkdir()
+    name_one, name_two = cm.sanitize(str(one)), cm.sanitize(str(two))
+    assert len(name_one) > cm.SANITIZED_MAX and name_one[:cm.SANITIZED_MAX] == name_two[:cm.SANITIZED_MAX]
+    assert name_one != name_two
+    theirs = Path.home() / ".claude" / "projects" / name_two / "memory"
+    theirs.mkdir(parents=True)
+    (theirs / "MEMORY.md").write_text("- service-b deploys with the blue-green script, never by hand.\n")
+    assert cm.memory_dir(one) is None  # only service-b's directory exists: not ours, whatever its prefix
+    assert cm.memory_dir(two) == theirs
+    ours = Path.home() / ".claude" / "projects" / name_one / "memory"
+    ours.mkdir(parents=True)
+    assert cm.memory_dir(one) == ours
     custom = tmp_path / "my-memory"
     custom.mkdir()
     (Path.home() / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": str(custom)}))
-    assert cm.memory_dir(deep) == custom
+    assert cm.memory_dir(one) == custom
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "elsewhere"))
-    assert cm.memory_dir(deep) is None
+    assert cm.memory_dir(one) is None
 
 
 def test_units_skip_code_tables_comments_and_imports():
@@ -268,3 +288,14 @@ def test_a_memory_that_restates_claude_md_or_a_record_is_not_proposed(in_p, proj
     (skip,) = listed["skipped"]
     assert skip["title"] == "Run commands through uv run, never plain python"
     assert skip["why"].startswith("already stored as convention")
+
+
+def test_import_never_follows_a_memory_index_linked_out_of_its_directory(tmp_path):
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("- The other project's deploy key lives in the shared vault under ops/keys.\n")
+    (memory / "MEMORY.md").symlink_to(elsewhere)
+    (memory / "deploy_target.md").write_text(DEPLOY_TOPIC)
+    proposals = cm.propose(tmp_path / "no-project", memory)
+    assert proposals and not any("vault" in p.body for p in proposals)

@@ -167,7 +167,7 @@ def test_related_follows_entities_and_edges(ctx_a, helpers):
     direct = record(ctx_a, helpers, title="Auth module uses JWT")["id"]
     via_edge = record(ctx_a, helpers, title="JWT secret rotation")["id"]
     old = record(ctx_a, helpers, title="Auth used sessions")["id"]
-    record(ctx_a, helpers, title="Auth moved to JWT", body="x", supersedes=old)
+    head = record(ctx_a, helpers, title="Auth moved to JWT", body="x", supersedes=old)["id"]
     path = ctx_a.project.root / "src" / "auth.py"
     node = graph.upsert_node(conn, pid, "file", str(path))
     graph.link(conn, direct, [node])
@@ -177,7 +177,8 @@ def test_related_follows_entities_and_edges(ctx_a, helpers):
     out = ok(helpers.call(ctx_a, "ctx_related", {"file": "src/auth.py"}))
     ids = [h["id"] for h in out["results"]]
     assert out["file"] == str(path.resolve())
-    assert ids[0] == direct and via_edge in ids and old not in ids
+    # The superseded record's link is its head's (issue 42, item 2): both linked records first, then the neighbour.
+    assert set(ids[:2]) == {direct, head} and via_edge in ids and old not in ids
     assert all(set(h) == {"id", "type", "title", "age", "confidence", "score"} for h in out["results"])
     assert ok(helpers.call(ctx_a, "ctx_related", {"file": str(path)}))["results"] == out["results"]
     assert ok(helpers.call(ctx_a, "ctx_related", {"file": "nowhere.py"}))["results"] == []

@@ -350,3 +350,47 @@ def test_an_edited_line_never_supersedes_a_record_someone_else_wrote(conn, repo,
     report = agentmem.sync(conn, project)
     assert report.imported == {"claude": 1} and not report.superseded
     assert records.get(conn, yours.id).is_current  # yours stands; the agent's new line is an inferred record
+
+
+def test_a_memory_index_linked_out_of_its_directory_is_not_followed(conn, repo, project, tmp_path):
+    # The real case (issue 42, item 14): MEMORY.md a symlink to a file elsewhere (another project's, or anyone's).
+    elsewhere = tmp_path / "other-project-memory.md"
+    elsewhere.write_text("- The other project's staging database password rotates every Monday.\n")
+    memory = claude_dir(repo)
+    os.symlink(elsewhere, memory / "MEMORY.md")
+    (memory / "deploy.md").write_text(DEPLOY)
+    found = memdirs.claude(repo)
+    assert [u.path for u in found.units] == [str(memory / "deploy.md")]
+    assert any("MEMORY.md: a link out of" in p for p in found.problems)
+    report = agentmem.sync(conn, project)
+    assert not any("password" in r.body for r in own_records(conn, project.id))
+    assert any("MEMORY.md: a link out of" in p for p in report.problems)
+
+
+def test_a_gemini_memory_index_linked_out_is_not_followed(conn, repo, project, tmp_path):
+    from agentctx.base import paths
+
+    gem = paths.gemini_home()
+    gem.mkdir(parents=True, exist_ok=True)
+    (gem / "projects.json").write_text(json.dumps({"projects": {str(repo): "repo-1"}}))
+    private = gem / "tmp" / "repo-1" / "memory"
+    private.mkdir(parents=True)
+    elsewhere = tmp_path / "notes.md"
+    elsewhere.write_text("- Someone else's note about the release train schedule and its owners.\n")
+    os.symlink(elsewhere, private / "MEMORY.md")
+    found = memdirs.gemini(repo)
+    assert not any("release train" in u.text for u in found.units)
+
+
+def test_codex_and_gemini_files_linked_out_are_not_followed(conn, repo, project, tmp_path):
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text(CODEX_HANDBOOK.format(root=repo))
+    codex = Path.home() / ".codex" / "memories"
+    codex.mkdir(parents=True)
+    os.symlink(elsewhere, codex / "MEMORY.md")
+    found = memdirs.codex(repo)
+    assert found.units == [] and any("a link out of" in p for p in found.problems)
+    gemini_md = tmp_path / "someone-GEMINI.md"
+    gemini_md.write_text("## Gemini Added Memories\n- The staging database password is rotated by the ops team.\n")
+    os.symlink(gemini_md, repo / "GEMINI.md")
+    assert not any("staging database" in u.text for u in memdirs.gemini(repo).units)

@@ -117,3 +117,41 @@ def test_a_record_anchored_to_the_file_is_tied_by_how_narrow_its_anchor_is(hook,
     out = ctx_related(ToolContext(detect(repo), "s3"), {"file": "tests/test_filters.py"})
     ranked = {r["title"]: r["score"] for r in out["results"]}
     assert ranked == {"Property tests with Hypothesis": related.ANCHORED_GLOB}
+
+
+def test_a_superseded_records_ties_carry_to_its_head(hook, conn, add, repo):
+    """Issue 42, item 2 (a regression of the ranked ctx_related): the record written in the session that edited
+    _make.py, and the one naming it, are restated with their titles kept and bodies that no longer name the file;
+    the current versions stay tied to the file, the superseded ones are never returned."""
+    from agentctx.mcp.handlers import ctx_supersede
+
+    made, found, shown = _store(hook, add, repo)
+    ctx = ToolContext(detect(repo), "s3")
+    before = {r["title"]: r["score"] for r in ctx_related(ctx, {"file": "src/attr/_make.py"})["results"]}
+    new_found = ctx_supersede(ctx, {"old_id": found.id, "new_body": "cached_property on slotted classes works: "
+                                    "attrs turns it into a slot-backed descriptor, also for inherited ones.",
+                                    "rationale": "the fix covers subclasses now"})
+    new_slots = ctx_supersede(ctx, {"old_id": made["slots"].id, "new_body": "@define creates slotted classes "
+                                    "with weakref_slot=True by default; dict classes need slots=False.",
+                                    "rationale": "the dict-class case was missing"})
+    out = ctx_related(ctx, {"file": "src/attr/_make.py"})
+    after = {r["id"]: (r["title"], r["score"]) for r in out["results"]}
+    assert set(after) == {new_found["new_id"], new_slots["new_id"]}
+    assert {t: s for t, s in after.values()} == before
+    assert found.id not in after and made["slots"].id not in after
+    # Twice restated: the head at the end of the chain still inherits them.
+    again = ctx_supersede(ctx, {"old_id": new_found["new_id"], "new_body": "Slot-backed cached_property "
+                                "descriptors for slotted classes, inherited ones too.",
+                                "rationale": "shorter"})
+    ids = [r["id"] for r in ctx_related(ctx, {"file": "src/attr/_make.py"})["results"]]
+    assert again["new_id"] in ids and new_found["new_id"] not in ids
+
+
+def test_a_retired_records_ties_go_nowhere(conn, add, repo):
+    from agentctx.store import graph, records
+
+    rec = add("Slotted classes are the default", "Built in src/attr/_make.py.")
+    node = graph.upsert_node(conn, rec.project_id, "file", str(repo / "src" / "attr" / "_make.py"))
+    graph.link(conn, rec.id, [node])
+    records.retire(conn, rec.id, rec.project_id)
+    assert related.related(conn, rec.project_id, repo / "src" / "attr" / "_make.py", repo, node) == []

@@ -137,3 +137,66 @@ def test_a_token_in_a_teammates_asked_line_is_scrubbed_once(conn, add, target, r
     assert token not in head.questions[0] and "fail on release?" in head.questions[0]
     dump = "\n".join(conn.iterdump())
     assert token not in dump
+
+
+# Issue 42, item 17: a teammate's record whose other names are the commonest words of everyday prompts. These are
+# the words found in the most of prompts-dev's 295 real prompts (document frequency, content words: add, work,
+# file, make, check, change, run, fix, code, see, test, update, error), as names a teammate's expansion or
+# hand might write; next to them, two names that say what the record is about.
+GENERIC_NAMES = ("fix the tests", "update the code", "run it", "check the file", "make changes", "add a file",
+                 "see the error", "work")
+SPECIFIC_NAMES = ("ledger reconciliation", "stripe payouts")
+SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "bench", "prompts-dev",
+                      "real_prompts.jsonl")
+
+
+def test_a_teammates_generic_other_names_are_not_imported(conn, add, target, proj, tmp_path, monkeypatch):
+    import json
+
+    from agentctx.retrieval import relevance
+
+    mine = add("Ledger reconciliation runs nightly", "The reconciliation job runs at 02:00 UTC and compares Stripe "
+               "payouts with the ledger, line by line.", type_="convention")
+    records.set_asked(conn, mine.id, None, aliases=GENERIC_NAMES + SPECIFIC_NAMES)
+    team.export_file(conn, target)
+    assert "- also: fix the tests" in _file(target)  # the author's own names stay theirs, exported as they are
+    assert team.import_file(conn, target).changed is False
+    assert records.get(conn, mine.id).aliases == GENERIC_NAMES + SPECIFIC_NAMES
+    monkeypatch.setenv("AGENTCTX_HOME", str(tmp_path / "teammate"))  # a teammate's machine, the same checkout
+    other = db.connect(create=True)
+    try:
+        (new_id,) = team.import_file(other, target).created
+        got = records.get(other, new_id)
+        assert got.aliases == SPECIFIC_NAMES and got.confidence == "team"
+        assert [h.record.id for h in search.search(other, "stripe payouts", proj.id, expand=False).hits] == [new_id]
+        assert team.import_file(other, target).changed is False  # the cut names are not "changed" at every import
+        if not os.path.isfile(SHARED):
+            pytest.skip(f"no shared development prompts at {SHARED}")
+        with open(SHARED, encoding="utf-8") as fh:
+            prompts = [json.loads(line)["prompt"] for line in fh][:20]
+        hits = [p for p in prompts if any(a.inject and a.hit.record.id == new_id
+                                          for a in relevance.decide(other, p, proj.id))]
+        assert hits == []
+    finally:
+        other.close()
+
+
+def test_specific_names_keeps_what_says_something():
+    assert team.specific_names(GENERIC_NAMES + SPECIFIC_NAMES) == SPECIFIC_NAMES
+    assert team.specific_names(("release notes", "rdbms", "towncrier", "think hard")) == (
+        "release notes", "rdbms", "towncrier", "think hard")
+
+
+def test_generic_names_a_file_adds_to_ones_own_record_are_not_imported(conn, add, target):
+    # The file is someone else's input once shared: a name added to this user's own entry in it is capped too,
+    # while the names the record already has stay.
+    mine = add("Ledger reconciliation runs nightly", "The reconciliation job compares Stripe payouts with the ledger.",
+               type_="convention")
+    records.set_asked(conn, mine.id, None, aliases=("run it",) + SPECIFIC_NAMES)
+    team.export_file(conn, target)
+    text = _file(target).replace("- also: stripe payouts\n", "- also: stripe payouts\n- also: fix the tests\n"
+                                 "- also: payout matching\n")
+    with open(target.path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    team.import_file(conn, target)
+    assert records.get(conn, mine.id).aliases == ("run it",) + SPECIFIC_NAMES + ("payout matching",)

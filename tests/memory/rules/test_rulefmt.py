@@ -40,7 +40,8 @@ def test_claude_rules_paths_list_and_no_paths():
 
 def test_copilot_apply_to():
     rule = parse(".github/instructions/py.instructions.md", "---\napplyTo: '**/*.py,scripts/*.sh'\n---\nType hints.")
-    assert rule.mode == "globs" and rule.anchors == ("path:**/*.py", "path:scripts/*.sh")
+    # VS Code puts `**/` before a glob that does not start with `/` or `**/` (vendor-notes/rule-files.md, 12).
+    assert rule.mode == "globs" and rule.anchors == ("path:**/*.py", "path:**/scripts/*.sh")
     assert parse(".github/instructions/all.instructions.md", '---\napplyTo: "**"\n---\nx').mode == "always"
     assert parse(".github/instructions/none.instructions.md", "# no applyTo\nx").mode == "manual"
     assert parse(".github/instructions/notes.md", "x") is None  # not an .instructions.md file
@@ -72,3 +73,37 @@ def test_frontmatter_subset():
     fields, body = split_frontmatter("\ufeff---\na: [x, 'y']\nb: yes # comment\nc:\n- 1\n- two\n---\nrest\n")
     assert fields == {"a": ["x", "y"], "b": True, "c": ["1", "two"]} and body == "rest"
     assert split_frontmatter("---\nno end\n")[0] == {}
+
+
+# Issue 42, item 16: a slash-free glob means what its own agent makes of it (vendor-notes/rule-files.md, "Globs").
+# The rule files are the kept-apart check's shapes: a docs rule `*.md`, a README rule, a root config file.
+SLASH_FREE = {
+    "cursor": (".cursor/rules/docs.mdc", "---\ndescription: Docs\nglobs: '*.md, README.md'\n---\nOne sentence a line."),
+    "claude_rules": (".claude/rules/docs.md", "---\npaths:\n  - \"*.md\"\n  - \"README.md\"\n---\nOne sentence a line."),
+    "copilot": (".github/instructions/docs.instructions.md", "---\napplyTo: '*.md,README.md'\n---\nOne sentence a line."),
+}
+# What each agent does with `*.md` / `README.md` for a file at the root and one below it: Cursor's docs ("`*.ts`:
+# all .ts files in the root"); Claude Code 2.1.197 and 2.1.332 match `paths` with the `ignore` package (gitignore:
+# a pattern without a slash matches at any depth); VS Code's Copilot prefixes `**/`.
+AT_DEPTH = {"cursor": False, "claude_rules": True, "copilot": True}
+
+
+def test_a_slash_free_glob_matches_where_its_agent_matches_it():
+    for fmt, (path, text) in SLASH_FREE.items():
+        rule = parse(path, text)
+        assert rule.format == fmt and rule.mode == "globs"
+        assert _governs(rule, "README.md") and _governs(rule, "CHANGELOG.md"), fmt
+        assert _governs(rule, "docs/guide.md") is AT_DEPTH[fmt], fmt
+        assert _governs(rule, "pkg/README.md") is AT_DEPTH[fmt], fmt
+        assert not _governs(rule, "src/main.py"), fmt
+
+
+def test_a_leading_slash_or_dot_is_the_root_and_an_inner_slash_is_rooted():
+    claude = parse(".claude/rules/cfg.md", '---\npaths: ["/setup.cfg", "./tox.ini", "src/*.py"]\n---\nx')
+    assert _governs(claude, "setup.cfg") and not _governs(claude, "pkg/setup.cfg")
+    assert _governs(claude, "tox.ini") and not _governs(claude, "a/tox.ini")
+    assert _governs(claude, "src/a.py") and not _governs(claude, "lib/src/a.py")  # gitignore: an inner `/` anchors
+    cursor = parse(".cursor/rules/src.mdc", "---\nglobs: src/*.py\n---\nx")
+    assert _governs(cursor, "src/a.py") and not _governs(cursor, "lib/src/a.py")
+    copilot = parse(".github/instructions/src.instructions.md", "---\napplyTo: 'src/*.py'\n---\nx")
+    assert _governs(copilot, "src/a.py") and _governs(copilot, "lib/src/a.py")  # `**/src/*.py`, as VS Code reads it
