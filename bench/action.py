@@ -3,7 +3,7 @@
 Usage: python bench/action.py [--data FILE] [--mirror DIR] [--agents codex,claude] [--no-repos]
 Data: one JSON object per repository (bench/action_data.py writes them from the repositories under --mirror, default
 /work/.mirror; --data reads such a file instead). For each repository the rule files are written to a scratch tree
-and read by `agentctx`'s own reader (memory/rulefiles.sync: formats, braces, commas, folding of copies), the anchor
+and read by `agentctx`'s own reader (outside/rulefiles.sync: formats, braces, commas, folding of copies), the anchor
 map is built from the records, and every commit is replayed as one agent session: each touched file is an edit, and
 the pre-action selection (`select`, the hook's pure function) decides what is delivered before it.
 
@@ -112,7 +112,7 @@ class Truth:
     """Which files a rule file governs by path, in its own format's terms; `kind` says how it applies."""
 
     def __init__(self, path: str, text: str) -> None:
-        from agentctx.memory import rulefmt
+        from agentctx.outside import rulefmt
 
         self.path = path
         fmt = rulefmt.format_of(path)
@@ -154,7 +154,8 @@ def build(repo: dict[str, object], work: Path) -> tuple[list[dict[str, object]],
     """Write the rule files to a scratch tree, read them with agentctx's reader into a fresh store, and return the
     anchor map's entries (memory/anchormap.py, what the hook reads), rule path -> record id, and the connection."""
     from agentctx.base.project import Project
-    from agentctx.memory import anchormap, rulefiles
+    from agentctx.memory import anchormap
+    from agentctx.outside import rulefiles
     from agentctx.store import db
     from agentctx.store import rulefiles as sql
 
@@ -197,7 +198,7 @@ def deliver(entries: list[dict[str, object]], file: str, agent: str, delivered: 
 
 def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, object]],
             built: tuple[list[dict[str, object]], dict[str, str], object]) -> dict[str, float]:
-    from agentctx.memory.rulefiles import native_agents
+    from agentctx.outside.rulefiles import native_agents
     from agentctx.store import records
 
     _, ids, conn = built

@@ -264,7 +264,7 @@ def ctx_related(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def ctx_sync_claudemd(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    from ..memory import drift
+    from ..outside import drift
 
     # Read-only: no derived scores written, no file touched (SPEC §5).
     return drift.scan(ctx.conn, ctx.project, update_scores=False).to_dict()

@@ -23,8 +23,8 @@ TEXT_CHARS = 120
 
 def _skip_agents(record: Record) -> list[str]:
     """The agents that already load this record natively (a repository's rule file they read themselves): the
-    hook does not repeat it to them. The one place this is decided (`memory.rulefiles.native_agents`)."""
-    from .rulefiles import native_agents
+    hook does not repeat it to them. The one place this is decided (`outside.rulefiles.native_agents`)."""
+    from ..outside.rulefiles import native_agents
 
     try:
         return sorted(native_agents(record))

@@ -255,7 +255,7 @@ MCP_TOOLS = ("mcp__agentctx__ctx_search(query) returns a compact index, mcp__age
 def drift_hint(conn: "sqlite3.Connection", project: "Project | None") -> str:
     """The CLAUDE.md drift hint from the drift scanner, when the scan finds at least 2 candidates."""
     try:
-        from . import drift  # type: ignore[attr-defined]
+        from ..outside import drift  # type: ignore[attr-defined]
     except ImportError:
         return ""
     try:
@@ -300,7 +300,7 @@ def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
 
 def own_lines(conn: "sqlite3.Connection", project_id: str, text: str, ids: "list[str]") -> "dict[str, dict[str, list[str]]]":
     """Per agent, the digest lines (and ids) of records that agent loads itself from its own memory (the skip set
-    memory.agentmem keeps): SessionStart leaves them out of that agent's sessions (`without_own`)."""
+    outside.agentmem keeps): SessionStart leaves them out of that agent's sessions (`without_own`)."""
     from ..store import agentmem, records
 
     out: "dict[str, dict[str, list[str]]]" = {}

@@ -1,4 +1,4 @@
-"""Rule files as records (memory/rulefiles.py): the file is the source of truth, bounded reads, native agents."""
+"""Rule files as records (outside/rulefiles.py): the file is the source of truth, bounded reads, native agents."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 
 from agentctx import cli
 from agentctx.base.project import detect
-from agentctx.memory import rulefiles
+from agentctx.outside import rulefiles
 from agentctx.store import records
 from agentctx.store import rulefiles as sql
 

@@ -1,7 +1,7 @@
 """The repository's own rules for agents, read as anchored records so every agent gets the rule at the edit.
 
 A Cursor rule never reaches Claude Code, a `.claude/rules` file never reaches Codex: each agent reads only its own
-format. `sync` reads them all (memory/rulefmt.py parses each format), in consolidation and on `agentctx rules sync`,
+format. `sync` reads them all (outside/rulefmt.py parses each format), in consolidation and on `agentctx rules sync`,
 never in a hook: one record per rule (type convention, confidence team, source rule_file), its globs as anchors. The
 file stays the source of truth: an edit supersedes the record, a removed file retires it, an unchanged tree is not
 read at all (size and mtime kept in `rule_files`), and running it twice changes nothing. `native_agents` says which
