@@ -3,7 +3,7 @@
 Usage: python bench/action.py [--data FILE] [--mirror DIR] [--agents codex,claude] [--no-repos]
 Data: one JSON object per repository (bench/action_data.py writes them from the repositories under --mirror, default
 /work/.mirror; --data reads such a file instead). For each repository the rule files are written to a scratch tree
-and read by `agentctx`'s own reader (memory/rulefiles.sync: formats, braces, commas, folding of copies), the anchor
+and read by `agentctx`'s own reader (outside/rulefiles.sync: formats, braces, commas, folding of copies), the anchor
 map is built from the records, and every commit is replayed as one agent session: each touched file is an edit, and
 the pre-action selection (`select`, the hook's pure function) decides what is delivered before it.
 
@@ -18,7 +18,7 @@ implementation (`gt_glob`: Cursor's glob as written, Claude Code's as gitignore 
 `**/`; then matched against the whole repository-relative path: `*` and `?` within a segment, `**`
 across segments, `{a,b}` alternatives; a nested AGENTS.md/CLAUDE.md/GEMINI.md governs its folder), not by
 base/anchors. Measured per agent (a rule the agent loads natively is its own job and is counted apart; what it
-loads is `memory.native`'s decision for a session started at the repository root, as each commit is replayed: Codex
+loads is `outside.native`'s decision for a session started at the repository root, as each commit is replayed: Codex
 loads only the AGENTS.md files on the way from the root to its working directory, so a nested one is agentctx's job):
   hit        share of (edit of an existing file, governing rule) pairs whose rule reached the model before the edit
              (read, then edit); `before`: the same with the agent's own loading (native pairs) counted in;
@@ -138,7 +138,7 @@ class Truth:
     """Which files a rule file governs by path, in its own format's terms; `kind` says how it applies."""
 
     def __init__(self, path: str, text: str) -> None:
-        from agentctx.memory import rulefmt
+        from agentctx.outside import rulefmt
 
         self.path = path
         fmt = rulefmt.format_of(path)
@@ -180,7 +180,8 @@ def build(repo: dict[str, object], work: Path) -> tuple[list[dict[str, object]],
     """Write the rule files to a scratch tree, read them with agentctx's reader into a fresh store, and return the
     anchor map's entries (memory/anchormap.py, what the hook reads), rule path -> record id, and the connection."""
     from agentctx.base.project import Project
-    from agentctx.memory import anchormap, rulefiles
+    from agentctx.memory import anchormap
+    from agentctx.outside import rulefiles
     from agentctx.store import db
     from agentctx.store import rulefiles as sql
 
@@ -272,7 +273,7 @@ def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, ob
     edit: delivered at an earlier call of the session (the read before it included) or with the stop of the edit
     itself. What the hook returns for the edit otherwise arrives with its result, after the edit: today's only
     delivery (`today_tokens`, its tokens per session)."""
-    from agentctx.memory.native import native_agents
+    from agentctx.outside.native import native_agents
     from agentctx.store import records
 
     _, ids, conn = built

@@ -40,14 +40,14 @@ def git(repo: Path, *args: str) -> str:
 
 
 def rule_paths(repo: Path, commit: str) -> list[str]:
-    from agentctx.memory import rulefmt
+    from agentctx.outside import rulefmt
 
     return [p for p in git(repo, "ls-tree", "-r", "--name-only", commit).splitlines() if rulefmt.format_of(p)]
 
 
 def scoped(repo: Path, commit: str, paths: list[str]) -> list[dict[str, str]]:
     """The rule files at `commit` whose format delivers them by path (globs or their directory)."""
-    from agentctx.memory import rulefmt
+    from agentctx.outside import rulefmt
 
     out = []
     for path in paths:
@@ -59,7 +59,7 @@ def scoped(repo: Path, commit: str, paths: list[str]) -> list[dict[str, str]]:
 
 
 def extract(repo: Path, name: str, commits: int) -> dict[str, object] | None:
-    from agentctx.memory import rulefmt
+    from agentctx.outside import rulefmt
 
     touched = git(repo, "log", "--all", "--format=%H", "--", *PATHSPECS).split()
     if not touched:

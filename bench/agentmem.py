@@ -1,4 +1,4 @@
-"""The agents' own memory read by consolidation (memory.agentmem): the time of a first pass (every fact imported), of
+"""The agents' own memory read by consolidation (outside.agentmem): the time of a first pass (every fact imported), of
 a pass with nothing changed (what every later SessionEnd pays) and of a pass after one edit, at a given store size and
 number of memory facts; each as a ratio to the digest rebuild consolidation already does in the same run.
 
@@ -48,10 +48,11 @@ def run(records: int, facts: int, runs: int) -> dict[str, float]:
         home.mkdir()
         os.environ["HOME"] = str(home)
         os.environ["AGENTCTX_HOME"] = str(home / ".agentctx")
-        from agentctx.agents import memdirs
+        from agentctx.outside import memdirs
         from agentctx.base import paths
         from agentctx.base.project import detect
-        from agentctx.memory import agentmem, digest
+        from agentctx.memory import digest
+        from agentctx.outside import agentmem
         from agentctx.store import db
 
         repo = _repo(Path(tmp) / "repo")

@@ -49,7 +49,7 @@ def run(data_path: Path) -> int:
     work = Path(tempfile.mkdtemp(prefix="agentctx-drift-bench-"))
     os.environ["AGENTCTX_HOME"] = str(work / "home")
     from agentctx.store import db
-    from agentctx.memory import drift
+    from agentctx.outside import drift
     from agentctx.base import paths
     from agentctx.claude import setup
     from agentctx.base.models import NewRecord

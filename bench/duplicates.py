@@ -1,4 +1,4 @@
-"""One fact, one record: consolidation's near-duplicate merge (memory/merge.py) on real decisions (issue 35).
+"""One fact, one record: consolidation's near-duplicate merge (trust/merge.py) on real decisions (issue 35).
 
 Data: the adr-dev decisions (/work/shared/bench/adr-dev/adrs.jsonl: 132 real ADRs of three repositories), each
 stored as a `decision` record (title; body = its decision section), one store per repository. Three measures:
@@ -65,7 +65,7 @@ def change(row: dict, others: list[dict], rng: random.Random) -> dict | None:
     m = re.search(r"\b(will|should|must|can|is|are)\b", body)
     if m and rng.random() < 0.5:
         return {**row, "body": (body[:m.end()] + " not" + body[m.end():])[:2000]}
-    from agentctx.base.overlap import terms
+    from agentctx.trust.overlap import terms
     from agentctx.base.text import STOPWORDS
 
     # A value swapped: a content word for a content word of another decision (a stopword says no value).
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--adrs", type=Path, default=ADRS if ADRS.exists() else FALLBACK)
     args = ap.parse_args(argv)
     os.environ.setdefault("AGENTCTX_HOME", tempfile.mkdtemp(prefix="agentctx-dup-home-"))
-    from agentctx.memory import merge
+    from agentctx.trust import merge
 
     rows = load(args.adrs)
     rng = random.Random(35)

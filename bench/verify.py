@@ -1,7 +1,7 @@
 """Records checked against the code, replayed on real repositories' history (issue 35).
 
 At a base commit, records are made about the files of that commit (a whole file, a range of its lines, or a symbol it
-defines), stored in a real store and fingerprinted by `memory.verify` exactly as consolidation does; then history
+defines), stored in a real store and fingerprinted by `trust.verify` exactly as consolidation does; then history
 plays forward to a later commit and the same pass checks them. What really happened to each record's code comes from
 git itself (`git diff --find-renames -U0` between the two commits: deleted, renamed, which old lines were removed):
 
@@ -106,7 +106,7 @@ def diff_truth(git_dir: str, base: str, later: str) -> dict[str, tuple[str, str 
 def make_records(rng: random.Random, tree, paths: list[str], n: int) -> list[tuple[str, str, int, int]]:
     """(path, body, first line, last line) of up to `n` records about files of the tree: a third each about the whole
     file, a range of its lines, a symbol it defines. The region is what the truth is measured on (1-based)."""
-    from agentctx.memory import codecheck
+    from agentctx.trust import codecheck
 
     out = []
     for path in rng.sample(paths, min(len(paths), n * 2)):
@@ -160,7 +160,7 @@ def replay(git_dir: str, per_base: int, rng: random.Random,
     """{class: [records, flagged, followed]} over the repository's commit pairs, through the real store and pass;
     `log` gets (base, path, first line, last line, class, flagged, followed) per record."""
     from agentctx.base.models import NewRecord
-    from agentctx.memory import codecheck, verify
+    from agentctx.trust import codecheck, verify
     from agentctx.store import db, records, trust
 
     counts = {c: [0, 0, 0] for c in CLASSES}
@@ -233,7 +233,8 @@ def scale(git_dir: str, n: int, rng: random.Random) -> dict[str, float]:
     """The verification pass at `n` records with anchors (fingerprinting, then checking after history moved on),
     with the consolidation steps beside it on the same store as the baseline."""
     from agentctx.base.models import NewRecord
-    from agentctx.memory import codecheck, consolidate, verify
+    from agentctx.memory import consolidate
+    from agentctx.trust import codecheck, verify
     from agentctx.store import db
 
     commits = git(git_dir, "rev-list", "--first-parent", "HEAD").split()
@@ -270,7 +271,7 @@ def scale(git_dir: str, n: int, rng: random.Random) -> dict[str, float]:
         consolidate.decay(conn, pid)
         consolidate.dedup(conn, pid)
         t4 = time.perf_counter()
-        from agentctx.memory import expiry, merge
+        from agentctx.trust import expiry, merge
 
         merged = merge.run(conn, pid, budget_s=float("inf"))
         expiry.run(conn, pid, days=30)

@@ -65,7 +65,7 @@ RULES = {
 }
 SOURCES = ["src/api/users.py", "src/api/schemas.py", "src/service.py", "db/migrations/0001_init.sql",
            "web/src/Button.tsx", "web/src/theme.ts", "tests/test_service.py", "README.md"]
-# What each agent loads itself, per its documentation (vendor-notes/rule-files.md; memory/native.py decides it
+# What each agent loads itself, per its documentation (vendor-notes/rule-files.md; outside/native.py decides it
 # for the hooks, this list is the bench's own reading of the same facts for sessions started at the root).
 LOADS = {"claude": {".claude/rules/migrations.md", ".claude/rules/api.md", ".claude/rules/testing.md"},
          "codex": set(), "gemini": set()}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 import subprocess
 import sys
 import textwrap
@@ -51,6 +52,27 @@ def test_every_package_says_what_it_owns_and_what_it_may_import():
             init = ROOT / Path(*owner.split(".")) / "__init__.py"
             doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
             assert "May import" in doc, f"{owner}: its docstring does not say what it may import"
+
+
+def test_no_package_says_it_may_import_a_layer_above_it():
+    """What each package's docstring says it may import (its "May import:" sentence) agrees with the layer table:
+    memory may name the rooms below it (`outside`, `trust`), and they may not name memory."""
+    names = {owner.rpartition(".")[2]: i for i, (_, owners) in enumerate(layers.LAYERS) for owner in owners}
+    checked = 0
+    for i, (_, owners) in enumerate(layers.LAYERS):
+        for owner in owners:
+            init = ROOT / Path(*owner.split(".")) / "__init__.py"
+            if owner.count(".") != 1 or not init.is_file():
+                continue
+            doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+            if "May import:" not in doc:
+                continue
+            sentence = " ".join(doc.split("May import:", 1)[1].split()).split(". ")[0]
+            said = {name.removeprefix("agentctx.") for name in re.findall(r"`([\w.]+)`", sentence)}
+            above = sorted(name for name in said if name in names and names[name] > i)
+            assert not above, f"{owner} says it may import {above}, a layer above it in tools/layers.py"
+            checked += 1
+    assert checked >= 10
 
 
 def test_every_module_has_a_one_line_summary():

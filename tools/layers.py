@@ -24,7 +24,8 @@ TOP_LEVEL_MAX = 12
 # Bottom to top. A module may import modules of its own layer (without making a cycle) and of the layers below;
 # never a layer above. `stash` is at the bottom: everything may use it, and it can import nothing else from agentctx.
 # A layer is the package of its name unless OWNERS says otherwise; what each package owns is its docstring's summary.
-LAYER_NAMES = ("stash", "base", "agents", "store", "retrieval", "extract", "memory", "team", "claude", "surfaces", "entry")
+LAYER_NAMES = ("stash", "base", "agents", "store", "retrieval", "extract", "trust", "outside", "memory", "team", "claude",
+               "surfaces", "entry")
 OWNERS = {"surfaces": ("agentctx.hooks", "agentctx.mcp", "agentctx.ui", "agentctx.cli"),
           "entry": ("agentctx", "agentctx.__main__")}
 LAYERS: list[tuple[str, tuple[str, ...]]] = [(name, OWNERS.get(name, (f"agentctx.{name}",))) for name in LAYER_NAMES]

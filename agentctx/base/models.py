@@ -84,7 +84,7 @@ SCOPES: tuple[str, ...] = ("project", "global")
 # `team`: brought in from a teammate's `.agentctx/context.md` (below what this user typed; docs/team.md).
 CONFIDENCES: tuple[str, ...] = ("explicit", "inferred", "reinforced", "team")
 # `rule_file`: read from the repository's own rules for agents (`.cursor/rules`, `.claude/rules`,
-# `.github/instructions`, nested AGENTS.md/CLAUDE.md/GEMINI.md; memory/rulefiles.py), confidence `team`.
+# `.github/instructions`, nested AGENTS.md/CLAUDE.md/GEMINI.md; outside/rulefiles.py), confidence `team`.
 SOURCES: tuple[str, ...] = ("llm_extraction", "hook_observation", "mcp_tool", "cli", "import", "team_import", "dashboard",
                             "claude_memory", "rule_file", "agent_memory")
 NODE_KINDS: tuple[str, ...] = ("file", "symbol", "package", "module", "branch")

@@ -1,5 +1,6 @@
 """The Claude Code integration: its settings files (our hooks and MCP entry), which command it runs, the agentctx
-plugin (installed, enabled, its generated files), `init` and `reset`, `doctor`, and importing Claude Code's own memory.
+plugin (installed, enabled, its generated files), `init` and `reset`, and `doctor`.
 
-May import: `base`, `store`, `retrieval`, `extract`, `memory`, `team`, `stash`.
+May import: `base`, `agents`, `store`, `retrieval`, `extract`, `trust`, `outside`, `memory`, `team`, `stash`.
+Importing Claude Code's own memory is `outside.memory_import`.
 """

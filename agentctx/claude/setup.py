@@ -160,7 +160,8 @@ def claude_code_state(here: Path) -> dict[str, object]:
 def profile_and_digest(project: Project) -> list[str]:
     """Detect the project profile, read the repository's rule files (so the first session has them), then compose
     the first SessionStart digest."""
-    from ..memory import digest, keep_digests_fresh, profile, rulefiles
+    from ..memory import digest, keep_digests_fresh, profile
+    from ..outside import rulefiles
 
     keep_digests_fresh()
     conn = db.connect(paths.db_path())

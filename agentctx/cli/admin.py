@@ -107,9 +107,9 @@ def _config_keys_help() -> str:
 
 
 def _agent_memory_checks(ctx: Context) -> list:
-    """Where an agent's own memory and agentctx hold the same facts, and what the user can do (memory.agentmem)."""
+    """Where an agent's own memory and agentctx hold the same facts, and what the user can do (outside.agentmem)."""
     from ..base.errors import AgentctxError
-    from ..memory import agentmem
+    from ..outside import agentmem
 
     try:
         rows = agentmem.state(ctx.conn, ctx.project)

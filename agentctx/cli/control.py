@@ -178,7 +178,7 @@ def _say_forgotten(ctx: Context, gone: list[dict]) -> None:
 def cmd_import(args: argparse.Namespace, ctx: Context) -> int:
     from pathlib import Path
 
-    from ..claude import memory_import as cm
+    from ..outside import memory_import as cm
     from ..store import review as store_review
 
     root = ctx.project.root

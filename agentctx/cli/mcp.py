@@ -11,7 +11,7 @@ from .parser import add_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..memory.drift import DriftReport
+    from ..outside.drift import DriftReport
 
 
 def cmd_mcp(args: argparse.Namespace, ctx: Context) -> int:
@@ -48,7 +48,7 @@ def _render(report: DriftReport) -> list[str]:
 def cmd_sync(args: argparse.Namespace, ctx: Context) -> int:
     """One command for every instruction file the repository has: CLAUDE.md (always reported), AGENTS.md and
     GEMINI.md when present (`--file` picks one); each proposed change is confirmed on its own."""
-    from ..memory import drift
+    from ..outside import drift
 
     if args.file:
         reports = [drift.scan(ctx.conn, ctx.project, name=args.file)]

@@ -9,7 +9,8 @@ from .parser import add_json
 
 
 def cmd_rules(args: argparse.Namespace, ctx: Context) -> int:
-    from ..memory import keep_digests_fresh, rulefiles
+    from ..memory import keep_digests_fresh
+    from ..outside import rulefiles
 
     if args.action == "sync":
         keep_digests_fresh()

@@ -98,7 +98,7 @@ def select(conn: "sqlite3.Connection", prompt: str, project_id: str, *, seen: "s
     """The hook's whole decision for a prompt: the relevance decision, then what the session already has in front
     of it (`seen`: injected before; `whole`: the digest carried it whole; what the agent's own memory loads), the
     trust marks, the top-k and the budget. What the agent loads itself (its memory, its rule files for a session
-    started in `cwd`: `memory.native`) is held back, and so is a rule file matched only by words of its body. Returns the weighed candidates, the chosen hits, their text, and why each
+    started in `cwd`: `outside.native`) is held back, and so is a rule file matched only by words of its body. Returns the weighed candidates, the chosen hits, their text, and why each
     candidate that passed the gate was held back. `agentctx search --explain` runs it too, with no session."""
     from ..base import tokens
     from ..retrieval.relevance import decide
@@ -107,7 +107,7 @@ def select(conn: "sqlite3.Connection", prompt: str, project_id: str, *, seen: "s
     weighed = decide(conn, prompt, project_id)
     own: "set[str]" = set()
     if weighed and agent:  # what the agent loads itself (its memory, its rule files): not injected again
-        from ..memory.native import loaded_ids
+        from ..outside.native import loaded_ids
 
         hits = [a.hit.record for a in weighed if a.inject]
         rel = _cwd_rel(cwd) if cwd and any(r.source == "rule_file" for r in hits) else None
@@ -206,7 +206,7 @@ def block(hit: "SearchHit", flag: str = "") -> str:
     r = hit.record
     title, origin = r.title, ""
     if r.source == "rule_file":  # the rule file says it, not the team file
-        from ..memory.native import provenance
+        from ..outside.native import provenance
 
         title, origin = provenance(r)
     label = flag + (UNCONFIRMED if r.confidence == "inferred" else origin or (TEAM if r.confidence == "team" else ""))

@@ -273,11 +273,11 @@ def _team_check(cwd: str, project_id: str) -> None:
 
 
 def _rules_check(cwd: str, project_id: str) -> None:
-    """A rule file changed since it was last read (one `stat` per file of the cached list, `memory.rulestamp`):
+    """A rule file changed since it was last read (one `stat` per file of the cached list, `outside.rulestamp`):
     a detached `agentctx rules sync` reads it again, outside the hook's budget (SPEC §4.12)."""
     from ..base import paths
     from ..base.roots import git_root
-    from ..memory import rulestamp
+    from ..outside import rulestamp
 
     root = git_root(cwd)
     if root is None or not os.path.exists(paths.db_file()):

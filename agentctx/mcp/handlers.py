@@ -145,7 +145,7 @@ def ctx_search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         records.touch(ctx.conn, [h.record.id for h in hits])
     except Exception as exc:  # derived counters only: a busy store must not fail the read
         sys.stderr.write(f"agentctx mcp: access counters not updated: {exc}\n")
-    from ..memory.native import loaded_by
+    from ..outside.native import loaded_by
 
     try:  # what an agent loads itself (its rule files, its memory): said, so it need not fetch it again
         loaders = loaded_by(ctx.conn, ctx.project.id, [h.record for h in hits])
@@ -297,7 +297,7 @@ def ctx_related(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def ctx_sync_claudemd(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    from ..memory import drift
+    from ..outside import drift
 
     # Read-only: no derived scores written, no file touched (SPEC §5).
     return drift.scan(ctx.conn, ctx.project, update_scores=False).to_dict()

@@ -31,7 +31,7 @@ INDEX_ENTRY = {
     "type": "object",
     "properties": {"id": {"type": "string"}, "type": {"type": "string"}, "title": {"type": "string"},
                    "age": {"type": "string"}, "confidence": {"type": "string"}, "score": {"type": "number"},
-                   # A record some agent loads itself (its rule files, its memory, memory/native.py).
+                   # A record some agent loads itself (its rule files, its memory, outside/native.py).
                    "loaded_by": {"type": "array", "items": {"type": "string"}}, "note": {"type": "string"}},
     "required": ["id", "type", "title", "age", "confidence", "score"],
 }

@@ -1,8 +1,10 @@
 """The memory's lifecycle: capture from tool calls, working-state snapshots, the SessionStart digest and its
-notices, CLAUDE.md drift, the project profile, history, review, open sessions, the pending ledger, consolidation
+notices, the anchor map, the project profile, history, review, open sessions, the pending ledger, consolidation
 and status.
 
-May import: `base`, `store`, `retrieval`, `extract`, `stash`.
+May import: `base`, `agents`, `store`, `retrieval`, `extract`, `trust`, `outside`, `stash`. What agentctx reads
+from outside (rule files, the agents' own memory, CLAUDE.md drift) is `outside`; the checks of whether a record
+can still be trusted (verification, expiry, merging) are `trust`.
 """
 
 def _rebuild_digest(conn: "object", project_id: str) -> None:

@@ -23,8 +23,8 @@ TEXT_CHARS = 120
 
 def _skips(record: Record) -> "tuple[list[str], dict[str, str]]":
     """(agents that load this record themselves in every session, agent -> the folder a session must start in or
-    below for that agent to load it): the hook does not repeat it to them. Decided in one place, `memory.native`."""
-    from .native import of_record
+    below for that agent to load it): the hook does not repeat it to them. Decided in one place, `outside.native`."""
+    from ..outside.native import of_record
 
     try:
         n = of_record(record)
@@ -55,7 +55,7 @@ def short_text(body: str, limit: int = TEXT_CHARS) -> str:
 def entry(conn: sqlite3.Connection, record: Record,
           marks: "dict[str, dict[str, str]] | None" = None) -> dict[str, object]:
     """One record as the hook reads it (SPEC §4.11); `origin`, for a rule file's record, says which file."""
-    from .native import provenance
+    from ..outside.native import provenance
 
     skip, below = _skips(record)
     title, origin = provenance(record)

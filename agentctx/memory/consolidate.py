@@ -235,14 +235,14 @@ def describe(report: dict[str, object]) -> list[str]:
         elif key == "stale_sessions_closed" and isinstance(value, list):
             lines.append(plural(len(value), "session left open closed", "sessions left open closed"))
         elif key == "rule_files" and isinstance(value, dict):
-            from .rulefiles import describe as describe_rules
+            from ..outside.rulefiles import describe as describe_rules
 
             lines.extend(describe_rules(value))
         elif key == "merged" and isinstance(value, dict):
             if value.get("merged"):
                 lines.append(plural(int(value["merged"]), "near-duplicate merged", "near-duplicates merged"))  # type: ignore[arg-type]
         elif key == "verification" and isinstance(value, dict):
-            from .verify import describe as describe_verification
+            from ..trust.verify import describe as describe_verification
 
             if value.get("checked") or value.get("fingerprinted"):
                 lines.append(describe_verification(value))
@@ -310,8 +310,8 @@ def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object]
 
 
 def _merge(conn: sqlite3.Connection, project_id: str, vectors: object) -> dict[str, object]:
-    """Near-duplicates merged by supersession (memory/merge.py), with the vector step's cosine pairs when it ran."""
-    from . import merge
+    """Near-duplicates merged by supersession (trust/merge.py), with the vector step's cosine pairs when it ran."""
+    from ..trust import merge
 
     pairs = vectors.get("near_duplicates", []) if isinstance(vectors, dict) else []
     cosine = [(p["newer"], p["older"], float(p["similarity"])) for p in pairs if isinstance(p, dict)]  # type: ignore[union-attr]
@@ -330,8 +330,8 @@ def _same_repository(conn: sqlite3.Connection, project: Project) -> "list[str] |
 
 
 def _verify(conn: sqlite3.Connection, project: Project) -> object:
-    """Records checked against the code (memory/verify.py); never fails consolidation."""
-    from . import verify
+    """Records checked against the code (trust/verify.py); never fails consolidation."""
+    from ..trust import verify
 
     try:
         return verify.run(conn, project)
@@ -340,7 +340,7 @@ def _verify(conn: sqlite3.Connection, project: Project) -> object:
 
 
 def _expire(conn: sqlite3.Connection, project_id: str) -> object:
-    from . import expiry
+    from ..trust import expiry
 
     return expiry.run(conn, project_id)
 
@@ -370,9 +370,9 @@ def _expansion(conn: sqlite3.Connection, project: Project) -> dict[str, object] 
 
 
 def _rule_files(conn: sqlite3.Connection, project: Project) -> dict[str, object] | str | None:
-    """The repository's own rules for agents read as anchored records (memory/rulefiles.py); None when the project
+    """The repository's own rules for agents read as anchored records (outside/rulefiles.py); None when the project
     has none. Never raises: a failure waits for the next pass."""
-    from .rulefiles import sync
+    from ..outside.rulefiles import sync
 
     try:
         report = sync(conn, project)
@@ -382,10 +382,10 @@ def _rule_files(conn: sqlite3.Connection, project: Project) -> dict[str, object]
 
 
 def _agent_memory(conn: sqlite3.Connection, project: Project) -> str | None:
-    """What changed in the agents' own memory files since the last pass (memory.agentmem); None when nothing did.
+    """What changed in the agents' own memory files since the last pass (outside.agentmem); None when nothing did.
     A file that could not be read whole is one line in the extraction log; never raises."""
     from ..extract.log import log
-    from . import agentmem
+    from ..outside import agentmem
 
     try:
         result = agentmem.sync(conn, project)

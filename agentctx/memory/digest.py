@@ -183,7 +183,7 @@ def _shown_title(r: "Record", marks: "dict[str, dict[str, str]]") -> str:
     from ..store.trust import flag
 
     if r.source == "rule_file":  # what the rule file says, named by that file: the team file does not carry it
-        from .native import provenance
+        from ..outside.native import provenance
 
         label, origin = provenance(r)
         title = label + origin
@@ -279,7 +279,7 @@ MCP_TOOLS = ("mcp__agentctx__ctx_search(query) returns a compact index, mcp__age
 def drift_hint(conn: "sqlite3.Connection", project: "Project | None") -> str:
     """The CLAUDE.md drift hint from the drift scanner, when the scan finds at least 2 candidates."""
     try:
-        from . import drift  # type: ignore[attr-defined]
+        from ..outside import drift  # type: ignore[attr-defined]
     except ImportError:
         return ""
     try:
@@ -303,7 +303,7 @@ def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
     """
     from ..base.ids import now_iso
     from ..store import records
-    from .native import AGENTS
+    from ..outside.native import AGENTS
     from .notice import stats
 
     total = sum(records.counts_by_type(conn, project_id).values())  # counting costs ~12 ms at 100K records: once
@@ -330,13 +330,13 @@ def compose(conn: "sqlite3.Connection", project_id: str, *, project: "Project | 
 
 
 def _own_ids(conn: "sqlite3.Connection", project_id: str, agent: str, rows: "list[Record]") -> "frozenset[str]":
-    """The ids among `rows` that `agent` loads itself (`memory.native`: its memory's and its rule files')."""
-    from .native import loaded_ids
+    """The ids among `rows` that `agent` loads itself (`outside.native`: its memory's and its rule files')."""
+    from ..outside.native import loaded_ids
 
     try:
         return frozenset(loaded_ids(conn, project_id, agent, rows))
     except Exception:  # a store before migration 16: only rule files
-        from .native import native_agents
+        from ..outside.native import native_agents
 
         return frozenset(r.id for r in rows if r.source == "rule_file" and agent in native_agents(r))
 

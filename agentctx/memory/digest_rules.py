@@ -35,7 +35,7 @@ def always_rules(conn: "sqlite3.Connection", project_id: str) -> "list[Record]":
 def rule_block(record: "Record") -> str:
     """One always-apply rule, whole: `- <path> (<title>):` then its text, without a first heading that only repeats
     the title."""
-    from .native import provenance
+    from ..outside.native import provenance
 
     label, origin = provenance(record)
     path = origin.strip()[len("(rule file: "):-1] if origin else record.title
@@ -48,7 +48,7 @@ def rule_block(record: "Record") -> str:
 
 
 def _named(record: "Record") -> str:
-    from .native import provenance
+    from ..outside.native import provenance
 
     label, origin = provenance(record)
     path = origin.strip()[len("(rule file: "):-1] if origin else record.title

@@ -82,7 +82,7 @@ def inbox(conn: sqlite3.Connection, project_id: str) -> list[tuple[Record, str]]
     waiting for review (`inferred: review`), records whose code changed (the evidence), and inferred records that
     expire within a week unless used, pinned or confirmed."""
     from ..store import trust
-    from . import expiry
+    from ..trust import expiry
 
     out: dict[str, tuple[Record, str]] = {}
     for record, reason, _at in trust.marked(conn, project_id, "review"):
@@ -107,7 +107,7 @@ def confirm_record(conn: sqlite3.Connection, project: Project, record_id: str) -
     record = store.confirm(conn, record_id, project.id)
     trust.clear_mark(conn, record.id, "review")
     if trust.marks_for(conn, [record.id]).get(record.id, {}).get("unverified") is not None:
-        from . import verify
+        from ..trust import verify
 
         verify.reverify(conn, project, record)
     from ..base import freshness

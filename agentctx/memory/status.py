@@ -70,7 +70,7 @@ def trust_state(conn: sqlite3.Connection, project_id: str, settings: dict[str, A
 
 
 def _agent_memory(conn: sqlite3.Connection, project: Project) -> list[dict[str, Any]]:
-    from . import agentmem
+    from ..outside import agentmem
 
     try:
         return agentmem.state(conn, project)
@@ -163,7 +163,7 @@ def render(data: dict[str, Any]) -> str:
             lines.append(f"  expired {e['at'][:10]}  {e['title'][:60]}  ({e['reason']}; restore: agentctx review "
                          f"--yes --restore {e['id'][-8:]})")
     if data.get("agent_memory"):
-        from . import agentmem
+        from ..outside import agentmem
 
         lines += agentmem.render(data["agent_memory"])
     if data["recent_injections"]:

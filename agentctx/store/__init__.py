@@ -4,6 +4,9 @@ May import: `base`, `stash`.
 
 Submodules are imported where used (`from agentctx.store import records`): the hooks load only what they need.
 The records table's row shape lives here, so reading records does not load the writing side (validation, errors).
+
+The rooms above keep their SQL here, in modules named after them: `outside`'s in `rulefiles`, `agentmem` and
+`drift`; `trust`'s in `trust`; the lifecycle's in `capture`, `sessions` and `review`.
 """
 
 import sqlite3

@@ -377,7 +377,7 @@ def m015_trust(conn: sqlite3.Connection) -> None:
 
 def m016_agent_memory(conn: sqlite3.Connection) -> None:
     # Where a record came from in an agent's own memory (issue 36): one row per fact line the continuous reader
-    # (memory.agentmem) saw, so a rerun imports nothing twice, an edit supersedes and a removed line retires.
+    # (outside.agentmem) saw, so a rerun imports nothing twice, an edit supersedes and a removed line retires.
     # `agent_memory_skip`: derived, rewritten by consolidation: records an agent already loads itself (its own memory
     # is on and holds them), which SessionStart's digest and the prompt hook leave out of that agent's sessions.
     _run(conn, (
@@ -388,7 +388,7 @@ def m016_agent_memory(conn: sqlite3.Connection) -> None:
             agent       TEXT NOT NULL,             -- claude | codex | gemini
             path        TEXT NOT NULL,             -- the agent's file
             line        INTEGER NOT NULL,
-            hash        TEXT NOT NULL,             -- the fact's words (agents.memfiles.key)
+            hash        TEXT NOT NULL,             -- the fact's words (outside.memfiles.key)
             loaded      INTEGER NOT NULL DEFAULT 0,-- the agent loads this line into every session
             first_seen  TEXT NOT NULL,
             last_seen   TEXT NOT NULL,

@@ -10,7 +10,7 @@ from .db import atomic
 class RuleFileRow(record_type("RuleFileRow", "path record_id sha size mtime_ns format mode")):
     """One rule file as last read: its repository-relative path, the record it became (None when its format does not
     deliver it: a manual rule, a root file its own agent loads), the hash of its bytes, its size and mtime, its
-    format and mode (memory/rulefmt.py)."""
+    format and mode (outside/rulefmt.py)."""
 
     __slots__ = ()
 

@@ -227,7 +227,7 @@ def _marks_of(req: Request, record: Record) -> dict[str, dict[str, str]]:
 
 
 def _provenance(req: Request, record_id: str) -> list[dict[str, Any]]:
-    """The agents' own memory lines a record came from (memory.agentmem): agent, file, line, still there or not."""
+    """The agents' own memory lines a record came from (outside.agentmem): agent, file, line, still there or not."""
     from ..agents import LABELS
     from ..store import agentmem
 
@@ -487,8 +487,8 @@ def overview(req: Request) -> dict[str, Any]:
 
 
 def _agent_memory(req: Request) -> list[dict[str, Any]]:
-    """Per agent, what its own memory holds for the dashboard's project and what came from it (memory.agentmem)."""
-    from ..memory import agentmem
+    """Per agent, what its own memory holds for the dashboard's project and what came from it (outside.agentmem)."""
+    from ..outside import agentmem
 
     try:
         return agentmem.state(req.conn, req.project)
@@ -509,7 +509,7 @@ def _drift_project(req: Request) -> Project:
 
 def _drift_file(req: Request) -> str:
     """Which instruction file (CLAUDE.md unless `file` names AGENTS.md or GEMINI.md)."""
-    from ..memory.claudemd import INSTRUCTION_FILES
+    from ..outside.claudemd import INSTRUCTION_FILES
 
     name = req.param("file") or req.body.get("file") or "CLAUDE.md"
     if name not in INSTRUCTION_FILES:
@@ -518,7 +518,7 @@ def _drift_file(req: Request) -> str:
 
 
 def drift_report(req: Request) -> dict[str, Any]:
-    from ..memory import drift
+    from ..outside import drift
 
     project = _drift_project(req)
     report = drift.scan(req.conn, project, name=_drift_file(req))
@@ -529,7 +529,7 @@ def drift_report(req: Request) -> dict[str, Any]:
 
 
 def drift_apply(req: Request) -> dict[str, Any]:
-    from ..memory import drift
+    from ..outside import drift
 
     name = _drift_file(req)
     report = drift.scan(req.conn, _drift_project(req), name=name)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctx.claude import memory_import as cm
+from agentctx.outside import memory_import as cm
 from agentctx.store import db
 from agentctx.base import paths
 from agentctx.cli import terminal

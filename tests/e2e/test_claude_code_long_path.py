@@ -1,6 +1,6 @@
 """Claude Code's auto memory directory for a project whose path is longer than 200 sanitized characters, with the
 REAL CLI (pinned, from npm) against the local Messages API stand-in (answers HAND-WRITTEN): the directory its system
-prompt names is the one `agents.memdirs.memory_dir` derives (issue 42, item 15: two such projects sharing their first
+prompt names is the one `outside.memdirs.memory_dir` derives (issue 42, item 15: two such projects sharing their first
 200 characters got each other's memory when the directory was matched by prefix)."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _system(body: dict) -> str:
 
 
 def test_the_memory_directory_of_a_long_path_is_the_one_claude_code_names(tmp_path):
-    from agentctx.agents import memdirs
+    from agentctx.outside import memdirs
 
     home = tmp_path / "claude-home"
     home.mkdir()

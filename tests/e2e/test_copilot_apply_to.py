@@ -25,7 +25,7 @@ def _outputs(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_a_slash_free_apply_to_covers_what_the_stored_anchor_covers(tmp_path):
     from agentctx.base.anchors import path_matches
-    from agentctx.memory import rulefmt
+    from agentctx.outside import rulefmt
 
     box = CopilotSandbox(tmp_path / "box", str(COPILOT))
     prepare(box, str(COPILOT))

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agentctx.agents import memdirs
+from agentctx.outside import memdirs
 from agentctx.base.project import detect
-from agentctx.memory import agentmem, digest
+from agentctx.memory import digest
+from agentctx.outside import agentmem
 from agentctx.store import agentmem as store
 
 FACT = "- The integration tests need a running Redis on port 6390, started by make redis.\n"

@@ -399,8 +399,8 @@ def test_each_version_in_the_history_has_its_own_why(live, seeded, repo):
 def test_overview_and_record_show_what_came_from_an_agents_own_memory(live, seeded, conn, repo):
     from pathlib import Path
 
-    from agentctx.agents import memdirs
-    from agentctx.memory import agentmem
+    from agentctx.outside import memdirs
+    from agentctx.outside import agentmem
 
     memory = Path.home() / ".claude" / "projects" / memdirs.sanitize(str(repo)) / "memory"
     memory.mkdir(parents=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentctx.memory import expiry
+from agentctx.trust import expiry
 from agentctx.store import records, trust
 
 

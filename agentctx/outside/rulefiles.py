@@ -1,11 +1,11 @@
 """The repository's own rules for agents, read as anchored records so every agent gets the rule at the edit.
 
 A Cursor rule never reaches Claude Code, a `.claude/rules` file never reaches Codex: each agent reads only its own
-format. `sync` reads them all (memory/rulefmt.py parses each format), in consolidation and on `agentctx rules sync`,
+format. `sync` reads them all (outside/rulefmt.py parses each format), in consolidation and on `agentctx rules sync`,
 never in a hook: one record per rule (type convention, confidence team, source rule_file), its globs as anchors. The
 file stays the source of truth: an edit supersedes the record, a removed file retires it, an unchanged tree is not
 read at all (size and mtime kept in `rule_files`), and running it twice changes nothing. Which agents already load
-a rule on their own is decided in `memory.native`.
+a rule on their own is decided in `outside.native`.
 """
 
 from __future__ import annotations
@@ -196,7 +196,7 @@ def body_of(rule: "rulefmt.ParsedRule") -> str:
 
 
 def native_agents(record: "Record") -> frozenset[str]:
-    """The agents that load this record's rule on their own in every session (`memory.native`, the one place this
+    """The agents that load this record's rule on their own in every session (`outside.native`, the one place this
     is decided): empty for any record that is not a rule file's."""
     from .native import native_agents as decide
 
@@ -281,7 +281,7 @@ def sync(conn: "sqlite3.Connection", project: "Project", *, force: bool = False)
 
 
 def _remember(root: str, project_id: str, found: "list[Candidate]") -> None:
-    """What SessionStart compares to notice a changed rule file (`memory.rulestamp`): the files found, and the rule
+    """What SessionStart compares to notice a changed rule file (`outside.rulestamp`): the files found, and the rule
     folders holding them (a file added there changes their mtime)."""
     from . import rulestamp
 

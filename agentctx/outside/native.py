@@ -2,7 +2,7 @@
 
 A record an agent already has in front of its model (a rule file it reads, a line of its own memory) is never sent
 to it again by any channel, and still reaches every other agent. Rule files are decided here from their format and
-path (vendor-notes/rule-files.md), the agents' memory from the skip set `memory.agentmem` keeps in the store. The
+path (vendor-notes/rule-files.md), the agents' memory from the skip set `outside.agentmem` keeps in the store. The
 hooks import this module: only the standard library and `base` on its import path.
 """
 

@@ -4,7 +4,8 @@ merges two records that say different things."""
 from __future__ import annotations
 
 from agentctx.base.project import detect
-from agentctx.memory import consolidate, merge
+from agentctx.memory import consolidate
+from agentctx.trust import merge
 from agentctx.store import records, trust
 
 

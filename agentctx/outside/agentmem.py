@@ -8,7 +8,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..agents import LABELS, memdirs, memfiles
+from ..agents import LABELS
+from . import memdirs, memfiles
 from ..base.ids import now_iso
 from ..base.models import BODY_MAX, GLOBAL_PROJECT, NewRecord, Record
 from ..base.project import Project

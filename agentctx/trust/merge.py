@@ -10,7 +10,7 @@ import time
 from collections import Counter
 from typing import Any, Iterable
 
-from ..base import overlap
+from . import overlap
 from ..base.models import Record
 from ..store import trust
 

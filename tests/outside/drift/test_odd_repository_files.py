@@ -8,8 +8,9 @@ import threading
 
 import pytest
 
-from agentctx.claude import memory_import as claude_memory
-from agentctx.memory import drift, profile
+from agentctx.outside import memory_import as claude_memory
+from agentctx.memory import profile
+from agentctx.outside import drift
 from agentctx.base.errors import ConflictError
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"),

@@ -8,7 +8,8 @@ import pytest
 
 from agentctx.base.models import NewRecord
 from agentctx.base.project import detect
-from agentctx.memory import digest, review, verify
+from agentctx.memory import digest, review
+from agentctx.trust import verify
 from agentctx.store import db, records, trust
 from agentctx.base import paths
 

@@ -20,8 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
 
-from ..agents.memdirs import SANITIZED_MAX, canonical_root, claude_config_home, memory_dir, sanitize  # noqa: F401
-from ..agents.memfiles import (FRONTMATTER_TYPES, OURS as _OURS, OUR_SECTION, LINK as _LINK,  # noqa: F401
+from .memdirs import SANITIZED_MAX, canonical_root, claude_config_home, memory_dir, sanitize  # noqa: F401
+from .memfiles import (FRONTMATTER_TYPES, OURS as _OURS, OUR_SECTION, LINK as _LINK,  # noqa: F401
                                classify, read_in, key as _key, plain as _plain, title as _title, units, _WORD)
 
 SOURCE = "claude_memory"
@@ -43,7 +43,7 @@ class Proposal:
         return {"type": self.type, "title": self.title, "body": self.body, "origin": self.origin}
 
 
-# ---- where Claude Code keeps it: agents.memfiles (shared with the continuous reader, memory.agentmem) ----
+# ---- where Claude Code keeps it: outside.memfiles (shared with the continuous reader, outside.agentmem) ----
 
 
 def rules_files(project_root: Path) -> list[Path]:
@@ -70,7 +70,7 @@ def _read(path: Path) -> str:
 
 
 def _frontmatter(text: str) -> tuple[dict[str, str], str]:
-    from ..agents.memfiles import frontmatter
+    from .memfiles import frontmatter
 
     meta, rest, _ = frontmatter(text)
     return meta, rest
@@ -160,9 +160,9 @@ def _words(text: str) -> set[str]:
 def new_only(proposals: list[Proposal], existing: list[tuple[str, str, str]], imported: set[str]) -> list[Proposal]:
     """Drop proposals imported before, repeated within this run, or already in the store: the same words as a
     record's title or first body paragraph, or a Jaccard similarity >= 0.8 with them (as extraction's dedup), or
-    said in other words (memory.paraphrase) by a proposal kept before it. CLAUDE.md's lines are weighed first: a
+    said in other words (trust.paraphrase) by a proposal kept before it. CLAUDE.md's lines are weighed first: a
     memory of Claude's that restates one is dropped, not the line."""
-    from ..memory import paraphrase
+    from ..trust import paraphrase
 
     seen_keys = set(imported)
     stored = []
@@ -198,10 +198,10 @@ def new_only(proposals: list[Proposal], existing: list[tuple[str, str, str]], im
 def known_to_store(conn: "sqlite3.Connection", project_id: str,
                    proposals: list[Proposal]) -> tuple[list[Proposal], list[tuple[Proposal, str]]]:
     """Proposals no record of the project already states, of any type, current or superseded; and the others with
-    why. Matched as `agentctx sync` matches CLAUDE.md lines to records (memory.drift): a proposal that states a
+    why. Matched as `agentctx sync` matches CLAUDE.md lines to records (outside.drift): a proposal that states a
     superseded fact is skipped (importing it would put back what the store replaced), and one a current record
     covers is a duplicate whatever its type."""
-    from ..memory import claudemd, drift
+    from . import claudemd, drift
     from ..store import records
 
     if not proposals:
@@ -230,9 +230,9 @@ def known_to_store(conn: "sqlite3.Connection", project_id: str,
         else:
             stale.setdefault(index, f"states a retired record {record.id}")
     why = {**current, **stale}
-    # What a current record says in other words (memory.paraphrase): "Tests are written with pytest, not unittest"
+    # What a current record says in other words (trust.paraphrase): "Tests are written with pytest, not unittest"
     # over a record "Use pytest for all tests; never unittest".
-    from ..memory import paraphrase
+    from ..trust import paraphrase
 
     said = [(r, paraphrase.statement(f"{r.title}. {drift._what(r.body)}"))
             for r in records.current(conn, project_id) if r.type != "profile"]

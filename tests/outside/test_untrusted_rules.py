@@ -10,7 +10,7 @@ import pytest
 
 from agentctx import cli
 from agentctx.base.project import detect
-from agentctx.memory import rulefiles, rulefmt
+from agentctx.outside import rulefiles, rulefmt
 from agentctx.store import records
 
 
@@ -114,7 +114,7 @@ def test_a_rule_file_inside_a_folder_linked_out_is_refused(repo, conn, tmp_path)
 
 
 def test_claude_memory_import_refuses_a_claude_folder_linked_out(repo, tmp_path):
-    from agentctx.claude import memory_import
+    from agentctx.outside import memory_import
 
     elsewhere = tmp_path / "other"
     _write(elsewhere, "CLAUDE.md", "- The other team deploys on Fridays with the manual script.\n")

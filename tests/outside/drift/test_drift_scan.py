@@ -1,6 +1,6 @@
 import pytest
 
-from agentctx.memory import drift
+from agentctx.outside import drift
 from agentctx.base.errors import ConflictError
 from agentctx.store import records
 

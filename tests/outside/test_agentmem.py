@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from agentctx.agents import memdirs, memfiles
+from agentctx.outside import memdirs, memfiles
 from agentctx.base.models import GLOBAL_PROJECT, NewRecord
 from agentctx.base.project import detect
-from agentctx.memory import agentmem
+from agentctx.outside import agentmem
 from agentctx.store import agentmem as store
 from agentctx.store import records
 
@@ -293,7 +293,7 @@ def test_two_passes_at_once_import_each_fact_once(conn, repo, project):
 
 
 def test_import_claude_memory_and_the_reader_never_store_a_fact_twice(conn, repo, project):
-    from agentctx.claude import memory_import as cm
+    from agentctx.outside import memory_import as cm
 
     memory = claude_dir(repo)
     (memory / "MEMORY.md").write_text(MEMORY_MD)

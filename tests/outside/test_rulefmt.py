@@ -1,9 +1,9 @@
-"""Each rule format read as anchors, keeping its meaning (memory/rulefmt.py; vendor-notes/rule-files.md)."""
+"""Each rule format read as anchors, keeping its meaning (outside/rulefmt.py; vendor-notes/rule-files.md)."""
 
 from __future__ import annotations
 
 from agentctx.base.anchors import path_matches
-from agentctx.memory.rulefmt import expand_braces, glob_list, parse, split_frontmatter
+from agentctx.outside.rulefmt import expand_braces, glob_list, parse, split_frontmatter
 
 
 def _governs(rule, path):

@@ -1,4 +1,4 @@
-"""One skip set, every channel (memory/native.py): what an agent loads itself is never sent to it again, by the
+"""One skip set, every channel (outside/native.py): what an agent loads itself is never sent to it again, by the
 digest, the prompt hook, the pre-action hook, and is marked in `ctx_search`; the other agents still get it."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from agentctx.base.project import detect
 from agentctx.hooks import Payload
 from agentctx.hooks.action import pre_tool_use
 from agentctx.hooks.prompt import user_prompt_submit
-from agentctx.memory import keep_digests_fresh, rulefiles
+from agentctx.memory import keep_digests_fresh
+from agentctx.outside import rulefiles
 
 MIGRATIONS = ('---\npaths: ["migrations/**"]\n---\n# Database migrations\nNever edit an applied migration; add a '
               'new one with the next number and a down step.')

@@ -1,4 +1,4 @@
-"""Rule files as records (memory/rulefiles.py): the file is the source of truth, bounded reads, native agents."""
+"""Rule files as records (outside/rulefiles.py): the file is the source of truth, bounded reads, native agents."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 
 from agentctx import cli
 from agentctx.base.project import detect
-from agentctx.memory import rulefiles
+from agentctx.outside import rulefiles
 from agentctx.store import records
 from agentctx.store import rulefiles as sql
 
@@ -89,7 +89,7 @@ def test_copies_in_two_formats_are_one_record_skipped_by_both_natives(repo, conn
     models = by_path[".claude/rules/models.md"] if ".claude/rules/models.md" in by_path else by_path[".cursor/rules/models.mdc"]
     assert rulefiles.native_agents(models) == {"claude", "copilot"}
     # Codex loads lib/AGENTS.md only in a session started in lib/ or below (its chain runs root -> cwd).
-    from agentctx.memory import native
+    from agentctx.outside import native
 
     lib = by_path["lib/AGENTS.md"]
     assert "codex" not in rulefiles.native_agents(lib) and "codex" not in native.native_agents(lib, cwd="")
@@ -109,7 +109,7 @@ def test_native_agents_by_format(conn, add):
     assert rulefiles.native_agents(rule("pkg/GEMINI.md: A")) == {"gemini", "copilot"}
     assert rulefiles.native_agents(rule("pkg/CLAUDE.md: A")) == {"claude", "copilot"}
     assert rulefiles.native_agents(add("pkg/AGENTS.md: not a rule file's record", "x")) == frozenset()
-    from agentctx.memory import native
+    from agentctx.outside import native
 
     nested = rule("pkg/AGENTS.md: A")
     assert native.of_record(nested) == ({"copilot"}, {"codex": "pkg"})

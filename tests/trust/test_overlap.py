@@ -2,7 +2,7 @@
 
 import pytest
 
-from agentctx.base import overlap
+from agentctx.trust import overlap
 
 SAME = [
     ("Use pnpm, never npm", "Use pnpm\nUse pnpm, never npm."),

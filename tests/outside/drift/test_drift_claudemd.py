@@ -1,4 +1,4 @@
-from agentctx.memory import claudemd
+from agentctx.outside import claudemd
 
 
 def write(path, text):

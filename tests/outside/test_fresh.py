@@ -10,7 +10,9 @@ import pytest
 from agentctx.base.models import NewRecord
 from agentctx.base.project import detect
 from agentctx.hooks.action import Target, select
-from agentctx.memory import anchormap, keep_digests_fresh, rulefiles, rulestamp
+from agentctx.memory import anchormap, keep_digests_fresh
+from agentctx.outside import rulestamp
+from agentctx.outside import rulefiles
 from agentctx.store import records
 
 API = "---\ndescription: API errors\nglobs: src/api/**\n---\nReturn ApiError, never a bare string.\n"
@@ -180,7 +182,7 @@ def test_the_first_action_delivers_the_rules_the_digest_had_no_room_for_when_no_
 
 
 def test_drift_leaves_rule_files_out(repo, conn, pid):
-    from agentctx.memory import drift
+    from agentctx.outside import drift
 
     _write(repo, "CLAUDE.md", "# Project\nUse pytest.\n")
     _write(repo, ".cursor/rules/style.mdc", "---\nalwaysApply: true\n---\n# Style\nNo print() in library code.")

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from agentctx.cli import main
-from agentctx.memory import drift
+from agentctx.outside import drift
 from agentctx.store import records
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "instruction_files"

@@ -3,7 +3,7 @@
 Formats (vendor-notes/rule-files.md): Cursor `.cursor/rules/**/*.mdc` (`description`, `globs`, `alwaysApply`),
 Claude Code `.claude/rules/**/*.md` (`paths`), GitHub Copilot `.github/instructions/**/*.instructions.md`
 (`applyTo`), and nested `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` (the directory that holds them). Pure functions:
-text in, a `ParsedRule` out; reading files and the store live in memory/rulefiles.py.
+text in, a `ParsedRule` out; reading files and the store live in outside/rulefiles.py.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from .text import STOPWORDS, porter_stem, tokens
+from ..base.text import STOPWORDS, porter_stem, tokens
 
 # Negation words, as `tokens` splits them ("don't" -> "don", "t").
 NEGATIONS = frozenset("not no never nor none cannot without avoid avoids disable disabled forbid "

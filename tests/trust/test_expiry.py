@@ -7,7 +7,8 @@ from datetime import datetime, timedelta, timezone
 from agentctx.base.ids import to_iso
 from agentctx.base.project import detect
 from agentctx.cli import main
-from agentctx.memory import expiry, review
+from agentctx.memory import review
+from agentctx.trust import expiry
 from agentctx.store import records, trust
 
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=timezone.utc)

@@ -129,8 +129,8 @@ class Matcher:
 
     def said_by(self, record: Record) -> claudemd.Line | None:
         """The line (with its heading) that already says what the record's bullet would say, in other words
-        (memory.paraphrase: stemmed content words, none negated the other way, every number), or None."""
-        from . import paraphrase
+        (trust.paraphrase: stemmed content words, none negated the other way, every number), or None."""
+        from ..trust import paraphrase
 
         new = paraphrase.statement(f"{record.title}. {_summary(record)}")
         return next((ln for ln, known in zip(self.lines, self._statements()) if paraphrase.says(known, new)), None)
@@ -138,13 +138,13 @@ class Matcher:
     def opposes(self, record: Record, line: claudemd.Line) -> bool:
         """Whether the line says what the record says the other way round ("never unittest" over "use unittest"):
         sharing the words does not reflect it."""
-        from . import paraphrase
+        from ..trust import paraphrase
 
         known = self._statements()[self.lines.index(line)]
         return paraphrase.opposes(known, paraphrase.statement(f"{record.title}. {_summary(record)}"))
 
     def _statements(self) -> "list[Any]":
-        from . import paraphrase
+        from ..trust import paraphrase
 
         if self._said is None:
             self._said = [paraphrase.statement(f"{ln.heading}: {ln.text}" if ln.heading else ln.text)

@@ -1,11 +1,11 @@
-"""memory.paraphrase on real CLAUDE.md lines (public repositories, cited) against records that restate them,
+"""trust.paraphrase on real CLAUDE.md lines (public repositories, cited) against records that restate them,
 contradict them or add to them."""
 
 from __future__ import annotations
 
 import pytest
 
-from agentctx.memory.paraphrase import says, statement
+from agentctx.trust.paraphrase import says, statement
 
 # github.com/NicholasGrundl/tokentoss, CLAUDE.md (a line with its heading, as `sync` reads it).
 TOKENTOSS_PYTEST = "Testing: Always use pytest — do not use unittest directly"

@@ -14,7 +14,8 @@ import pytest
 from agentctx import cli
 from agentctx.base import paths
 from agentctx.base.project import detect
-from agentctx.memory import consolidate, verify
+from agentctx.memory import consolidate
+from agentctx.trust import verify
 from agentctx.store import db, records, trust
 
 BILLING = "\n".join([

@@ -1,5 +1,5 @@
 """What is in an agent's own memory file: one Unit per remembered fact (its file, line and whether the agent loads it
-into every session), read bounded and split as Markdown; where each agent keeps the files is `agents.memdirs`.
+into every session), read bounded and split as Markdown; where each agent keeps the files is `outside.memdirs`.
 
 Read only, bounded: regular files only (no FIFO or device behind a link), at most MAX_FILE_BYTES of each, at most
 MAX_FILES files of a directory; what had to be cut or refused is reported in `problems`, never raised.
@@ -17,7 +17,7 @@ from ..base.models import TITLE_MAX
 MAX_FILE_BYTES = 256 * 1024
 MAX_FILES = 200  # topic files read from one memory directory (a directory of 10,000 files is cut, and said so)
 FRONTMATTER_TYPES = {"user": "preference", "feedback": "convention", "project": "decision", "reference": "discovery"}
-OUR_SECTION = "Project memory (agentctx)"  # memory.drift.SECTION without its "## "
+OUR_SECTION = "Project memory (agentctx)"  # outside.drift.SECTION without its "## "
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
