@@ -6,6 +6,9 @@ never in a hook: one record per rule (type convention, confidence team, source r
 file stays the source of truth: an edit supersedes the record, a removed file retires it, an unchanged tree is not
 read at all (size and mtime kept in `rule_files`), and running it twice changes nothing. Which agents already load
 a rule on their own is decided in `outside.native`.
+
+Its ~400 lines are one pass (find, bound, read, reconcile with `rule_files`, write): the walk's safety checks (real
+paths inside the repository, one read per real folder) and the reconcile step share its state, so they stay here.
 """
 
 from __future__ import annotations
