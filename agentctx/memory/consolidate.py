@@ -285,7 +285,7 @@ def _steps(conn: sqlite3.Connection, project: Project, report: dict[str, object]
     report["reinforced"] = capture_sql.promote_reinforced(conn, int(config.load()["reinforceThreshold"]))
     report["scores_updated"] = decay(conn, None if rebuild else project.id)
     report["duplicates_folded"] = dedup(conn, project.id)
-    from .stubs import retire_own_errors
+    from .capture.stubs import retire_own_errors
 
     report["own_errors_retired"] = retire_own_errors(conn, project.id)
     report["rule_files"] = _rule_files(conn, project)

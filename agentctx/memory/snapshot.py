@@ -98,7 +98,7 @@ def open_errors(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The errors of the log that no later step fixed: a later call of the same command (its head) succeeded or
     ran its tests to a pass. agentctx's own commands are never the project's errors (logs written before capture
     left them out may hold them)."""
-    from .testruns import own_command
+    from .capture.testruns import own_command
 
     out: list[dict[str, Any]] = []
     for i, e in enumerate(log):
@@ -211,7 +211,7 @@ def sections(body: str) -> dict[str, str]:
 def _settled(section: str, log: "list[dict[str, Any]]") -> bool:
     """A carried `Last error:` this session's log shows fixed (the same command succeeded), or one of agentctx's
     own commands (snapshots written before capture left them out: "agentctx record: error: …")."""
-    from .testruns import own_command
+    from .capture.testruns import own_command
 
     if not section.startswith("Last error:"):
         return False

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctx.memory import gitcmd
+from agentctx.memory.capture import gitcmd
 
 SESSION = json.loads((Path(__file__).resolve().parents[2] / "data" / "capture" / "session.json").read_text())
 COMMIT_HEREDOC = ("git commit -q -m \"$(cat <<'EOF'\nfilters: keep Attribute excludes\n\nCo-Authored-By: Claude "

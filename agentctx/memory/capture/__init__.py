@@ -1,4 +1,7 @@
-"""PostToolUse capture, deterministic only: file and branch nodes, commits, test outcomes, error stubs; redacted."""
+"""PostToolUse capture, deterministic only: file and branch nodes, commits, test outcomes, error stubs; redacted.
+
+A package of its own inside memory/: what a shell command is and did (`testruns`, `gitcmd`) and the bug-fix stubs
+it opens and closes (`stubs`) serve capture alone."""
 
 from __future__ import annotations
 
@@ -9,13 +12,14 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from ..base import paths
-from ..base.ids import now_iso
-from ..store.db import atomic
-from ..base.redact import scrub_text  # the one shared rule set (re-exported: snapshot uses it)
-from ..store import graph
-from ..store import capture as capture_sql
-from . import keep_digests_fresh, stubs
+from ...base import paths
+from ...base.ids import now_iso
+from ...store.db import atomic
+from ...base.redact import scrub_text  # the one shared rule set (re-exported: snapshot uses it)
+from ...store import graph
+from ...store import capture as capture_sql
+from .. import keep_digests_fresh
+from . import stubs
 from .testruns import TEST_CMD, TEST_FAIL, TEST_PASS, failed_tests, own_command, passed_tests, segments
 
 keep_digests_fresh()  # this module writes records: their digests are rebuilt after each write
@@ -180,7 +184,7 @@ def store(conn: sqlite3.Connection, project_id: str, session_id: str, observatio
 
 def _injected_so_far(session_id: str) -> list[str]:
     """Ids the prompt hook injected in this session (its dedup file, read as a file we do not control)."""
-    from ..base.safeio import read_ids
+    from ...base.safeio import read_ids
 
     return sorted(i for i in read_ids(paths.dedup_file(session_id), 64 * 1024) if len(i) == 26 and i.isalnum())
 
@@ -218,7 +222,7 @@ def note_success(session_id: str, tool_name: str, tool_input: Any) -> None:
     path = _log_file(session_id)
     if not os.path.exists(path):  # a session that logged nothing yet: the common case, one stat
         return
-    from ..base.safeio import read_tail
+    from ...base.safeio import read_tail
 
     try:
         raw, _ = read_tail(path, 32 * 1024)
@@ -232,7 +236,7 @@ def note_success(session_id: str, tool_name: str, tool_input: Any) -> None:
 def read_log(session_id: str) -> list[dict[str, Any]]:
     """The session's working log: our own file, but read as any other (a regular file only, its newest
     LOG_READ_LIMIT bytes)."""
-    from ..base.safeio import jsonl_tail
+    from ...base.safeio import jsonl_tail
 
     return jsonl_tail(_log_file(session_id), LOG_READ_LIMIT)
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from ..base.ids import now_iso
-from ..base.models import TITLE_MAX, NewRecord
-from ..store import capture as capture_sql
-from ..store import graph, records
+from ...base.ids import now_iso
+from ...base.models import TITLE_MAX, NewRecord
+from ...store import capture as capture_sql
+from ...store import graph, records
 from .testruns import WHOLE, covers, own_command, runner
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .capture import Observation
+    from . import Observation
 
 # A stub's body, as a record's: the status line goes right after the command, never at the end a cut loses, and the
 # list of failing tests is what gets shortened (issue 42: a 2,000-character body lost its "Resolved:" line).
@@ -30,8 +30,8 @@ def _stub_title(prefix: str, command: str) -> str:
 def _anchors(ob: "Observation") -> tuple[str, ...]:
     """What an error stub governs (inferred, like the stub itself): the file the error names, relative to its
     repository, so an edit of that file sees the stub first (SPEC §4.11). None outside a repository."""
-    from ..base.errors import ValidationError
-    from ..base.roots import git_root
+    from ...base.errors import ValidationError
+    from ...base.roots import git_root
 
     if not ob.path:
         return ()
