@@ -192,8 +192,9 @@ def line_key(line: dict) -> "str | None":  # type: ignore[type-arg]
 
 
 # The guard decisions whose answer the session log shows (hooks/arrival.py): a denied call's reason, as the tool's
-# result (an `ask` is denied in `-p`, fact 8; a record marked "before" is a deny too). A preToolUse context reaches the model (fact 7) but the log keeps it nowhere (1.0.102, observed:
-# its `hook.end` has no `output`, and no other event carries it), so a plain delivery is neither arrived nor not found.
+# result (an `ask` is denied in `-p`, fact 8; a record marked "before" is a deny too). A preToolUse context reaches
+# the model (fact 7) but the log keeps it nowhere (1.0.102, observed: its `hook.end` has no `output`, and no other
+# event carries it), so a plain delivery is neither arrived nor not found.
 ARRIVAL_LOGGED = frozenset({"deny", "ask"})
 
 

@@ -246,7 +246,8 @@ def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[st
     """The records to deliver before this action, within `budget` tokens (header included; default
     `budget_of(target)`): every guard the action trips, then the entries whose anchors match, in map order, skipping
     those already delivered this session and those the agent loads itself in a session started at `cwd_rel`
-    (`outside.native.entry_skips`; for a shell line, only those it has from the start). Pure: the hook and bench/action.py call exactly this."""
+    (`outside.native.entry_skips`; for a shell line, only those it has from the start). Pure: the hook and
+    bench/action.py call exactly this."""
     from ..outside.native import entry_skips
     from .guardcheck import stop
 

@@ -4,9 +4,9 @@ At Stop and SessionEnd, after the hook's answer (`hooks.later`: never on the age
 (what the pre-action hook delivered, SPEC §4.11) are matched against the transcript's places where a hook's context
 or a deny reason reaches the model: Claude Code's `hook_additional_context` attachments, its request blobs' `system`
 messages (2.1.332) and error tool results (a deny); Codex CLI's developer messages and call outputs (its rollout
-file); Gemini CLI's function responses (`<hook_context>` in them, or a deny); Copilot CLI's session log (events.jsonl: a
-denied call's result only, since it keeps no preToolUse context: its other deliveries are not judged). A delivery is found when every record id
-it carried is there. Found: a `PreToolUse/arrived` ledger row (at Stop already); not found by the session's end: a
+file); Gemini CLI's function responses (`<hook_context>` in them, or a deny); Copilot CLI's session log
+(events.jsonl: a denied call's result only, since it keeps no preToolUse context: its other deliveries are not
+judged). A delivery is found when every record id it carried is there. Found: a `PreToolUse/arrived` ledger row (at Stop already); not found by the session's end: a
 `PreToolUse/not_found` row. No transcript (Codex `--ephemeral`): nothing is said either way.
 """
 
