@@ -6,8 +6,9 @@ or a deny reason reaches the model: Claude Code's `hook_additional_context` atta
 messages (2.1.332) and error tool results (a deny); Codex CLI's developer messages and call outputs (its rollout
 file); Gemini CLI's function responses (`<hook_context>` in them, or a deny); Copilot CLI's session log
 (events.jsonl: a denied call's result only, since it keeps no preToolUse context: its other deliveries are not
-judged). A delivery is found when every record id it carried is there. Found: a `PreToolUse/arrived` ledger row (at Stop already); not found by the session's end: a
-`PreToolUse/not_found` row. No transcript (Codex `--ephemeral`): nothing is said either way.
+judged). A delivery is found when every record id it carried is there. Found: a `PreToolUse/arrived` ledger row
+(at Stop already); not found by the session's end: a `PreToolUse/not_found` row. No transcript (Codex
+`--ephemeral`): nothing is said either way.
 """
 
 from __future__ import annotations
