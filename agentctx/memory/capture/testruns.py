@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from ...base import shell
+
 TEST_CMD = re.compile(
     r"(?:^|[\s;&|(])(?:py\.?test|python[\d.]*\s+-m\s+(?:pytest|unittest)|tox|nox|go\s+test|cargo\s+(?:test|nextest)"
     r"|(?:npx\s+|pnpm\s+(?:exec\s+)?|yarn\s+)?(?:jest|vitest|mocha|playwright\s+test)"
@@ -34,8 +36,6 @@ _SUBSET_OPTIONS = ("-k", "-m", "--lf", "--last-failed", "--deselect", "-run", "-
 # agentctx's own command, however it is started: its errors are never the project's (issue 42 item 6).
 _OWN = re.compile(r"^(?:\w+=\S*\s+)*(?:(?:uvx|pipx\s+run|uv\s+(?:tool\s+)?run)\s+(?:--\S+\s+)*"
                   r"|python[\d.]*\s+-m\s+|\S*/)?agentctx(?:\.exe|[@=]\S*)?(?=\s|$)")
-# Where one command of a shell line ends (`2>&1` is a redirection, not an `&`).
-_SEGMENTS = re.compile(r"\s*(?:&&|\|\||(?<![<>&])&(?!>)|[;|\n()])\s*")
 
 
 def failed_tests(output: str) -> list[str]:
@@ -55,8 +55,21 @@ def failed_tests(output: str) -> list[str]:
 
 
 def segments(command: str) -> list[str]:
-    """The commands of a shell line, in order (split at `&&`, `||`, `;`, `|`, `&`, newlines and parentheses)."""
-    return [seg for seg in _SEGMENTS.split(command) if seg.strip()]
+    """The simple commands of a shell line as written (`Command.text`), in order, nested ones (`bash -c "…"`,
+    `$(…)`) after the command holding them, as `base.shell` reads the line."""
+    return [c.text for c in shell.parse(command).commands if c.text]
+
+
+def _test_run(command: str) -> "tuple[tuple[str, ...], re.Match[str]] | None":
+    """The words of the first command of the line that runs tests (not agentctx), and the runner's match in them."""
+    for cmd in shell.parse(command).commands:
+        if not cmd.text or not TEST_CMD.search(cmd.text) or own_command(cmd.text):
+            continue
+        joined = " ".join(cmd.words)  # a runner inside `$(…)` is that nested command's, not this one's
+        m = next((m for m in TEST_CMD.finditer(joined) if not m.group(0).startswith("(")), None)
+        if m:
+            return cmd.words, m
+    return None
 
 
 def own_command(command: str) -> bool:
@@ -68,16 +81,10 @@ def own_command(command: str) -> bool:
 def _selections(command: str) -> tuple[list[str], bool]:
     """The tests a test command names (paths, node ids, dotted names), and whether an option runs only some of
     them (`-k`, `--lf`, `-run`: then a path says nothing about the tests in it)."""
-    import shlex
-
-    segment = next((seg for seg in segments(command) if TEST_CMD.search(seg) and not own_command(seg)), "")
-    try:
-        words = shlex.split(segment)
-    except ValueError:
-        words = segment.split()
-    m = TEST_CMD.search(segment)
-    runner_words = len(segment[: m.end()].split()) if m else 0
-    chosen, subset, skip = [], False, False
+    found = _test_run(command)
+    words, runner_words = (found[0], len(" ".join(found[0])[: found[1].end()].split())) if found else ((), 0)
+    chosen: "list[str]" = []
+    subset = skip = False
     for word in words[runner_words:]:
         if skip:
             skip = False
@@ -127,11 +134,10 @@ _RUNNERS = ((r"py\.?test", "pytest"), (r"unittest", "unittest"), (r"\btox\b", "t
 def runner(command: str) -> "str | None":
     """The test runner a command starts, by family (`python -m pytest` and `py.test` are `pytest`, `npx vitest run`
     is `vitest`, `pnpm run test` is `npm test`), or None when it starts none."""
-    segment = next((seg for seg in segments(command) if TEST_CMD.search(seg) and not own_command(seg)), "")
-    m = TEST_CMD.search(segment)
-    if not m:
+    found = _test_run(command)
+    if not found:
         return None
-    return next((family for pattern, family in _RUNNERS if re.search(pattern, m.group(0))), None)
+    return next((family for pattern, family in _RUNNERS if re.search(pattern, found[1].group(0))), None)
 
 
 def covers(selection: str, test_id: str) -> bool:
