@@ -34,3 +34,9 @@ def test_segments_split_chains_outside_quotes_only():
     assert _texts(COMMIT_HEREDOC) == [COMMIT_HEREDOC]  # the heredoc's newlines are inside "$(…)"
     assert _texts("git checkout -b topic 2>&1 | tail -1 &>/dev/null") == ["git checkout -b topic 2>&1",
                                                                           "tail -1 &>/dev/null"]
+
+
+def test_git_in_a_nested_shell_or_behind_a_wrapper_counts():
+    assert gitcmd.commits('bash -c "git add -A && git commit -q -m \\"fix: x\\""', "", False) == [("", "", "fix: x")]
+    assert gitcmd.branch_target("GIT_TRACE=0 sudo /usr/bin/git -C repo switch -c topic") == "topic"
+    assert gitcmd.commits("echo 'git commit -q -m no'", "", False) == []
