@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ...base import shell
+from .testruns import parsed
 
 # What git prints (on stderr) when a checkout or switch succeeded; the last one is where the command left HEAD.
 _SWITCHED = re.compile(r"(?m)^(?:Switched to (?:a new |and reset )?branch|Already on) '([^'\n]+)'")
@@ -28,7 +28,7 @@ def _gits(command: str) -> "list[tuple[str, list[str]]]":
     found: "list[tuple[str, list[str]]]" = []
     if "git" not in command:
         return found
-    for cmd in shell.parse(command).commands:
+    for cmd in parsed(command).commands:
         words = cmd.words
         if not words or words[0] != "git":
             continue

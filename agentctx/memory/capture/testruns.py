@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ...base import shell
+
+# One PostToolUse payload asks about its command line several times (git, own command, test run, selections).
+parsed = functools.lru_cache(maxsize=4)(shell.parse)
 
 TEST_CMD = re.compile(
     r"(?:^|[\s;&|(])(?:py\.?test|python[\d.]*\s+-m\s+(?:pytest|unittest)|tox|nox|go\s+test|cargo\s+(?:test|nextest)"
@@ -57,13 +61,18 @@ def failed_tests(output: str) -> list[str]:
 def segments(command: str) -> list[str]:
     """The simple commands of a shell line as written (`Command.text`), in order, nested ones (`bash -c "…"`,
     `$(…)`) after the command holding them, as `base.shell` reads the line."""
-    return [c.text for c in shell.parse(command).commands if c.text]
+    return [c.text for c in parsed(command).commands if c.text]
+
+
+def runs_tests(command: str) -> bool:
+    """Whether a command of the line that is not agentctx's own starts a test runner."""
+    return bool(TEST_CMD.search(" ; ".join(seg for seg in segments(command) if not _OWN.match(seg))))
 
 
 def _test_run(command: str) -> "tuple[tuple[str, ...], re.Match[str]] | None":
     """The words of the first command of the line that runs tests (not agentctx), and the runner's match in them."""
-    for cmd in shell.parse(command).commands:
-        if not cmd.text or not TEST_CMD.search(cmd.text) or own_command(cmd.text):
+    for cmd in parsed(command).commands:
+        if not cmd.text or not TEST_CMD.search(cmd.text) or _OWN.match(cmd.text):
             continue
         joined = " ".join(cmd.words)  # a runner inside `$(…)` is that nested command's, not this one's
         m = next((m for m in TEST_CMD.finditer(joined) if not m.group(0).startswith("(")), None)
@@ -75,7 +84,7 @@ def _test_run(command: str) -> "tuple[tuple[str, ...], re.Match[str]] | None":
 def own_command(command: str) -> bool:
     """Whether `command` runs agentctx itself (`agentctx`, `python -m agentctx`, `uvx agentctx`, a path to it) in
     any of its parts: what it prints is about agentctx, never the project's error or test run."""
-    return any(_OWN.match(seg.strip()) for seg in segments(command))
+    return any(_OWN.match(seg) for seg in segments(command))
 
 
 def _selections(command: str) -> tuple[list[str], bool]:
