@@ -100,17 +100,23 @@ def installed_python(tmp: Path, source: Path | None = None, name: str = "venv") 
     return py
 
 
+def _bench_home(tmp: Path) -> "tuple[Path, Path, dict[str, str]]":
+    """(home, repo, env) of a two-install comparison under `tmp`: a repository with an origin, an isolated home."""
+    home, repo = tmp / "home", tmp / "home" / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "config").write_text('[remote "origin"]\n\turl = https://example.com/bench/repo.git\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "ANTHROPIC_API_KEY")}
+    env.update(HOME=str(home), AGENTCTX_HOME=str(home / ".agentctx"), PYTHONPYCACHEPREFIX=str(tmp / "pyc"),
+               TMPDIR=str(tmp))
+    return home, repo, env
+
+
 def ab(n: int, runs: int, new_py: str, old_py: str) -> dict[str, float]:
     """B/A per hook: both installs' hooks on the same store, interleaved in every round. The store is seeded by A
     and copied for B (B migrates its copy during the warm-up rounds: an older install cannot open a newer schema)."""
     tmp = Path(tempfile.mkdtemp(prefix="agentctx-bench-ab-"))
     try:
-        home, repo = tmp / "home", tmp / "home" / "repo"
-        (repo / ".git").mkdir(parents=True)
-        (repo / ".git" / "config").write_text('[remote "origin"]\n\turl = https://example.com/bench/repo.git\n')
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "ANTHROPIC_API_KEY")}
-        env.update(HOME=str(home), AGENTCTX_HOME=str(home / ".agentctx"), PYTHONPYCACHEPREFIX=str(tmp / "pyc"),
-                   TMPDIR=str(tmp))
+        home, repo, env = _bench_home(tmp)
         seed(n, env, repo, old_py)
         shutil.copytree(home / ".agentctx", tmp / "b-home")
         envs = {"A": env, "B": {**env, "AGENTCTX_HOME": str(tmp / "b-home")}}
@@ -154,12 +160,7 @@ def meaning_ab(n: int, runs: int, py: str, table: Path) -> dict[str, float]:
     form's median ratio to the floor, and B/A (with / without). Also the record file's size and build time."""
     tmp = Path(tempfile.mkdtemp(prefix="agentctx-bench-meaning-"))
     try:
-        home, repo = tmp / "home", tmp / "home" / "repo"
-        (repo / ".git").mkdir(parents=True)
-        (repo / ".git" / "config").write_text('[remote "origin"]\n\turl = https://example.com/bench/repo.git\n')
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "ANTHROPIC_API_KEY")}
-        env.update(HOME=str(home), AGENTCTX_HOME=str(home / ".agentctx"), PYTHONPYCACHEPREFIX=str(tmp / "pyc"),
-                   TMPDIR=str(tmp))
+        home, repo, env = _bench_home(tmp)
         seed(n, env, repo, py)
         shutil.copytree(home / ".agentctx", tmp / "b-home")
         envs = {"A": env, "B": {**env, "AGENTCTX_HOME": str(tmp / "b-home")}}

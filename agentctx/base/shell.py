@@ -5,7 +5,7 @@ to import (the pre-action hook imports it on every shell call). API:
 
     parse(line: str) -> Line
     Line(commands: tuple[Command, ...], unreadable: str)    # unreadable: "" or why part of the line was not read
-    Command(words, op, redirects, heredoc, depth, negated)
+    Command(words, op, redirects, heredoc, depth, negated, splits, text)
         words:     tuple[str, ...], unquoted and unescaped, without leading assignments (`A=1`), reserved words
                    (`if`, `then`, `do`, `{`, `!`) and wrappers with their options (`env -i -u X`, `sudo -u x`,
                    `command`, `exec`, `nohup`, `time -p`, `timeout -s KILL 5`, `nice -n 5`, `ionice -c3`,
@@ -26,6 +26,9 @@ to import (the pre-action hook imports it on every shell call). API:
         negated:   the command was preceded by `!`.
         splits:    tuple[int, ...], the indices of words that are one unquoted expansion (`$FLAGS`, `${ARGS}`,
                    `$@`): the shell splits them into any number of words, options included.
+        text:      the simple command as written, assignments and wrappers included, operators and here-document
+                   bodies not (`FOO=1 git commit -m "$(cat <<'EOF' …)"` whole): what is matched against a command's
+                   own spelling or its printed output; "" for a `find -exec` command.
     mentions(text, word) -> bool: whether `word` appears in raw text as a shell word (for lines not read in full).
 
 `(` `)` `{` `}` group without changing the operators (`(a; b) && c`: c is joined by && to b). What cannot be
@@ -47,8 +50,8 @@ COMMANDS_MAX = 4096
 MENTIONS_MAX = 4096  # occurrences of a word looked at before `mentions` says yes
 
 Redirect = record_type("Redirect", ("op", "target"))
-Command = record_type("Command", ("words", "op", "redirects", "heredoc", "depth", "negated", "splits"),
-                      defaults=("", (), "", 0, False, ()))
+Command = record_type("Command", ("words", "op", "redirects", "heredoc", "depth", "negated", "splits", "text"),
+                      defaults=("", (), "", 0, False, (), ""))
 Line = record_type("Line", ("commands", "unreadable"), defaults=((), ""))
 
 _WORD_END = frozenset(" \t\n;&|()<>")
@@ -61,7 +64,7 @@ _CLOSERS = frozenset({"fi", "done", "esac", "}", "then", "do", "else"})
 class _Raw:
     """One simple command while it is read: words as (text, dynamic, plain start), redirects, here-documents."""
 
-    __slots__ = ("words", "redirects", "docs", "subs", "op")
+    __slots__ = ("words", "redirects", "docs", "subs", "op", "start", "end")
 
     def __init__(self, op: str) -> None:
         self.words: "list[tuple[str, bool, bool, bool]]" = []  # text, dynamic, plain start, bare expansion
@@ -69,6 +72,7 @@ class _Raw:
         self.docs: "list[list]" = []  # type: ignore[type-arg]  # [delimiter, strip tabs, quoted, body]
         self.subs: "list[Command]" = []
         self.op = op
+        self.start = self.end = 0  # where it is written in its reader's text
 
 
 class _Reader:
@@ -98,6 +102,7 @@ class _Reader:
         def finish() -> None:
             nonlocal cur, pending
             if cur.words or cur.redirects:
+                cur.end = i
                 raws.append(cur)
                 docs.extend(cur.docs)
                 pending = None
@@ -106,6 +111,7 @@ class _Reader:
         def start() -> None:
             if not cur.words and not cur.redirects:
                 cur.op = ";" if pending is None else pending
+                cur.start = i
 
         while i < n:
             c = s[i]
@@ -410,7 +416,8 @@ class _Reader:
                 nested = self.line(written, depth + 1) + nested
         texts = tuple(w[0] for w in words)
         splits = tuple(k for k, w in enumerate(words) if w[3])
-        out = [Command(texts, raw.op, redirects, heredoc, depth, negated, splits)] if texts or redirects else []
+        text = self.s[raw.start:raw.end].rstrip() if raw.end else ""
+        out = [Command(texts, raw.op, redirects, heredoc, depth, negated, splits, text)] if texts or redirects else []
         for doc in raw.docs:  # an unquoted here-document's substitutions run
             if not doc[2] and ("$(" in doc[3] or "`" in doc[3]):
                 child = self.child(doc[3])

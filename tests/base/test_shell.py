@@ -182,3 +182,14 @@ def test_mentions_finds_words_anywhere() -> None:
     assert shell.mentions(text, "git") and shell.mentions(text, "--force")
     assert not shell.mentions("gitx push", "git")
     assert shell.mentions("a;git|b", "git")
+
+
+def test_each_command_keeps_its_text_as_written() -> None:
+    line = "FOO=1 git add -A && git commit -q -m \"$(cat <<'EOF'\nsubj\n\nbody\nEOF\n)\" ; (cd x; sudo pytest -k a) 2>&1"
+    texts = [(c.text, c.depth) for c in parse(line).commands]
+    assert texts == [("FOO=1 git add -A", 0),
+                     ("git commit -q -m \"$(cat <<'EOF'\nsubj\n\nbody\nEOF\n)\"", 0), ("cat <<'EOF'", 1),
+                     ("cd x", 0), ("sudo pytest -k a", 0), ("2>&1", 0)]
+    assert [c.text for c in parse('bash -c "git push -f"').commands] == ['bash -c "git push -f"', "git push -f"]
+    assert [c.text for c in parse("cat > n.md <<EOF\npytest\nEOF\necho ok").commands] == ["cat > n.md <<EOF",
+                                                                                          "echo ok"]

@@ -20,7 +20,7 @@ from ...store import graph
 from ...store import capture as capture_sql
 from .. import keep_digests_fresh
 from . import stubs
-from .testruns import TEST_CMD, TEST_FAIL, TEST_PASS, failed_tests, own_command, passed_tests, segments
+from .testruns import TEST_FAIL, TEST_PASS, failed_tests, own_command, passed_tests, runs_tests
 
 keep_digests_fresh()  # this module writes records: their digests are rebuilt after each write
 
@@ -127,7 +127,7 @@ def observe(tool_name: str, tool_input: Any, tool_response: Any, cwd: str,
         for branch_name, sha, message in gitcmd.commits(command, output, failed):
             detail = f"{sha} {message}" if sha else message
             found.append(Observation("commit", command=first, detail=scrub_text(detail), path=branch_name))
-    if TEST_CMD.search(" ; ".join(seg for seg in segments(command) if not own_command(seg))):
+    if runs_tests(command):
         fail = TEST_FAIL.search(output)
         if fail:
             ids = failed_tests(output)

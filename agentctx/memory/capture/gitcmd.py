@@ -1,9 +1,12 @@
 """What a shell command line did with git, read with the output git printed: the branch it left checked out and the
-commits it made. Every segment of a chained command counts (`&&`, `||`, `;`, `|`, newlines), in order."""
+commits it made. Every git command of the line counts (chained by `&&`, `||`, `;`, `|`, newlines, or run in a nested
+shell), in order, as `base.shell` reads the line."""
 
 from __future__ import annotations
 
 import re
+
+from .testruns import parsed
 
 # What git prints (on stderr) when a checkout or switch succeeded; the last one is where the command left HEAD.
 _SWITCHED = re.compile(r"(?m)^(?:Switched to (?:a new |and reset )?branch|Already on) '([^'\n]+)'")
@@ -18,94 +21,23 @@ _CREATE = {"-b", "-B", "-c", "-C", "--create", "--force-create"}
 _TAKES_VALUE = {"--conflict", "--pathspec-from-file", "--recurse-submodules"}
 
 
-def segments(command: str) -> list[str]:
-    """The simple commands of a command line, in order: split at `&&`, `||`, `;`, `|`, `&` and newlines outside
-    quotes (a heredoc commit message inside "$(…)" stays whole)."""
-    out: list[str] = []
-    start, i, quote, depth = 0, 0, "", 0
-    n = len(command)
-    while i < n:
-        c = command[i]
-        if c == "\\" and quote != "'":
-            i += 2
+def _gits(command: str) -> "list[tuple[str, list[str]]]":
+    """(subcommand, its arguments) of each git command the line runs, in order, read by the shared shell parser
+    (`base.shell`: chains, quotes, assignments, wrappers, `bash -c "…"` and `$(…)` as the shell runs them). A
+    heredoc commit message in "$(…)" stays one word, as written."""
+    found: "list[tuple[str, list[str]]]" = []
+    if "git" not in command:
+        return found
+    for cmd in parsed(command).commands:
+        words = cmd.words
+        if not words or words[0] != "git":
             continue
-        if quote:
-            if c == quote:
-                quote = ""
-            elif c == "(" and quote == '"' and command[i - 1:i] == "$":
-                depth += 1
-            elif c == ")" and depth:
-                depth -= 1
-        elif c in "'\"":
-            quote = c
-        elif c == "(" and command[i - 1:i] == "$":
-            depth += 1
-        elif c == ")" and depth:
-            depth -= 1
-        elif c == "&" and (command[i - 1:i] in ("<", ">") or command[i + 1:i + 2] == ">"):
-            pass  # a redirection (`2>&1`, `&>file`), not a background `&`
-        elif not depth and c in ";|&\n":
-            out.append(command[start:i])
-            i += 2 if command[i:i + 2] in ("&&", "||") else 1
-            start = i
-            continue
-        i += 1
-    out.append(command[start:])
-    return [s.strip() for s in out if s.strip()]
-
-
-def _words(segment: str) -> list[str]:
-    """A simple command's words as the shell reads them: quotes removed ('…' literal, "…" with backslash escapes),
-    a backslash outside quotes escaping the next character; `$(…)` inside "…" kept as text. Not `shlex`: ~6 ms of
-    import on the PostToolUse hook's path."""
-    words: list[str] = []
-    word, have, quote, i = [], False, "", 0
-    while i < len(segment):
-        c = segment[i]
-        if quote == "'":
-            if c == "'":
-                quote = ""
-            else:
-                word.append(c)
-        elif quote == '"':
-            if c == '"':
-                quote = ""
-            elif c == "\\" and segment[i + 1:i + 2] in ('"', "\\", "$", "`"):
-                i += 1
-                word.append(segment[i])
-            else:
-                word.append(c)
-        elif c in "'\"":
-            quote, have = c, True
-        elif c == "\\" and i + 1 < len(segment):
-            i += 1
-            word.append(segment[i])
-            have = True
-        elif c in " \t\n":
-            if word or have:
-                words.append("".join(word))
-            word, have = [], False
-        else:
-            word.append(c)
-        i += 1
-    if word or have:
-        words.append("".join(word))
-    return words
-
-
-def _git(segment: str) -> "tuple[str, list[str]] | None":
-    """(subcommand, its arguments) of a segment that runs git, else None. Leading `VAR=value` words are skipped."""
-    if "git" not in segment:
-        return None
-    words = _words(segment)
-    while words and "=" in words[0] and not words[0].startswith("-"):
-        words = words[1:]
-    if not words or words[0] not in ("git", "/usr/bin/git"):
-        return None
-    i = 1
-    while i < len(words) and words[i].startswith("-"):
-        i += 2 if words[i] in _GLOBAL_WITH_VALUE else 1
-    return (words[i], words[i + 1:]) if i < len(words) else None
+        i = 1
+        while i < len(words) and words[i].startswith("-"):
+            i += 2 if words[i] in _GLOBAL_WITH_VALUE else 1
+        if i < len(words):
+            found.append((words[i], list(words[i + 1:])))
+    return found
 
 
 def _switch_target(sub: str, args: list[str]) -> "tuple[str | None, bool] | None":
@@ -133,9 +65,8 @@ def _switch_target(sub: str, args: list[str]) -> "tuple[str | None, bool] | None
 def branch_target(command: str) -> str | None:
     """The branch the last checkout or switch of `command` names (a created branch, else the one named), or None."""
     found = None
-    for segment in segments(command):
-        parsed = _git(segment)
-        switch = _switch_target(*parsed) if parsed else None
+    for parsed in _gits(command):
+        switch = _switch_target(*parsed)
         if switch is not None:
             found = switch[0]
     return found
@@ -149,9 +80,8 @@ def branch_after(command: str, output: str, failed: "bool | None") -> str | None
     counts when it is the chain's last switch, the call did not fail (`failed` False, or None: not told) and the
     output shows no git failure line."""
     switches = []
-    for segment in segments(command):
-        parsed = _git(segment)
-        switch = _switch_target(*parsed) if parsed else None
+    for parsed in _gits(command):
+        switch = _switch_target(*parsed)
         if switch is not None:
             switches.append(switch)
     if not switches:
@@ -196,7 +126,7 @@ def commits(command: str, output: str, failed: "bool | None") -> list[tuple[str,
     """(branch, sha, subject) of each commit `command` made: git's `[branch sha] subject` lines, else, for a quiet
     commit (`-q` prints none) of a call that did not fail and shows no git failure line, the subject from its command line ("" branch and sha)."""
     found = _COMMIT_OUT.findall(output)
-    parsed = [p for p in (_git(s) for s in segments(command)) if p and p[0] == "commit"]
+    parsed = [p for p in _gits(command) if p[0] == "commit"]
     if not parsed:
         return []
     if found:

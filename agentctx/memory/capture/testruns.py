@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import re
+
+from ...base import shell
+
+# One PostToolUse payload asks about its command line several times (git, own command, test run, selections).
+parsed = functools.lru_cache(maxsize=4)(shell.parse)
 
 TEST_CMD = re.compile(
     r"(?:^|[\s;&|(])(?:py\.?test|python[\d.]*\s+-m\s+(?:pytest|unittest)|tox|nox|go\s+test|cargo\s+(?:test|nextest)"
@@ -34,8 +40,6 @@ _SUBSET_OPTIONS = ("-k", "-m", "--lf", "--last-failed", "--deselect", "-run", "-
 # agentctx's own command, however it is started: its errors are never the project's (issue 42 item 6).
 _OWN = re.compile(r"^(?:\w+=\S*\s+)*(?:(?:uvx|pipx\s+run|uv\s+(?:tool\s+)?run)\s+(?:--\S+\s+)*"
                   r"|python[\d.]*\s+-m\s+|\S*/)?agentctx(?:\.exe|[@=]\S*)?(?=\s|$)")
-# Where one command of a shell line ends (`2>&1` is a redirection, not an `&`).
-_SEGMENTS = re.compile(r"\s*(?:&&|\|\||(?<![<>&])&(?!>)|[;|\n()])\s*")
 
 
 def failed_tests(output: str) -> list[str]:
@@ -55,29 +59,41 @@ def failed_tests(output: str) -> list[str]:
 
 
 def segments(command: str) -> list[str]:
-    """The commands of a shell line, in order (split at `&&`, `||`, `;`, `|`, `&`, newlines and parentheses)."""
-    return [seg for seg in _SEGMENTS.split(command) if seg.strip()]
+    """The simple commands of a shell line as written (`Command.text`), in order, nested ones (`bash -c "…"`,
+    `$(…)`) after the command holding them, as `base.shell` reads the line."""
+    return [c.text for c in parsed(command).commands if c.text]
+
+
+def runs_tests(command: str) -> bool:
+    """Whether a command of the line that is not agentctx's own starts a test runner."""
+    return bool(TEST_CMD.search(" ; ".join(seg for seg in segments(command) if not _OWN.match(seg))))
+
+
+def _test_run(command: str) -> "tuple[tuple[str, ...], re.Match[str]] | None":
+    """The words of the first command of the line that runs tests (not agentctx), and the runner's match in them."""
+    for cmd in parsed(command).commands:
+        if not cmd.text or not TEST_CMD.search(cmd.text) or _OWN.match(cmd.text):
+            continue
+        joined = " ".join(cmd.words)  # a runner inside `$(…)` is that nested command's, not this one's
+        m = next((m for m in TEST_CMD.finditer(joined) if not m.group(0).startswith("(")), None)
+        if m:
+            return cmd.words, m
+    return None
 
 
 def own_command(command: str) -> bool:
     """Whether `command` runs agentctx itself (`agentctx`, `python -m agentctx`, `uvx agentctx`, a path to it) in
     any of its parts: what it prints is about agentctx, never the project's error or test run."""
-    return any(_OWN.match(seg.strip()) for seg in segments(command))
+    return any(_OWN.match(seg) for seg in segments(command))
 
 
 def _selections(command: str) -> tuple[list[str], bool]:
     """The tests a test command names (paths, node ids, dotted names), and whether an option runs only some of
     them (`-k`, `--lf`, `-run`: then a path says nothing about the tests in it)."""
-    import shlex
-
-    segment = next((seg for seg in segments(command) if TEST_CMD.search(seg) and not own_command(seg)), "")
-    try:
-        words = shlex.split(segment)
-    except ValueError:
-        words = segment.split()
-    m = TEST_CMD.search(segment)
-    runner_words = len(segment[: m.end()].split()) if m else 0
-    chosen, subset, skip = [], False, False
+    found = _test_run(command)
+    words, runner_words = (found[0], len(" ".join(found[0])[: found[1].end()].split())) if found else ((), 0)
+    chosen: "list[str]" = []
+    subset = skip = False
     for word in words[runner_words:]:
         if skip:
             skip = False
@@ -127,11 +143,10 @@ _RUNNERS = ((r"py\.?test", "pytest"), (r"unittest", "unittest"), (r"\btox\b", "t
 def runner(command: str) -> "str | None":
     """The test runner a command starts, by family (`python -m pytest` and `py.test` are `pytest`, `npx vitest run`
     is `vitest`, `pnpm run test` is `npm test`), or None when it starts none."""
-    segment = next((seg for seg in segments(command) if TEST_CMD.search(seg) and not own_command(seg)), "")
-    m = TEST_CMD.search(segment)
-    if not m:
+    found = _test_run(command)
+    if not found:
         return None
-    return next((family for pattern, family in _RUNNERS if re.search(pattern, m.group(0))), None)
+    return next((family for pattern, family in _RUNNERS if re.search(pattern, found[1].group(0))), None)
 
 
 def covers(selection: str, test_id: str) -> bool:

@@ -133,3 +133,16 @@ def test_a_whole_suite_pass_resolves_what_its_runner_failed_under_another_comman
     _bash(hook, repo, "python -m pytest -q", "252 passed in 4.0s")
     (fixed,) = _bugfixes(conn, repo)
     assert fixed.body.splitlines()[1].startswith("Resolved: the whole suite passed (`python -m pytest -q`)")
+
+
+def test_test_runs_are_read_as_the_shell_runs_the_line(repo):
+    # A runner's name in a quoted argument or a here-document's body runs no tests; one in a nested shell does.
+    for command in ('git commit -m "run pytest" -q', "cat > notes.md <<EOF\npytest -x\nEOF"):
+        assert [o.kind for o in capture.observe("Bash", {"command": command}, {"stdout": "FAILED t.py::x\n1 failed"},
+                                                str(repo), failed=True)] != ["test"]
+    obs = capture.observe("Bash", {"command": 'bash -c "pytest -q tests/a.py"'}, {"stdout": "FAILED t.py::x\n1 failed"},
+                          str(repo), failed=True)
+    assert [o.kind for o in obs] == ["test"]
+    from agentctx.memory.capture import testruns
+    assert testruns.passed_tests("FOO=1 timeout 60 python -m pytest tests/b.py -q", "3 passed") == ["tests/b.py"]
+    assert testruns.passed_tests("echo $(pytest tests/a.py)", "1 passed") == ["tests/a.py"]
