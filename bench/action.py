@@ -22,7 +22,8 @@ loads is `outside.native`'s decision for a session started at the repository roo
 loads only the AGENTS.md files on the way from the root to its working directory, so a nested one is agentctx's job):
   hit        share of (edit of an existing file, governing rule) pairs whose rule reached the model before the edit
              (read, then edit); `before`: the same with the agent's own loading (native pairs) counted in;
-             `shell_hit`, `shell_first_hit`: `sed -i` edits without and with the one-time stop; `new_hit`,
+             `shell_hit`, `shell_first_hit`: `sed -i` edits without and with the one-time stop (native pairs
+             included: no agent loads a path rule for a shell edit); `new_hit`,
              `new_first_hit`: new files written
   noise      share of calls (reads and edits) that were given a rule that does not govern their file
   tokens     tokens delivered per edit and per session; `today`: delivered at each edit only, as before issue 43
@@ -324,7 +325,8 @@ def measure(repo: dict[str, object], agent: str, entries_list: list[dict[str, ob
                     out["edits"] += counted
                     tag = f"{scenario}{'_first' if first else ''}_{kind}"
                     for t in governing:
-                        if native[t.path]:
+                        # No agent loads a path rule for a shell edit: there the pair is agentctx's (SPEC §4.11).
+                        if native[t.path] and scenario != "shell":
                             if counted:
                                 out["native_new_pairs" if new else "native_pairs"] += 1
                             continue

@@ -189,3 +189,21 @@ def line_turn(line: dict) -> "tuple[str, str] | None":  # type: ignore[type-arg]
 def line_key(line: dict) -> "str | None":  # type: ignore[type-arg]
     """Events are appended once each: nothing is rewritten."""
     return None
+
+
+# The guard decisions whose answer the session log shows (hooks/arrival.py): a denied call's reason, as the tool's
+# result (an `ask` is denied in `-p`, fact 8; a record marked "before" is a deny too). A preToolUse context reaches
+# the model (fact 7) but the log keeps it nowhere (1.0.102, observed: its `hook.end` has no `output`, and no other
+# event carries it), so a plain delivery is neither arrived nor not found.
+ARRIVAL_LOGGED = frozenset({"deny", "ask"})
+
+
+def line_context(line: dict) -> "list[str]":  # type: ignore[type-arg]
+    """Where an event line holds what a hook gave the model: a `tool.execution_complete` whose call was denied
+    ("Denied by preToolUse hook: R", fact 8, in `error.message`); a `hook.end` output is the hook's stdout, not it."""
+    data = line.get("data")
+    if line.get("type") != "tool.execution_complete" or not isinstance(data, dict):
+        return []
+    error = data.get("error")
+    message = error.get("message") if isinstance(error, dict) else None
+    return [message[:65536]] if isinstance(message, str) else []

@@ -246,7 +246,8 @@ def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[st
     """The records to deliver before this action, within `budget` tokens (header included; default
     `budget_of(target)`): every guard the action trips, then the entries whose anchors match, in map order, skipping
     those already delivered this session and those the agent loads itself in a session started at `cwd_rel`
-    (`outside.native.entry_skips`). Pure: the hook and bench/action.py call exactly this."""
+    (`outside.native.entry_skips`; for a shell line, only those it has from the start). Pure: the hook and
+    bench/action.py call exactly this."""
     from ..outside.native import entry_skips
     from .guardcheck import stop
 
@@ -262,7 +263,7 @@ def select(entries: "list[dict]", target: Target, agent: str, delivered: "set[st
         if decision:
             guarded.append(Pick(e, "guard", decision, block(e, decision), why))
             continue
-        if rid in delivered or entry_skips(e, agent, cwd_rel):
+        if rid in delivered or entry_skips(e, agent, cwd_rel, bool(target.command)):
             continue
         anchor = next((a for a in e.get("anchors") or () if isinstance(a, str) and matches(a, target)), "")
         if anchor:
@@ -383,8 +384,10 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     project_id, root = found
     from .session import take_later
 
-    # The always-apply rules the session's digest had no room for: whole, once, at its first prompt or action.
-    later, later_ids = take_later(payload.session_id) if payload.session_id else ("", [])
+    # The always-apply rules the session's digest had no room for: whole, once, at its first prompt or action that
+    # reaches the model (Gemini drops what comes before a tool AfterTool does not run for: left for the next call).
+    carried = payload.agent != "gemini" or _gemini_carries(payload.tool_name)
+    later, later_ids = take_later(payload.session_id) if payload.session_id and carried else ("", [])
     data = _read_map(project_id)
     if data is None and not later:
         return None  # no anchored record in this project: the common case
@@ -402,11 +405,8 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
     rows = notes(payload.session_id)
     cwd_rel = _rel(payload.cwd, payload.cwd, root) if payload.cwd else ""
     picks = select(pool, target, payload.agent, _delivered(rows), cwd_rel) if pool else []
-    if picks and payload.agent == "gemini":
-        from ..agents.gemini import CARRIED
-
-        if target.tool not in CARRIED:  # no AfterTool for this tool: a delivery would never reach the model
-            picks = [p for p in picks if p.decision]
+    if picks and not carried:  # no AfterTool for this tool: a delivery would never reach the model
+        picks = [p for p in picks if p.decision]
     retried = _retry(payload, project_id, rows) if any("stop" in r for r in rows) else False
     if not picks and not later:
         return None
@@ -434,6 +434,13 @@ def pre_tool_use(payload: "Payload") -> "dict[str, object] | None":
         specific["permissionDecision"] = stop.decision
         specific["permissionDecisionReason"] = reason(stop)
     return {"hookSpecificOutput": specific}
+
+
+def _gemini_carries(tool: str) -> bool:
+    """Whether Gemini shows the model what this hook returns for `tool`: only from AfterTool, which runs for CARRIED."""
+    from ..agents.gemini import CARRIED
+
+    return tool in CARRIED
 
 
 FIRST = ("agentctx stopped this call once: a project rule governs it and must come before it. Read it, then make "

@@ -4,9 +4,11 @@ At Stop and SessionEnd, after the hook's answer (`hooks.later`: never on the age
 (what the pre-action hook delivered, SPEC §4.11) are matched against the transcript's places where a hook's context
 or a deny reason reaches the model: Claude Code's `hook_additional_context` attachments, its request blobs' `system`
 messages (2.1.332) and error tool results (a deny); Codex CLI's developer messages and call outputs (its rollout
-file); Gemini CLI's function responses (`<hook_context>` in them, or a deny). A delivery is found when every record id
-it carried is there. Found: a `PreToolUse/arrived` ledger row (at Stop already); not found by the session's end: a
-`PreToolUse/not_found` row. No transcript (Codex `--ephemeral`): nothing is said either way.
+file); Gemini CLI's function responses (`<hook_context>` in them, or a deny); Copilot CLI's session log
+(events.jsonl: a denied call's result only, since it keeps no preToolUse context: its other deliveries are not
+judged). A delivery is found when every record id it carried is there. Found: a `PreToolUse/arrived` ledger row
+(at Stop already); not found by the session's end: a `PreToolUse/not_found` row. No transcript (Codex
+`--ephemeral`): nothing is said either way.
 """
 
 from __future__ import annotations
@@ -57,6 +59,16 @@ def _context_of(agent: str) -> "object":
     return getattr(module, "line_context", None) if module is not None else None
 
 
+def _logged(agent: str) -> "frozenset[str] | None":
+    """The deliveries an agent's transcript can vouch for (`ARRIVAL_LOGGED` of its adapter), None: all of them."""
+    if agent == "claude":
+        return None
+    from ..agents import adapter
+
+    module = adapter(agent)
+    return getattr(module, "ARRIVAL_LOGGED", None) if module is not None else None
+
+
 def contexts(agent: str, transcript: str) -> str:
     """Every context text of the transcript, joined (empty when it cannot be read or the agent is unknown)."""
     from ..base.safeio import jsonl_tail
@@ -83,6 +95,9 @@ def check(payload: "Payload", final: bool) -> int:
     rows = action.notes(payload.session_id)
     done = {r.get("arrived") for r in rows if "arrived" in r}
     todo = [(i, r) for i, r in enumerate(rows) if r.get("ids") and r.get("key") and i not in done]
+    logged = _logged(payload.agent)
+    if logged is not None:  # the transcript shows only denials (Copilot CLI): the rest is said neither way
+        todo = [(i, r) for i, r in todo if "stop" in r or any(d in logged for d in r.get("decisions") or ())]
     if not todo:
         return 0
     blob = contexts(payload.agent, payload.transcript_path)

@@ -21,16 +21,19 @@ VERSION = 1
 TEXT_CHARS = 120
 
 
-def _skips(record: Record) -> "tuple[list[str], dict[str, str]]":
-    """(agents that load this record themselves in every session, agent -> the folder a session must start in or
-    below for that agent to load it): the hook does not repeat it to them. Decided in one place, `outside.native`."""
-    from ..outside.native import of_record
+def _skips(record: Record) -> "tuple[list[str], list[str], dict[str, str]]":
+    """(agents that load this record themselves in every session, those of them that have it from the session's
+    start (the others load it at their own read or edit tools, never for a shell line), agent -> the folder a
+    session must start in or below for that agent to load it): the hook does not repeat it to them. Decided in one
+    place, `outside.native`."""
+    from ..outside.native import at_start, of_record
 
     try:
         n = of_record(record)
+        start = at_start(record, n)
     except Exception:  # derived data: a failure only means the record is delivered to every agent
-        return [], {}
-    return sorted(n.always), dict(sorted(n.below.items()))
+        return [], [], {}
+    return sorted(n.always), sorted(start), dict(sorted(n.below.items()))
 
 
 def _flag(conn: sqlite3.Connection, record: Record, marks: "dict[str, dict[str, str]] | None" = None) -> str:
@@ -57,11 +60,11 @@ def entry(conn: sqlite3.Connection, record: Record,
     """One record as the hook reads it (SPEC §4.11); `origin`, for a rule file's record, says which file."""
     from ..outside.native import provenance
 
-    skip, below = _skips(record)
+    skip, start, below = _skips(record)
     title, origin = provenance(record)
     out = {"id": record.id, "type": record.type, "title": title, "text": short_text(record.body),
            "anchors": list(record.anchors), "guard": record.guard, "confidence": record.confidence,
-           "skip_agents": skip, "flag": _flag(conn, record, marks)}
+           "skip_agents": skip, "skip_start": start, "flag": _flag(conn, record, marks)}
     if below:
         out["skip_below"] = below
     if origin:

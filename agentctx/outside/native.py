@@ -121,6 +121,21 @@ def of_record(record: "Record", versions: "Mapping[str, str] | None" = None) -> 
     return Native(frozenset(always), {a: f for a, f in below.items() if a not in always})
 
 
+def at_start(record: "Record", n: "Native | None" = None) -> "frozenset[str]":
+    """Of the agents that load a record themselves in every session (`n.always`), those that have it from the
+    session's start: all of them for a rule that applies everywhere (`pinned`), and Codex for an AGENTS.md at the
+    root. The others load it when their own read or edit tool touches a matching file, never for a shell line."""
+    n = of_record(record) if n is None else n
+    if record.pinned:
+        return n.always
+    out = set()
+    for path in rule_paths(record):
+        fmt = _format_of(path)
+        if fmt and "/" not in path:
+            out.update(a for a in AT_START_BELOW.get(fmt, ()) if a in n.always)
+    return frozenset(out)
+
+
 def within(cwd_rel: str, folder: str) -> bool:
     """Whether a session started at `cwd_rel` (repository-relative, "" the root) is at or below `folder`."""
     return not folder or cwd_rel == folder or cwd_rel.startswith(folder.rstrip("/") + "/")
@@ -136,10 +151,13 @@ def native_agents(record: "Record", *, cwd: "str | None" = None,
     return n.always | {a for a, folder in n.below.items() if within(cwd, folder)}
 
 
-def entry_skips(entry: "Mapping[str, object]", agent: str, cwd_rel: str) -> bool:
-    """Whether `agent`, in a session started at `cwd_rel`, loads an anchor-map entry's record itself (the map
-    keeps `skip_agents` and `skip_below` from `of_record`). What the pre-action hook asks: no import, no store."""
-    if agent in (entry.get("skip_agents") or ()):  # type: ignore[operator]
+def entry_skips(entry: "Mapping[str, object]", agent: str, cwd_rel: str, shell: bool = False) -> bool:
+    """Whether `agent`, in a session started at `cwd_rel`, loads an anchor-map entry's record itself for this call
+    (the map keeps `skip_agents`, `skip_start` and `skip_below` from `of_record`). For a call whose files come from a
+    shell line (`shell`: `sed -i`, `>`, `cat`...) only what the agent has from the start counts: no agent loads a
+    path rule for a shell edit or read. What the pre-action hook asks: no import, no store."""
+    skips = entry.get("skip_start" if shell else "skip_agents") or ()
+    if agent in skips:  # type: ignore[operator]
         return True
     below = entry.get("skip_below")
     folder = below.get(agent) if isinstance(below, dict) else None

@@ -184,3 +184,46 @@ def test_each_delivery_gets_its_own_follow_up_without_tool_use_ids(add, conn, re
     assert outcomes == [{rec.id: "ignored"}, {rec.id: "ignored"}]
     hook("post-tool-use", {**push, "tool_response": {"stdout": ""}})  # no delivery left to answer: nothing noted
     assert len([r for r in _pending() if r["event"] == "PostToolUse"]) == 2
+
+
+def test_a_path_rule_the_agent_loads_itself_is_still_delivered_for_a_shell_edit_or_read(conn, repo):
+    # The real case (issue 43): Claude Code loads a `.claude/rules` file with `paths` at Read/Write/Edit of a matching
+    # file, Copilot its `applyTo` instructions, Gemini a folder's GEMINI.md; none of them for `sed -i`, `>` or `cat`.
+    from agentctx.outside import rulefiles
+
+    for rel, text in ((".claude/rules/db.md", '---\npaths: ["migrations/*.sql"]\n---\n# Migrations\nNever edit an '
+                       "applied one."), (".github/instructions/py.instructions.md", "---\napplyTo: 'src/**/*.py'\n"
+                       "---\nType hints everywhere."), ("pkg/GEMINI.md", "# Pkg\nNo IO in pkg."),
+                      (".claude/rules/style.md", "# Style\nTabs, never spaces.")):
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text, encoding="utf-8")
+    for rel in ("migrations/001.sql", "src/a.py", "pkg/x.txt"):
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text("x\n", encoding="utf-8")
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    data = anchormap.build(conn, project.id)
+    root = str(repo)
+
+    def picked(agent, tool, tool_input):
+        target = action.target_of(tool, tool_input, root, root)
+        return [p.entry["origin"] for p in action.select(action.candidates(data, target), target, agent, set())]
+
+    cases = (("claude", "migrations/001.sql", "rule file: .claude/rules/db.md"),
+             ("copilot", "src/a.py", "rule file: .github/instructions/py.instructions.md"),
+             ("gemini", "pkg/x.txt", "rule file: pkg/GEMINI.md"))
+    for agent, rel, origin in cases:
+        assert picked(agent, "Edit", {"file_path": rel, "old_string": "x", "new_string": "y"}) == []
+        assert picked(agent, "Read", {"file_path": rel}) == []
+        for line in (f"sed -i 's/x/y/' {rel}", f"echo y > {rel}", f"cat > {rel} <<'EOF'\ny\nEOF", f"cat {rel}",
+                     f"sed -n 1,5p {rel}"):
+            assert origin in picked(agent, "Bash", {"command": line}), (agent, line)
+        assert picked("codex", "Edit", {"file_path": rel, "old_string": "x", "new_string": "y"}) == [origin]
+    # A rule Claude Code has from the session's start (`.claude/rules` without `paths`) stays skipped for it
+    # everywhere, a shell line included.
+    rule = next(r for r in records.current(conn, project.id, limit=100) if r.title.startswith(".claude/rules/style"))
+    style = anchormap.entry(conn, rule)
+    assert "claude" in style["skip_start"] and "claude" in style["skip_agents"]
+    from agentctx.outside.native import entry_skips
+
+    assert entry_skips(style, "claude", "", shell=True) and not entry_skips(style, "codex", "", shell=True)

@@ -91,3 +91,27 @@ def test_arrival_per_agent_and_the_doctor_warns_when_it_stopped(conn, repo):
     checks = {c.name: c for c in doctor.check_arrival(conn, False)}
     assert checks["arrival claude"].status == "ok" and checks["arrival codex"].status == "warn"
     assert "stopped arriving" in checks["arrival codex"].detail
+
+
+def test_copilot_marks_a_denied_call_arrived_and_says_nothing_of_what_its_log_does_not_keep(repo, tmp_path):
+    """RECORDED: tests/data/arrival/copilot-1.0.102.jsonl is cut from the session log (events.jsonl) of the real
+    Copilot CLI 1.0.102 in tests/e2e/test_copilot_action.py: a `create` whose preToolUse context reached the model
+    (the CLI logs it nowhere: its `hook.end` has no output) and a `git push --force` the guard denied."""
+    name = "copilot-1.0.102.jsonl"
+    transcript = tmp_path / name
+    transcript.write_text((DATA / name).read_text())
+    guard = re.search(r"agentctx guard (01[0-9A-Z]{24})", (DATA / name).read_text()).group(1)
+    path = paths.actions_file("c")
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    rows = [{"key": "k0", "ids": ["01M99J8JXH8X0J3GBWEHJR0GJA"], "decisions": [""], "tool": "Write"},
+            {"key": "k1", "ids": [guard], "decisions": ["ask"], "tool": "Bash"},
+            {"key": "k2", "ids": ["01ZZZZZZZZZZZZZZZZZZZZZZZZ"], "decisions": ["deny"], "tool": "Bash"}]
+    Path(path).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    payload = Payload(session_id="c", transcript_path=str(transcript), cwd=str(repo), agent="copilot")
+    assert arrival.check(payload, final=False) == 1
+    assert arrival.check(payload, final=True) == 1
+    marks = {r["event"]: r["record_ids"] for r in _pending()}
+    assert marks == {"PreToolUse/arrived": [guard], "PreToolUse/not_found": ["01ZZZZZZZZZZZZZZZZZZZZZZZZ"]}
+    # The hook's own stdout (`hook.end` output) is not what the model read.
+    stdout = [ln for ln in (DATA / name).read_text().splitlines() if '"hook.end"' in ln]
+    assert guard in "\n".join(stdout) and guard not in arrival.contexts("copilot", _write(tmp_path / "h.jsonl", stdout))

@@ -190,3 +190,54 @@ def test_drift_leaves_rule_files_out(repo, conn, pid):
     rulefiles.sync(conn, project)
     report = drift.scan(conn, project)
     assert not any(".cursor/rules" in m["title"] for m in report.missing)
+
+
+def test_gemini_gets_the_later_rules_only_where_after_tool_shows_them(repo, conn, pid, capsys, monkeypatch):
+    # Gemini shows hook context only from AfterTool (Bash, Write, Edit, Read): the rules left for later are neither
+    # printed nor logged at a web_fetch, where they would be dropped, and go out with the next read instead.
+    import io
+    import json
+    import sys
+
+    from agentctx.hooks import run
+    from agentctx.hooks.action import delivered_ids
+    from agentctx.memory import digest
+
+    for n in range(4):
+        body = "\n".join(f"Rule {n} step {i}: keep every handler small and named by what it does." for i in range(24))
+        _write(repo, f".cursor/rules/r{n}.mdc", f"---\nalwaysApply: true\n---\n# Rule {n}\n{body}")
+    _write(repo, "README.md", "# x\n")
+    project = detect(str(repo))
+    rulefiles.sync(conn, project)
+    digest.refresh(conn, pid, project=project)
+    ids = digest.for_agent(digest.read(pid), "gemini")["later"]["ids"]
+    assert ids
+
+    def gemini(event, data):
+        monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps({"session_id": "g9", "cwd": str(repo), **data})))
+        assert run([event, "--agent", "gemini"]) == 0
+        out = capsys.readouterr().out
+        return json.loads(out) if out.strip() else None
+
+    gemini("session-start", {"hook_event_name": "SessionStart", "source": "startup"})
+    fetch = {"tool_name": "web_fetch", "tool_input": {"prompt": "x"}}
+    assert gemini("pre-tool-use", {**fetch, "hook_event_name": "BeforeTool"}) is None
+    assert delivered_ids("g9") == set() and not [r for r in _ledger() if r["event"] == "PreToolUse"]
+    read = {"tool_name": "read_file", "tool_input": {"file_path": str(repo / "README.md")}}
+    assert gemini("pre-tool-use", {**read, "hook_event_name": "BeforeTool"}) is None  # BeforeTool shows no context
+    out = gemini("post-tool-use", {**read, "hook_event_name": "AfterTool",
+                                   "tool_response": {"llmContent": "# x", "returnDisplay": ""}})
+    assert "no room at start" in out["hookSpecificOutput"]["additionalContext"]
+    assert [r["record_ids"] for r in _ledger() if r["event"] == "PreToolUse"] == [ids]
+
+
+def _ledger():
+    import json
+
+    from agentctx.base import paths
+
+    try:
+        with open(paths.pending_ledger_file(), encoding="utf-8") as fh:
+            return [json.loads(line) for line in fh]
+    except FileNotFoundError:
+        return []
