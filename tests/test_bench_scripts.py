@@ -97,10 +97,11 @@ def test_the_hand_written_kept_data_is_ours_and_well_formed():
     # Committed: our own questions and expansions about kept decisions, by id only (no text of the decisions).
     data = ROOT / "bench" / "data"
     questions = [json.loads(line) for line in (data / "kept-questions-handwritten.jsonl").read_text().splitlines()]
-    assert len(questions) >= 300 and all(set(q) == {"id", "question", "style"} for q in questions)
+    # 251 and 149 since the decisions of kept-apart-repos.txt repositories were dropped (they may not be fitted on).
+    assert len(questions) >= 250 and all(set(q) == {"id", "question", "style"} for q in questions)
     assert {q["style"] for q in questions} == {"overlap", "paraphrase", "task"}
     expansions = [json.loads(line) for line in (data / "kept-expansions-handwritten.jsonl").read_text().splitlines()]
-    assert len({e["id"] for e in expansions}) == len(expansions) >= 200
+    assert len({e["id"] for e in expansions}) == len(expansions) >= 140
     assert all(set(e) == {"id", "questions", "aliases"} and 1 <= len(e["questions"]) <= 6 and len(e["aliases"]) <= 10
                for e in expansions)
     assert {q["id"] for q in questions} <= {e["id"] for e in expansions}  # every question's decision is expanded
