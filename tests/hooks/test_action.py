@@ -1,26 +1,15 @@
 """The pre-action hook: records whose anchors match an edit, a command or a tool reach the model before it runs, once
 per session, within budget; guards ask or deny; nothing at all when nothing matches."""
 
-import json
-
 from agentctx.base import guards, paths
 from agentctx.base.project import detect
 from agentctx.hooks import action
 from agentctx.memory import anchormap, consolidate
 from agentctx.store import records
 
+from hookcases import payload as _payload
+from hookcases import pending as _pending
 
-def _payload(repo, tool, tool_input, session="s1", **kw):
-    return {"session_id": session, "cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": tool,
-            "tool_input": tool_input, **kw}
-
-
-def _pending():
-    try:
-        with open(paths.pending_ledger_file(), encoding="utf-8") as fh:
-            return [json.loads(line) for line in fh]
-    except FileNotFoundError:
-        return []
 
 
 def test_no_anchored_record_means_no_map_and_no_output(add, repo, hook):

@@ -10,6 +10,7 @@ import pytest
 
 from agentctx.base import paths
 from agentctx.hooks import Payload, arrival
+from hookcases import pending as _pending
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "arrival"
 CASES = {"claude-2.1.197.jsonl": "claude", "claude-2.1.332.jsonl": "claude", "codex-0.171.0.jsonl": "codex",
@@ -26,13 +27,6 @@ def _notes(session: str, deliveries: "list[list[str]]") -> None:
     with open(path, "w") as fh:
         for i, ids in enumerate(deliveries):
             fh.write(json.dumps({"key": f"k{i}", "ids": ids, "decisions": [""] * len(ids), "tool": "Read"}) + "\n")
-
-
-def _pending() -> list[dict]:
-    try:
-        return [json.loads(x) for x in open(paths.pending_ledger_file())]
-    except FileNotFoundError:
-        return []
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -6,24 +6,15 @@ import io
 import json
 import sys
 
-from agentctx.base import guards, paths
+from agentctx.base import guards
 from agentctx.base.project import detect
 from agentctx.hooks import action, run
 from agentctx.memory import consolidate
 from agentctx.store import records
 
+from hookcases import payload as _payload
+from hookcases import pending as _pending
 
-def _payload(repo, tool, tool_input, session="s1", **kw):
-    return {"session_id": session, "cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": tool,
-            "tool_input": tool_input, **kw}
-
-
-def _pending():
-    try:
-        with open(paths.pending_ledger_file(), encoding="utf-8") as fh:
-            return [json.loads(line) for line in fh]
-    except FileNotFoundError:
-        return []
 
 
 def _cents(add, repo):
