@@ -30,7 +30,8 @@ logs have none left after filtering): 270 prompts, cursor 120, claude-code 61, c
 gemini 12.
 
 Every repository of ../shared/bench/kept-apart-repos.txt is left out of both sets (`kept_apart`: the lead's
-kept-apart checks use them; eleven earlier sources joined that list and are no longer named here, so the sets now hold 16 decision
+kept-apart checks use them; eleven earlier sources joined that list and are no longer named here, so the sets
+now hold 16 decision
 repositories, 407 records, and 210 prompts of 23 repositories).
 Both files carry provenance on every line (repo, commit, path: for a folder, the file each prompt came from).
 Deterministic: same snapshots, same files. `--check`
