@@ -31,8 +31,7 @@ gemini 12.
 
 Every repository of ../shared/bench/kept-apart-repos.txt is left out of both sets (`kept_apart`: the lead's
 kept-apart checks use them; eleven earlier sources joined that list and are no longer named here, so the sets
-now hold 16 decision
-repositories, 407 records, and 210 prompts of 23 repositories).
+now hold 16 decision repositories, 407 records, and 210 prompts of 23 repositories).
 Both files carry provenance on every line (repo, commit, path: for a folder, the file each prompt came from).
 Deterministic: same snapshots, same files. `--check`
 exits 1 when the harvested files in `--out` are missing or differ from what the snapshots give (skipped, exit 0,
